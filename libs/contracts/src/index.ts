@@ -1,0 +1,6 @@
+export * from './errors';
+export * from './validation';
+export * from './envelope';
+export * from './registry';
+export * from './metadata.schema';
+export * from './events';

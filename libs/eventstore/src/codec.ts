@@ -1,0 +1,76 @@
+import {
+  EventMetadata,
+  EventRegistry,
+  NewEvent,
+  Position,
+  RecordedEvent,
+  eventIdSchema,
+  eventMetadataSchema,
+  parseOrThrow,
+} from '@hcn/contracts';
+import { z } from 'zod';
+import { InvalidAppendError } from './errors';
+import type { ExpectedRevision } from './port';
+
+/** An event validated and completed for storage. */
+export interface PreparedEvent {
+  readonly eventId: string;
+  readonly type: string;
+  readonly data: unknown;
+  readonly metadata: EventMetadata;
+}
+
+/** A stored event as an adapter reads it, before validation. */
+export interface RawEvent {
+  readonly eventId: string;
+  readonly type: string;
+  readonly streamId: string;
+  readonly revision: number;
+  readonly position: Position;
+  readonly recordedAt: string;
+  readonly data: unknown;
+  readonly metadata: unknown;
+}
+
+const streamIdSchema = z
+  .string()
+  .min(1)
+  .max(500)
+  .refine((s) => !s.startsWith('$'), 'system streams cannot be written');
+
+/** Checks the arguments of an append that every adapter shares. */
+export function checkAppendRequest(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): void {
+  if (!streamIdSchema.safeParse(streamId).success) {
+    throw new InvalidAppendError(`Invalid stream id: ${JSON.stringify(streamId)}`, { streamId });
+  }
+  if (events.length === 0) throw new InvalidAppendError('An append needs at least one event', { streamId });
+  const exact = typeof expected === 'number';
+  if (exact && (!Number.isSafeInteger(expected) || expected < 0)) {
+    throw new InvalidAppendError(`Invalid expected revision ${expected}`, { streamId });
+  }
+  const ids = new Set(events.map((e) => e.eventId));
+  if (ids.size !== events.length) throw new InvalidAppendError('Duplicate event ids in one append', { streamId });
+}
+
+/** Validates envelope and data of each event against the registry and fills in the schema version. */
+export function prepareEvents(registry: EventRegistry, events: readonly NewEvent[]): PreparedEvent[] {
+  return events.map((event) => {
+    parseOrThrow(eventIdSchema, event.eventId, 'EVENT.ID_INVALID', 'Event id');
+    const schemaVersion = event.metadata.schemaVersion ?? registry.latestVersion(event.type);
+    const metadata = parseOrThrow(
+      eventMetadataSchema,
+      { ...event.metadata, schemaVersion },
+      'EVENT.METADATA_INVALID',
+      `Metadata of ${event.type}`,
+    );
+    const data = registry.validate(event.type, schemaVersion, event.data);
+    return { eventId: event.eventId, type: event.type, data, metadata };
+  });
+}
+
+/** Validates a stored event on read and turns it into the port's envelope. */
+export function decodeEvent(registry: EventRegistry, raw: RawEvent): RecordedEvent {
+  const metadata = parseOrThrow(eventMetadataSchema, raw.metadata, 'EVENT.METADATA_INVALID', `Stored ${raw.type}`);
+  const data = registry.validate(raw.type, metadata.schemaVersion, raw.data);
+  return { ...raw, data, metadata };
+}

@@ -1,0 +1,233 @@
+import {
+  ANY,
+  AppendExpectedRevision,
+  BACKWARDS,
+  END,
+  EventStoreDBClient,
+  FORWARDS,
+  NO_STREAM,
+  START,
+  STREAM_EXISTS,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  eventTypeFilter,
+  excludeSystemEvents,
+  jsonEvent,
+  streamNameFilter,
+} from '@eventstore/db-client';
+import { EventRegistry, HcnError, NewEvent, Position, RecordedEvent, comparePositions, hcnEventRegistry } from '@hcn/contracts';
+import { checkAppendRequest, decodeEvent, prepareEvents } from '../codec';
+import { ConcurrencyError, DuplicateEventIdError, EventStoreUnavailableError } from '../errors';
+import { matchesFilter } from '../filter';
+import type {
+  AppendResult,
+  EventFilter,
+  EventStore,
+  ExpectedRevision,
+  ReadAllOptions,
+  ReadStreamOptions,
+  StreamMetadata,
+  SubscribeToAllOptions,
+  Subscription,
+} from '../port';
+
+/** The parts of an EventStoreDB recorded event this adapter reads. */
+interface EsdbRecorded {
+  id: string;
+  type: string;
+  streamId: string;
+  revision: bigint;
+  created: Date;
+  data: unknown;
+  metadata?: unknown;
+  position?: Position;
+}
+
+/**
+ * Event store on EventStoreDB through `@eventstore/db-client` 6.x. Only this file imports the client; its errors
+ * become the port's. NOTE: not run against a live server in this project's CI (EventStoreDB cannot run there).
+ */
+export class EsdbEventStore implements EventStore {
+  private readonly client: EventStoreDBClient;
+  private readonly subscriptions = new Set<Subscription>();
+
+  constructor(
+    connectionString: string,
+    private readonly registry: EventRegistry = hcnEventRegistry,
+  ) {
+    this.client = EventStoreDBClient.connectionString(connectionString);
+  }
+
+  async append(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    checkAppendRequest(streamId, events, expected);
+    const prepared = prepareEvents(this.registry, events);
+    const payload = prepared.map((e) =>
+      jsonEvent({
+        id: e.eventId,
+        type: e.type,
+        data: e.data as Record<string, unknown>,
+        metadata: { ...e.metadata, $correlationId: e.metadata.correlationId, $causationId: e.metadata.causationId },
+      }),
+    );
+    try {
+      const result = await this.client.appendToStream(streamId, payload, { expectedRevision: toEsdbRevision(expected) });
+      if (!result.position) throw new EventStoreUnavailableError('EventStoreDB returned no position for an append');
+      return {
+        nextExpectedRevision: Number(result.nextExpectedRevision),
+        position: { commit: result.position.commit, prepare: result.position.prepare },
+      };
+    } catch (error) {
+      throw translateEsdbError(error, streamId, expected, prepared.map((e) => e.eventId));
+    }
+  }
+
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const backwards = options.direction === 'backwards';
+    const events: RecordedEvent[] = [];
+    try {
+      const reading = this.client.readStream(streamId, {
+        direction: backwards ? BACKWARDS : FORWARDS,
+        fromRevision: options.fromRevision !== undefined ? BigInt(options.fromRevision) : backwards ? END : START,
+        ...(options.maxCount !== undefined ? { maxCount: options.maxCount } : {}),
+      });
+      for await (const resolved of reading) {
+        if (resolved.event) events.push(this.decode(resolved.event));
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return [];
+      throw translateEsdbError(error, streamId, 'any');
+    }
+    return events;
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const limit = options.maxCount ?? Number.MAX_SAFE_INTEGER;
+    const events: RecordedEvent[] = [];
+    try {
+      const reading = this.client.readAll({ fromPosition: options.after ?? START, direction: FORWARDS });
+      for await (const resolved of reading) {
+        const event = resolved.event;
+        if (!event || !event.position) continue;
+        if (options.after && comparePositions(event.position, options.after) <= 0) continue;
+        if (!matchesFilter(options.filter, event.type, event.streamId)) continue;
+        events.push(this.decode(event));
+        if (events.length >= limit) break;
+      }
+    } catch (error) {
+      throw translateEsdbError(error, '$all', 'any');
+    }
+    return events;
+  }
+
+  subscribeToAll(options: SubscribeToAllOptions): Subscription {
+    const esdbSubscription = this.client.subscribeToAll({
+      fromPosition: options.after ?? START,
+      filter: toEsdbFilter(options.filter, options.onCheckpoint),
+    });
+    let stopped = false;
+    const run = async (): Promise<void> => {
+      try {
+        for await (const resolved of esdbSubscription) {
+          if (stopped) break;
+          if (!resolved.event || !matchesFilter(options.filter, resolved.event.type, resolved.event.streamId)) continue;
+          await options.onEvent(this.decode(resolved.event));
+        }
+      } catch (error) {
+        if (!stopped) options.onError?.(translateEsdbError(error, '$all', 'any'));
+      }
+    };
+    if (options.onCaughtUp) esdbSubscription.once('caughtUp', options.onCaughtUp);
+    const done = run();
+    const subscription: Subscription = {
+      stop: async () => {
+        stopped = true;
+        await esdbSubscription.unsubscribe().catch(() => undefined);
+        await done;
+        this.subscriptions.delete(subscription);
+      },
+    };
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async setStreamMetadata(streamId: string, metadata: StreamMetadata): Promise<void> {
+    try {
+      await this.client.setStreamMetadata(streamId, { maxAge: metadata.maxAge, maxCount: metadata.maxCount });
+    } catch (error) {
+      throw translateEsdbError(error, `$$${streamId}`, 'any');
+    }
+  }
+
+  async getStreamMetadata(streamId: string): Promise<StreamMetadata> {
+    try {
+      const { metadata } = await this.client.getStreamMetadata(streamId);
+      const result: { maxAge?: number; maxCount?: number } = {};
+      if (metadata?.maxAge !== undefined) result.maxAge = metadata.maxAge;
+      if (metadata?.maxCount !== undefined) result.maxCount = metadata.maxCount;
+      return result;
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return {};
+      throw translateEsdbError(error, `$$${streamId}`, 'any');
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    await this.client.dispose();
+  }
+
+  private decode(event: EsdbRecorded): RecordedEvent {
+    const position = event.position ?? { commit: 0n, prepare: 0n };
+    return decodeEvent(this.registry, {
+      eventId: event.id,
+      type: event.type,
+      streamId: event.streamId,
+      revision: Number(event.revision),
+      position: { commit: position.commit, prepare: position.prepare },
+      recordedAt: new Date(event.created).toISOString(),
+      data: event.data,
+      metadata: stripSystemKeys(event.metadata),
+    });
+  }
+}
+
+function toEsdbRevision(expected: ExpectedRevision): AppendExpectedRevision {
+  switch (expected) {
+    case 'any':
+      return ANY;
+    case 'no_stream':
+      return NO_STREAM;
+    case 'stream_exists':
+      return STREAM_EXISTS;
+    default:
+      return BigInt(expected);
+  }
+}
+
+function toEsdbFilter(filter: EventFilter | undefined, onCheckpoint: SubscribeToAllOptions['onCheckpoint']) {
+  const checkpointReached = onCheckpoint
+    ? (_: unknown, position: Position) => onCheckpoint({ commit: position.commit, prepare: position.prepare })
+    : undefined;
+  const common = { checkpointInterval: 1, ...(checkpointReached ? { checkpointReached } : {}) };
+  if (!filter) return excludeSystemEvents(common);
+  const prefixes = [...filter.prefixes];
+  return filter.kind === 'streamPrefix'
+    ? streamNameFilter({ prefixes, ...common })
+    : eventTypeFilter({ prefixes, ...common });
+}
+
+function stripSystemKeys(metadata: unknown): unknown {
+  if (!metadata || typeof metadata !== 'object') return metadata;
+  return Object.fromEntries(Object.entries(metadata).filter(([key]) => !key.startsWith('$')));
+}
+
+function translateEsdbError(error: unknown, streamId: string, expected: ExpectedRevision, ids: string[] = []): Error {
+  if (error instanceof HcnError) return error;
+  if (error instanceof WrongExpectedVersionError) {
+    const actual = error.actualVersion;
+    return new ConcurrencyError(streamId, expected, typeof actual === 'bigint' ? Number(actual) : -1);
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (/duplicate/i.test(message)) return new DuplicateEventIdError(streamId, ids);
+  return new EventStoreUnavailableError(`EventStoreDB failed: ${message}`, error);
+}

@@ -1,0 +1,123 @@
+import { EventRegistry, NewEvent, Position, RecordedEvent, comparePositions, hcnEventRegistry } from '@hcn/contracts';
+import { PreparedEvent, checkAppendRequest, decodeEvent, prepareEvents } from '../codec';
+import { DuplicateEventIdError } from '../errors';
+import { matchesFilter } from '../filter';
+import { Page, PollingSubscription } from '../polling-subscription';
+import type {
+  AppendResult,
+  EventFilter,
+  EventStore,
+  ExpectedRevision,
+  ReadAllOptions,
+  ReadStreamOptions,
+  StreamMetadata,
+  SubscribeToAllOptions,
+  Subscription,
+} from '../port';
+import { assertExpectedRevision } from '../revision';
+import { applyRetention } from '../retention';
+
+interface StoredEvent extends PreparedEvent {
+  readonly streamId: string;
+  readonly revision: number;
+  readonly position: Position;
+  readonly recordedAt: string;
+}
+
+/** In-memory event store for unit tests of deciders and handlers; same contract as the real adapters. */
+export class MemoryEventStore implements EventStore {
+  private readonly log: StoredEvent[] = [];
+  private readonly streams = new Map<string, StoredEvent[]>();
+  private readonly metadata = new Map<string, StreamMetadata>();
+  private readonly byId = new Map<string, StoredEvent>();
+  private readonly subscriptions = new Set<PollingSubscription>();
+
+  constructor(
+    private readonly registry: EventRegistry = hcnEventRegistry,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async append(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    checkAppendRequest(streamId, events, expected);
+    const prepared = prepareEvents(this.registry, events);
+    const stream = this.streams.get(streamId) ?? [];
+    const retried = this.idempotentResult(streamId, prepared);
+    if (retried) return retried;
+    assertExpectedRevision(streamId, expected, stream.length - 1);
+    const recordedAt = this.now().toISOString();
+    for (const event of prepared) {
+      const seq = BigInt(this.log.length + 1);
+      const stored = { ...event, streamId, revision: stream.length, position: { commit: seq, prepare: seq }, recordedAt };
+      stream.push(stored);
+      this.log.push(stored);
+      this.byId.set(stored.eventId, stored);
+    }
+    this.streams.set(streamId, stream);
+    for (const subscription of this.subscriptions) subscription.wake();
+    const last = stream[stream.length - 1];
+    return { nextExpectedRevision: last.revision, position: last.position };
+  }
+
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const all = this.streams.get(streamId) ?? [];
+    const visible = applyRetention(all, this.metadata.get(streamId) ?? {}, this.now());
+    const backwards = options.direction === 'backwards';
+    const from = options.fromRevision ?? (backwards ? Number.MAX_SAFE_INTEGER : 0);
+    const selected = backwards
+      ? visible.filter((e) => e.revision <= from).reverse()
+      : visible.filter((e) => e.revision >= from);
+    return selected.slice(0, options.maxCount ?? Number.MAX_SAFE_INTEGER).map((e) => this.decode(e));
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    return this.readPage(options.after, options.filter, options.maxCount ?? Number.MAX_SAFE_INTEGER).events;
+  }
+
+  subscribeToAll(options: SubscribeToAllOptions): Subscription {
+    const source = { readPage: async (after: Position | undefined, filter: EventFilter | undefined, limit: number) =>
+      this.readPage(after, filter, limit) };
+    const settings = { pageSize: 500, pollIntervalMs: 1000, retryDelayMs: 100 };
+    const subscription = new PollingSubscription(source, options, settings, (s) => this.subscriptions.delete(s));
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async setStreamMetadata(streamId: string, metadata: StreamMetadata): Promise<void> {
+    this.metadata.set(streamId, { ...metadata });
+  }
+
+  async getStreamMetadata(streamId: string): Promise<StreamMetadata> {
+    return { ...(this.metadata.get(streamId) ?? {}) };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.subscriptions].map((s) => s.stop()));
+  }
+
+  private readPage(after: Position | undefined, filter: EventFilter | undefined, limit: number): Page {
+    const start = after ? this.log.findIndex((e) => comparePositions(e.position, after) > 0) : 0;
+    const scan = start < 0 ? [] : this.log.slice(start);
+    const events: RecordedEvent[] = [];
+    let scanned = 0;
+    for (const event of scan) {
+      if (events.length >= limit) break;
+      scanned++;
+      if (matchesFilter(filter, event.type, event.streamId)) events.push(this.decode(event));
+    }
+    const lastScanned = scanned > 0 ? scan[scanned - 1].position : undefined;
+    return { events, checkpoint: lastScanned, exhausted: scanned === scan.length };
+  }
+
+  private idempotentResult(streamId: string, events: readonly PreparedEvent[]): AppendResult | undefined {
+    const existing = events.map((e) => this.byId.get(e.eventId));
+    if (existing.every((e) => e === undefined)) return undefined;
+    const allHere = existing.every((e, i) => e && e.streamId === streamId && (i === 0 || e.revision === existing[i - 1]!.revision + 1));
+    if (!allHere) throw new DuplicateEventIdError(streamId, events.map((e) => e.eventId));
+    const last = existing[existing.length - 1]!;
+    return { nextExpectedRevision: last.revision, position: last.position };
+  }
+
+  private decode(event: StoredEvent): RecordedEvent {
+    return decodeEvent(this.registry, event);
+  }
+}

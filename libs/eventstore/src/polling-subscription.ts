@@ -1,0 +1,107 @@
+import { Position, RecordedEvent, comparePositions } from '@hcn/contracts';
+import type { EventFilter, Subscription, SubscribeToAllOptions } from './port';
+import { Wakeup } from './wakeup';
+
+/** One page of `$all` as a polling subscription sees it. */
+export interface Page {
+  readonly events: RecordedEvent[];
+  /** Everything up to here has been seen (also filtered-out events), or undefined when nothing moved. */
+  readonly checkpoint?: Position;
+  /** True when the page reached the end of what is committed and readable now. */
+  readonly exhausted: boolean;
+}
+
+/** How a polling subscription reads pages. */
+export interface PageSource {
+  readPage(after: Position | undefined, filter: EventFilter | undefined, limit: number): Promise<Page>;
+}
+
+/** Settings of a polling subscription. */
+export interface PollingSettings {
+  readonly pageSize: number;
+  /** Longest wait without a wake-up before polling again. */
+  readonly pollIntervalMs: number;
+  /** Wait before retrying after a read failure. */
+  readonly retryDelayMs: number;
+}
+
+/**
+ * A catch-up subscription driven by pages: read, deliver in order, checkpoint, then sleep until woken
+ * (a hint such as NOTIFY) or until the poll interval passes. Used by the PostgreSQL and in-memory stores.
+ */
+export class PollingSubscription implements Subscription {
+  private stopped = false;
+  private readonly wakeup = new Wakeup();
+  private readonly done: Promise<void>;
+  private cursor: Position | undefined;
+
+  constructor(
+    private readonly source: PageSource,
+    private readonly options: SubscribeToAllOptions,
+    private readonly settings: PollingSettings,
+    private readonly onStopped: (subscription: PollingSubscription) => void,
+  ) {
+    this.cursor = options.after;
+    this.done = this.run();
+  }
+
+  /** Hints that new events may be readable (NOTIFY, an in-memory append). */
+  wake(): void {
+    this.wakeup.notify();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wakeup.notify();
+    await this.done;
+  }
+
+  private async run(): Promise<void> {
+    let caughtUp = false;
+    try {
+      while (!this.stopped) {
+        const page = await this.readPageOrNull();
+        if (!page) {
+          await this.wakeup.wait(this.settings.retryDelayMs);
+          continue;
+        }
+        await this.deliver(page);
+        if (!page.exhausted || this.stopped) continue;
+        if (!caughtUp) {
+          caughtUp = true;
+          this.options.onCaughtUp?.();
+        }
+        await this.wakeup.wait(this.settings.pollIntervalMs);
+      }
+    } catch (error) {
+      this.options.onError?.(error as Error);
+    } finally {
+      this.stopped = true;
+      this.onStopped(this);
+    }
+  }
+
+  private async readPageOrNull(): Promise<Page | null> {
+    try {
+      return await this.source.readPage(this.cursor, this.options.filter, this.settings.pageSize);
+    } catch (error) {
+      this.options.onError?.(error as Error);
+      return null;
+    }
+  }
+
+  private async deliver(page: Page): Promise<void> {
+    const before = this.cursor;
+    for (const event of page.events) {
+      if (this.stopped) return;
+      await this.options.onEvent(event);
+      this.cursor = event.position;
+    }
+    if (this.stopped) return;
+    if (page.checkpoint && (!this.cursor || comparePositions(page.checkpoint, this.cursor) > 0)) {
+      this.cursor = page.checkpoint;
+    }
+    const moved = this.cursor && (!before || comparePositions(this.cursor, before) > 0);
+    if (moved && this.cursor) await this.options.onCheckpoint?.(this.cursor);
+  }
+}

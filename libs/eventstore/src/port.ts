@@ -1,0 +1,81 @@
+import type { NewEvent, Position, RecordedEvent } from '@hcn/contracts';
+
+/** DI token of the EventStore port. */
+export const EVENT_STORE = Symbol('EVENT_STORE');
+
+/** Expected state of a stream for an append: EventStoreDB's semantics. */
+export type ExpectedRevision = 'no_stream' | 'any' | 'stream_exists' | number;
+
+/** Outcome of an append: the stream's new revision and the global position of its last event. */
+export interface AppendResult {
+  readonly nextExpectedRevision: number;
+  readonly position: Position;
+}
+
+/** Options of a stream read. */
+export interface ReadStreamOptions {
+  readonly direction?: 'forwards' | 'backwards';
+  /** Inclusive start revision; default: start (forwards) or end (backwards). */
+  readonly fromRevision?: number;
+  readonly maxCount?: number;
+}
+
+/** Server-side filter of `$all` reads and subscriptions; system events (`$...`) are always excluded. */
+export type EventFilter =
+  | { readonly kind: 'streamPrefix'; readonly prefixes: readonly string[] }
+  | { readonly kind: 'eventTypePrefix'; readonly prefixes: readonly string[] };
+
+/** Options of a `$all` read. */
+export interface ReadAllOptions {
+  /** Exclusive start position; default: the beginning of the log. */
+  readonly after?: Position;
+  readonly maxCount?: number;
+  readonly filter?: EventFilter;
+}
+
+/** Options of a catch-up subscription to `$all`. */
+export interface SubscribeToAllOptions {
+  /** Exclusive start position; default: the beginning of the log. */
+  readonly after?: Position;
+  readonly filter?: EventFilter;
+  /** Called for each matching event, in order; the next one waits for the returned promise. */
+  readonly onEvent: (event: RecordedEvent) => Promise<void> | void;
+  /** Called with a position up to which everything (also filtered-out events) has been seen. */
+  readonly onCheckpoint?: (position: Position) => Promise<void> | void;
+  /** Called once when the subscription has read everything committed so far. */
+  readonly onCaughtUp?: () => void;
+  /** Called when a handler or the store fails; the subscription stops after a handler failure. */
+  readonly onError?: (error: Error) => void;
+}
+
+/** A running subscription. */
+export interface Subscription {
+  /** Stops delivery; resolves when the handler in flight (if any) has finished. */
+  stop(): Promise<void>;
+}
+
+/** Retention settings of a stream, honoured by reads (EventStoreDB's `$maxAge` and `$maxCount`). */
+export interface StreamMetadata {
+  /** Seconds after which events are no longer returned. */
+  readonly maxAge?: number;
+  /** Only the newest `maxCount` events are returned. */
+  readonly maxCount?: number;
+}
+
+/** The event store port: append-only streams plus a global, ordered log (`$all`). */
+export interface EventStore {
+  /** Appends all events or none; idempotent on event ids already in this stream. */
+  append(streamId: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult>;
+  /** Reads a stream; a missing stream reads as empty. */
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /** Reads `$all` forwards from an exclusive position. */
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** Catch-up subscription: every committed matching event after `after`, exactly once, in order. */
+  subscribeToAll(options: SubscribeToAllOptions): Subscription;
+  /** Sets a stream's retention metadata (the stream need not exist yet). */
+  setStreamMetadata(streamId: string, metadata: StreamMetadata): Promise<void>;
+  /** Reads a stream's retention metadata; empty when none was set. */
+  getStreamMetadata(streamId: string): Promise<StreamMetadata>;
+  /** Releases connections; stops subscriptions. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,26 @@
+import { HcnError } from '@hcn/contracts';
+import { ConcurrencyError, DuplicateEventIdError, EventStoreUnavailableError } from '../errors';
+import type { ExpectedRevision } from '../port';
+
+interface PgError {
+  code?: string;
+  detail?: string;
+  constraint?: string;
+  message?: string;
+}
+
+/** Translates a `pg` driver error into the port's errors; only this adapter knows PostgreSQL's codes. */
+export function translatePgError(
+  error: unknown,
+  streamId: string,
+  expected: ExpectedRevision,
+  eventIds: readonly string[] = [],
+): Error {
+  if (error instanceof HcnError) return error;
+  const pg = (error ?? {}) as PgError;
+  if (pg.code === 'HC001') return new ConcurrencyError(streamId, expected, Number(pg.detail ?? -1));
+  if (pg.code === 'HC002') return new DuplicateEventIdError(streamId, eventIds);
+  if (pg.code === '23505' && pg.constraint === 'hcn_events_event_id') return new DuplicateEventIdError(streamId, eventIds);
+  if (pg.code === '23505') return new ConcurrencyError(streamId, expected, -1);
+  return new EventStoreUnavailableError(`PostgreSQL event store failed: ${pg.message ?? String(error)}`, error);
+}

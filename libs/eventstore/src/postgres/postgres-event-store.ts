@@ -1,0 +1,244 @@
+import { EventRegistry, NewEvent, Position, RecordedEvent, hcnEventRegistry } from '@hcn/contracts';
+import { Client, Pool, PoolClient } from 'pg';
+import { PreparedEvent, checkAppendRequest, decodeEvent, prepareEvents } from '../codec';
+import type {
+  AppendResult,
+  EventFilter,
+  EventStore,
+  ExpectedRevision,
+  ReadAllOptions,
+  ReadStreamOptions,
+  StreamMetadata,
+  SubscribeToAllOptions,
+  Subscription,
+} from '../port';
+import { Page, PollingSettings, PollingSubscription } from '../polling-subscription';
+import { migrateEventStore } from './migrate';
+import { translatePgError } from './pg-errors';
+
+/** Settings of the PostgreSQL event store. */
+export interface PostgresEventStoreOptions {
+  readonly connectionString: string;
+  readonly registry?: EventRegistry;
+  readonly poolSize?: number;
+  readonly polling?: Partial<PollingSettings>;
+}
+
+const MAX_SEQ = 9_223_372_036_854_775_807n;
+const EVENT_COLUMNS =
+  'e.seq::text AS seq, e.txid::text AS txid, e.event_id, e.stream_id, e.revision::int AS revision, e.type, e.data, e.metadata, e.recorded_at';
+
+interface EventRow {
+  seq: string;
+  txid: string;
+  event_id: string;
+  stream_id: string;
+  revision: number;
+  type: string;
+  data: unknown;
+  metadata: unknown;
+  recorded_at: Date;
+}
+
+/**
+ * Event store on PostgreSQL. Each event row carries its writer's transaction id (xid8); `$all` readers take
+ * only rows below the oldest running transaction (`pg_snapshot_xmin`), ordered by (txid, seq), so no reader
+ * skips an event whose transaction commits late. NOTIFY wakes subscribers; polling is the fallback.
+ */
+export class PostgresEventStore implements EventStore {
+  private readonly pool: Pool;
+  private readonly registry: EventRegistry;
+  private readonly polling: PollingSettings;
+  private readonly subscriptions = new Set<PollingSubscription>();
+  private listener: Client | undefined;
+  private closed = false;
+
+  private constructor(private readonly options: PostgresEventStoreOptions) {
+    this.pool = new Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 });
+    this.pool.on('error', () => undefined);
+    this.registry = options.registry ?? hcnEventRegistry;
+    this.polling = { pageSize: 1000, pollIntervalMs: 500, retryDelayMs: 250, ...options.polling };
+  }
+
+  /** Connects, applies migrations and returns a ready store. */
+  static async connect(options: PostgresEventStoreOptions): Promise<PostgresEventStore> {
+    const store = new PostgresEventStore(options);
+    try {
+      await migrateEventStore(store.pool);
+    } catch (error) {
+      await store.pool.end().catch(() => undefined);
+      throw translatePgError(error, '(migrate)', 'any');
+    }
+    return store;
+  }
+
+  async append(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    checkAppendRequest(streamId, events, expected);
+    const prepared = prepareEvents(this.registry, events);
+    const client = await this.checkout();
+    try {
+      return await appendWithClient(client, streamId, prepared, expected);
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Validates events for an append made later with `appendWithClient` inside a caller's transaction. */
+  prepare(events: readonly NewEvent[]): PreparedEvent[] {
+    return prepareEvents(this.registry, events);
+  }
+
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const backwards = options.direction === 'backwards';
+    const from = options.fromRevision ?? (backwards ? Number.MAX_SAFE_INTEGER : 0);
+    const sql = `SELECT ${EVENT_COLUMNS} FROM hcn_events e JOIN hcn_streams s ON s.stream_id = e.stream_id
+      WHERE e.stream_id = $1 AND e.revision ${backwards ? '<=' : '>='} $2
+        AND (s.max_count IS NULL OR e.revision > s.revision - s.max_count)
+        AND (s.max_age_s IS NULL OR e.recorded_at >= now() - make_interval(secs => s.max_age_s))
+      ORDER BY e.revision ${backwards ? 'DESC' : 'ASC'} LIMIT $3`;
+    const rows = await this.query<EventRow>(sql, [streamId, from, options.maxCount ?? null]);
+    return rows.map((row) => this.decode(row));
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const page = await this.readPage(options.after, options.filter, options.maxCount ?? 1_000_000);
+    return page.events;
+  }
+
+  subscribeToAll(options: SubscribeToAllOptions): Subscription {
+    if (this.closed) throw new Error('Event store is closed');
+    const subscription = new PollingSubscription(this, options, this.polling, (s) => this.subscriptions.delete(s));
+    this.subscriptions.add(subscription);
+    void this.ensureListener();
+    return subscription;
+  }
+
+  async setStreamMetadata(streamId: string, metadata: StreamMetadata): Promise<void> {
+    await this.query(
+      `INSERT INTO hcn_streams (stream_id, max_age_s, max_count) VALUES ($1, $2, $3)
+       ON CONFLICT (stream_id) DO UPDATE SET max_age_s = EXCLUDED.max_age_s, max_count = EXCLUDED.max_count`,
+      [streamId, metadata.maxAge ?? null, metadata.maxCount ?? null],
+    );
+  }
+
+  async getStreamMetadata(streamId: string): Promise<StreamMetadata> {
+    const rows = await this.query<{ max_age_s: string | null; max_count: string | null }>(
+      'SELECT max_age_s, max_count FROM hcn_streams WHERE stream_id = $1',
+      [streamId],
+    );
+    const row = rows[0];
+    const metadata: { maxAge?: number; maxCount?: number } = {};
+    if (row?.max_age_s != null) metadata.maxAge = Number(row.max_age_s);
+    if (row?.max_count != null) metadata.maxCount = Number(row.max_count);
+    return metadata;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    await this.listener?.end().catch(() => undefined);
+    await this.pool.end();
+  }
+
+  /** One page of `$all` below the transaction horizon; used by readAll and by subscriptions. */
+  async readPage(after: Position | undefined, filter: EventFilter | undefined, limit: number): Promise<Page> {
+    const horizonRows = await this.query<{ h: string }>('SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS h');
+    const horizon = BigInt(horizonRows[0].h);
+    const params: unknown[] = [String(after?.commit ?? 0n), String(after?.prepare ?? 0n), String(horizon), limit];
+    let filterSql = '';
+    if (filter) {
+      params.push(filter.prefixes.map((p) => `${escapeLike(p)}%`));
+      filterSql = `AND e.${filter.kind === 'streamPrefix' ? 'stream_id' : 'type'} LIKE ANY ($5::text[])`;
+    }
+    const rows = await this.query<EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM hcn_events e
+       WHERE (e.txid, e.seq) > ($1::text::xid8, $2::bigint) AND e.txid < $3::text::xid8
+         AND e.type NOT LIKE '$%' AND e.stream_id NOT LIKE '$%' ${filterSql}
+       ORDER BY e.txid, e.seq LIMIT $4`,
+      params,
+    );
+    const events = rows.map((row) => this.decode(row));
+    const exhausted = rows.length < limit;
+    const horizonPosition = { commit: horizon - 1n, prepare: MAX_SEQ };
+    const pastCursor = !after || horizonPosition.commit > after.commit;
+    return { events, exhausted, checkpoint: exhausted && pastCursor ? horizonPosition : undefined };
+  }
+
+  private decode(row: EventRow): RecordedEvent {
+    return decodeEvent(this.registry, {
+      eventId: row.event_id,
+      type: row.type,
+      streamId: row.stream_id,
+      revision: row.revision,
+      position: { commit: BigInt(row.txid), prepare: BigInt(row.seq) },
+      recordedAt: row.recorded_at.toISOString(),
+      data: row.data,
+      metadata: row.metadata,
+    });
+  }
+
+  private async query<R>(sql: string, params: unknown[] = []): Promise<R[]> {
+    try {
+      return (await this.pool.query(sql, params)).rows as R[];
+    } catch (error) {
+      throw translatePgError(error, '(query)', 'any');
+    }
+  }
+
+  private async checkout(): Promise<PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (error) {
+      throw translatePgError(error, '(connect)', 'any');
+    }
+  }
+
+  private async ensureListener(): Promise<void> {
+    if (this.listener || this.closed) return;
+    const listener = new Client({ connectionString: this.options.connectionString });
+    this.listener = listener;
+    const drop = (): void => {
+      if (this.listener === listener) this.listener = undefined;
+      listener.end().catch(() => undefined);
+      if (!this.closed && this.subscriptions.size > 0) setTimeout(() => void this.ensureListener(), 1000).unref();
+    };
+    listener.on('notification', () => this.subscriptions.forEach((s) => s.wake()));
+    listener.on('error', drop);
+    try {
+      await listener.connect();
+      await listener.query('LISTEN hcn_events');
+    } catch {
+      drop();
+    }
+  }
+}
+
+/**
+ * Appends prepared events through `client` with one call of the store's SQL function. Runs in the client's
+ * current transaction when one is open (the concurrency spec holds one open on purpose).
+ */
+export async function appendWithClient(
+  client: PoolClient | Client,
+  streamId: string,
+  events: readonly PreparedEvent[],
+  expected: ExpectedRevision,
+): Promise<AppendResult> {
+  const payload = JSON.stringify(events.map((e) => ({ id: e.eventId, type: e.type, data: e.data, meta: e.metadata })));
+  try {
+    const { rows } = await client.query<{ out_revision: string; out_txid: string; out_seq: string }>(
+      'SELECT out_revision, out_txid::text, out_seq::text FROM hcn_append($1, $2, $3::jsonb)',
+      [streamId, String(expected), payload],
+    );
+    const row = rows[0];
+    return {
+      nextExpectedRevision: Number(row.out_revision),
+      position: { commit: BigInt(row.out_txid), prepare: BigInt(row.out_seq) },
+    };
+  } catch (error) {
+    throw translatePgError(error, streamId, expected, events.map((e) => e.eventId));
+  }
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}

@@ -1,0 +1,66 @@
+/** Ordered SQL migrations of the PostgreSQL event store; each runs once, recorded in hcn_eventstore_schema. */
+export const EVENT_STORE_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE hcn_streams (
+    stream_id text PRIMARY KEY,
+    revision bigint NOT NULL DEFAULT -1,
+    max_age_s bigint,
+    max_count bigint
+  );
+  CREATE TABLE hcn_events (
+    seq bigint GENERATED ALWAYS AS IDENTITY,
+    txid xid8 NOT NULL DEFAULT pg_current_xact_id(),
+    event_id uuid NOT NULL,
+    stream_id text NOT NULL,
+    revision bigint NOT NULL,
+    type text NOT NULL,
+    data jsonb NOT NULL,
+    metadata jsonb NOT NULL,
+    recorded_at timestamptz NOT NULL DEFAULT now(),
+    CONSTRAINT hcn_events_pkey PRIMARY KEY (txid, seq),
+    CONSTRAINT hcn_events_stream_revision UNIQUE (stream_id, revision),
+    CONSTRAINT hcn_events_event_id UNIQUE (event_id)
+  );
+  CREATE FUNCTION hcn_append(p_stream text, p_expected text, p_events jsonb)
+  RETURNS TABLE (out_revision bigint, out_txid xid8, out_seq bigint, out_idempotent boolean)
+  LANGUAGE plpgsql AS $fn$
+  DECLARE
+    v_count int := jsonb_array_length(p_events);
+    v_ids uuid[];
+    v_found int;
+    v_here int;
+    v_current bigint;
+    v_seq bigint;
+  BEGIN
+    SELECT array_agg((e->>'id')::uuid) INTO v_ids FROM jsonb_array_elements(p_events) e;
+    SELECT count(*), count(*) FILTER (WHERE h.stream_id = p_stream)
+      INTO v_found, v_here FROM hcn_events h WHERE h.event_id = ANY (v_ids);
+    IF v_found > 0 THEN
+      IF v_here <> v_count THEN
+        RAISE EXCEPTION USING ERRCODE = 'HC002', MESSAGE = 'duplicate event ids';
+      END IF;
+      RETURN QUERY SELECT h.revision, h.txid, h.seq, true FROM hcn_events h
+        WHERE h.event_id = v_ids[v_count];
+      RETURN;
+    END IF;
+    INSERT INTO hcn_streams (stream_id) VALUES (p_stream) ON CONFLICT (stream_id) DO NOTHING;
+    SELECT s.revision INTO v_current FROM hcn_streams s WHERE s.stream_id = p_stream FOR UPDATE;
+    IF (p_expected = 'no_stream' AND v_current <> -1)
+       OR (p_expected = 'stream_exists' AND v_current = -1)
+       OR (p_expected ~ '^[0-9]+$' AND v_current <> p_expected::bigint) THEN
+      RAISE EXCEPTION USING ERRCODE = 'HC001', MESSAGE = 'wrong expected revision', DETAIL = v_current::text;
+    END IF;
+    WITH inserted AS (
+      INSERT INTO hcn_events (event_id, stream_id, revision, type, data, metadata)
+      SELECT (t.e->>'id')::uuid, p_stream, v_current + t.o, t.e->>'type', t.e->'data', t.e->'meta'
+      FROM jsonb_array_elements(p_events) WITH ORDINALITY AS t(e, o)
+      RETURNING seq
+    )
+    SELECT max(inserted.seq) INTO v_seq FROM inserted;
+    UPDATE hcn_streams SET revision = v_current + v_count WHERE stream_id = p_stream;
+    PERFORM pg_notify('hcn_events', '');
+    RETURN QUERY SELECT v_current + v_count, pg_current_xact_id(), v_seq, false;
+  END
+  $fn$;
+  `,
+];

@@ -1,0 +1,32 @@
+/** A level-triggered wake-up signal: `wait` resolves on the next `notify` or after a timeout. */
+export class Wakeup {
+  private pending = false;
+  private waiters: Array<() => void> = [];
+
+  /** Wakes every waiter; a later `wait` returns at once if nobody was waiting. */
+  notify(): void {
+    this.pending = true;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /** Resolves on the next notification or after `timeoutMs`. */
+  wait(timeoutMs: number): Promise<void> {
+    if (this.pending) {
+      this.pending = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      const self = this;
+      function done(): void {
+        clearTimeout(timer);
+        self.pending = false;
+        self.waiters = self.waiters.filter((w) => w !== done);
+        resolve();
+      }
+      this.waiters.push(done);
+    });
+  }
+}

@@ -1,0 +1,149 @@
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { freePort, waitUntil } from './ports';
+
+/** A Kafka broker the tests can use. */
+export interface RunningKafka {
+  readonly brokers: string[];
+  stop(): Promise<void>;
+}
+
+const KAFKA_VERSION = '3.9.1';
+const POM = resolve(__dirname, 'kafka', 'pom.xml');
+
+/** Folder holding the broker's jars, cached between runs (HCN_CACHE_DIR, default ~/.cache/hcn). */
+export function kafkaJarDir(): string {
+  const cache = process.env.HCN_CACHE_DIR ?? join(homedir(), '.cache', 'hcn');
+  return join(cache, `kafka-${KAFKA_VERSION}`, 'libs');
+}
+
+/** Fetches Apache Kafka and a reload4j binding from Maven Central with Maven, once. */
+export function ensureKafkaJars(log: (line: string) => void): string {
+  const dir = kafkaJarDir();
+  const marker = join(dir, '.complete');
+  if (existsSync(marker)) return dir;
+  log(`Kafka: fetching kafka_2.13:${KAFKA_VERSION} and its dependencies from Maven Central into ${dir} (first run only)...`);
+  mkdirSync(dir, { recursive: true });
+  const result = spawnSync(
+    'mvn',
+    ['-B', '-q', '-f', POM, 'dependency:copy-dependencies', `-DoutputDirectory=${dir}`, '-DincludeScope=runtime'],
+    { stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  if (result.error) throw new Error(`Kafka: cannot run Maven (mvn) to fetch the broker: ${result.error.message}`);
+  if (result.status !== 0) throw new Error(`Kafka: Maven failed to fetch the broker jars (exit ${result.status})`);
+  log(`Kafka: ${readdirSync(dir).length} jars cached`);
+  writeFileSync(marker, new Date().toISOString());
+  return dir;
+}
+
+function serverProperties(logDir: string, brokerPort: number, controllerPort: number): string {
+  return [
+    'process.roles=broker,controller',
+    'node.id=1',
+    `controller.quorum.voters=1@127.0.0.1:${controllerPort}`,
+    `listeners=PLAINTEXT://127.0.0.1:${brokerPort},CONTROLLER://127.0.0.1:${controllerPort}`,
+    `advertised.listeners=PLAINTEXT://127.0.0.1:${brokerPort}`,
+    'controller.listener.names=CONTROLLER',
+    'inter.broker.listener.name=PLAINTEXT',
+    'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    `log.dirs=${logDir}`,
+    'num.partitions=4',
+    'offsets.topic.replication.factor=1',
+    'offsets.topic.num.partitions=4',
+    'transaction.state.log.replication.factor=1',
+    'transaction.state.log.min.isr=1',
+    'group.initial.rebalance.delay.ms=0',
+    'auto.create.topics.enable=true',
+    'log.flush.interval.messages=9223372036854775807',
+    '',
+  ].join('\n');
+}
+
+function java(classpath: string, args: string[], extraOpts: string[] = []): ChildProcess {
+  return spawn('java', ['-Xms256m', '-Xmx768m', ...extraOpts, '-cp', classpath, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+}
+
+function runToEnd(child: ChildProcess): Promise<{ code: number | null; output: string }> {
+  let output = '';
+  child.stdout?.on('data', (d) => (output += d));
+  child.stderr?.on('data', (d) => (output += d));
+  return new Promise((resolveRun, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolveRun({ code, output }));
+  });
+}
+
+/** Starts a single-node KRaft broker on loopback and waits until it answers metadata requests. */
+export async function startKafka(log: (line: string) => void): Promise<RunningKafka> {
+  const started = Date.now();
+  const jars = ensureKafkaJars(log);
+  const classpath = `${jars}/*`;
+  const home = await mkdtemp(join(tmpdir(), 'hcn-kafka-'));
+  const [brokerPort, controllerPort] = [await freePort(), await freePort()];
+  const config = join(home, 'server.properties');
+  writeFileSync(config, serverProperties(join(home, 'data'), brokerPort, controllerPort));
+  writeFileSync(join(home, 'log4j.properties'), 'log4j.rootLogger=WARN, stderr\nlog4j.appender.stderr=org.apache.log4j.ConsoleAppender\nlog4j.appender.stderr.Target=System.err\nlog4j.appender.stderr.layout=org.apache.log4j.PatternLayout\nlog4j.appender.stderr.layout.ConversionPattern=[kafka] %p %m%n\n');
+  const log4j = `-Dlog4j.configuration=file:${join(home, 'log4j.properties')}`;
+  const clusterId = randomBytes(16).toString('base64url');
+  const format = await runToEnd(java(classpath, ['kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', config, '-g'], [log4j]));
+  if (format.code !== 0) throw new Error(`Kafka: storage format failed (exit ${format.code}): ${format.output}`);
+  const broker = java(classpath, ['kafka.Kafka', config], [log4j, '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1']);
+  let brokerOutput = '';
+  broker.stdout?.on('data', (d) => (brokerOutput = (brokerOutput + d).slice(-20000)));
+  broker.stderr?.on('data', (d) => (brokerOutput = (brokerOutput + d).slice(-20000)));
+  let exited = false;
+  broker.on('exit', () => (exited = true));
+  const brokers = [`127.0.0.1:${brokerPort}`];
+  const stop = async (): Promise<void> => {
+    if (!exited && broker.pid) {
+      const gone = new Promise((r) => broker.once('exit', r));
+      process.kill(-broker.pid, 'SIGTERM');
+      const timer = setTimeout(() => broker.pid && !exited && process.kill(-broker.pid, 'SIGKILL'), 10000);
+      await gone;
+      clearTimeout(timer);
+    }
+    await rm(home, { recursive: true, force: true });
+  };
+  try {
+    await waitUntil('Kafka broker', async () => {
+      if (exited) throw new Error(`broker exited: ${brokerOutput}`);
+      return probeKafka(brokers);
+    }, 90000);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  log(`Kafka: broker ${brokers[0]} ready in ${Date.now() - started} ms`);
+  return { brokers, stop };
+}
+
+async function probeKafka(brokers: string[]): Promise<boolean> {
+  const admin = new Kafka({ clientId: 'hcn-probe', brokers, logLevel: logLevel.NOTHING, retry: { retries: 0 } }).admin();
+  try {
+    await admin.connect();
+    const cluster = await admin.describeCluster();
+    return cluster.brokers.length > 0 && cluster.controller !== null;
+  } finally {
+    await admin.disconnect().catch(() => undefined);
+  }
+}
+
+/** Uses KAFKA_BROKERS when set (after checking it answers), else starts a local broker. */
+export async function startKafkaForTests(log: (line: string) => void): Promise<RunningKafka> {
+  const external = process.env.KAFKA_BROKERS;
+  if (external) {
+    const brokers = external.split(',').map((b) => b.trim()).filter(Boolean);
+    if (!(await probeKafka(brokers))) throw new Error(`KAFKA_BROKERS=${external} does not answer`);
+    log('Kafka: using KAFKA_BROKERS');
+    return { brokers, stop: async () => undefined };
+  }
+  return startKafka(log);
+}

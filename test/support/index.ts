@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+
+/** True when the run is CI's (CI=true): a missing service then fails instead of skipping. */
+export const inCi = process.env.CI === 'true' || process.env.CI === '1';
+
+function describeNeeding(service: string, available: string | undefined, skipReason: string | undefined) {
+  return (name: string, body: () => void): void => {
+    if (available) return describe(name, body);
+    const reason = skipReason ?? `${service} was not started (run through npm test)`;
+    if (inCi) {
+      describe(name, () => {
+        it(`needs ${service}`, () => {
+          throw new Error(`${service} is required with CI=true but unavailable: ${reason}`);
+        });
+      });
+      return;
+    }
+    console.warn(`!!! SKIPPING "${name}": ${service} unavailable: ${reason}`);
+    describe.skip(name, body);
+  };
+}
+
+/** `describe` for suites that need the real PostgreSQL server started by `npm test`. */
+export const describeWithPostgres = describeNeeding(
+  'PostgreSQL',
+  process.env.HCN_TEST_DATABASE_URL,
+  process.env.HCN_SKIP_POSTGRES,
+);
+
+/** `describe` for suites that need the real Kafka broker started by `npm test`. */
+export const describeWithKafka = describeNeeding('Kafka', process.env.HCN_TEST_KAFKA_BROKERS, process.env.HCN_SKIP_KAFKA);
+
+/** Brokers of the test Kafka. */
+export function testKafkaBrokers(): string[] {
+  const brokers = process.env.HCN_TEST_KAFKA_BROKERS;
+  if (!brokers) throw new Error('HCN_TEST_KAFKA_BROKERS is not set');
+  return brokers.split(',');
+}
+
+/** A throw-away database on the test server, for one suite or one test. */
+export interface TestDatabase {
+  readonly url: string;
+  drop(): Promise<void>;
+}
+
+/** Creates a fresh database on the test PostgreSQL server, so suites never share tables. */
+export async function createTestDatabase(prefix = 'hcn'): Promise<TestDatabase> {
+  const adminUrl = process.env.HCN_TEST_DATABASE_URL;
+  if (!adminUrl) throw new Error('HCN_TEST_DATABASE_URL is not set');
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+/** Resolves after `ms` milliseconds. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Polls until `check` returns true, failing with `what` after `timeoutMs`. */
+export async function eventually(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await sleep(25);
+  }
+  throw new Error(`Timed out after ${timeoutMs} ms waiting for: ${what}`);
+}
