@@ -24,4 +24,5 @@ module.exports = {
   transform: { '^.+\\.ts$': ['@swc/jest', { swcrc: false, ...require('./scripts/swc-options.js') }] },
   testTimeout: 60000,
   maxWorkers: 2,
+  reporters: ['default', '<rootDir>/scripts/summary-reporter.js'],
 };

@@ -45,7 +45,7 @@ async function main(): Promise<void> {
     ...(kafka ? { HCN_TEST_KAFKA_BROKERS: kafka.brokers.join(',') } : {}),
   };
   const jestBin = resolve(__dirname, '..', '..', 'node_modules', 'jest', 'bin', 'jest.js');
-  const jest = spawn(process.execPath, [jestBin, '--reporters=default', '--reporters=./scripts/summary-reporter.js', ...jestArgs], {
+  const jest = spawn(process.execPath, [jestBin, ...jestArgs], {
     stdio: 'inherit',
     env,
   });
