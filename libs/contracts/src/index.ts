@@ -4,3 +4,4 @@ export * from './envelope';
 export * from './registry';
 export * from './metadata.schema';
 export * from './events';
+export * from './util/wakeup';

@@ -1,6 +1,6 @@
 import { Position, RecordedEvent, comparePositions } from '@hcn/contracts';
 import type { EventFilter, Subscription, SubscribeToAllOptions } from './port';
-import { Wakeup } from './wakeup';
+import { Wakeup } from '@hcn/contracts';
 
 /** One page of `$all` as a polling subscription sees it. */
 export interface Page {

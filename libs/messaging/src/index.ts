@@ -1,0 +1,5 @@
+export * from './port';
+export * from './errors';
+export * from './dead-letter';
+export * from './memory/memory-message-bus';
+export * from './kafka/kafka-message-bus';
