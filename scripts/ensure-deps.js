@@ -6,7 +6,8 @@ const { join } = require('node:path');
 const root = join(__dirname, '..');
 const marker = join(root, 'node_modules', '.package-lock.json');
 const lock = join(root, 'package-lock.json');
-const stale = !existsSync(marker) || (existsSync(lock) && statSync(lock).mtimeMs > statSync(marker).mtimeMs + 1000);
+const stale =
+  !existsSync(marker) || (existsSync(lock) && statSync(lock).mtimeMs > statSync(marker).mtimeMs + 1000);
 if (stale) {
   console.log('[hcn] installing npm dependencies (npm ci)...');
   const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });

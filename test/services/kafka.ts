@@ -27,15 +27,27 @@ export function ensureKafkaJars(log: (line: string) => void): string {
   const dir = kafkaJarDir();
   const marker = join(dir, '.complete');
   if (existsSync(marker)) return dir;
-  log(`Kafka: fetching kafka_2.13:${KAFKA_VERSION} and its dependencies from Maven Central into ${dir} (first run only)...`);
+  log(
+    `Kafka: fetching kafka_2.13:${KAFKA_VERSION} and its dependencies from Maven Central into ${dir} (first run only)...`,
+  );
   mkdirSync(dir, { recursive: true });
   const result = spawnSync(
     'mvn',
-    ['-B', '-q', '-f', POM, 'dependency:copy-dependencies', `-DoutputDirectory=${dir}`, '-DincludeScope=runtime'],
+    [
+      '-B',
+      '-q',
+      '-f',
+      POM,
+      'dependency:copy-dependencies',
+      `-DoutputDirectory=${dir}`,
+      '-DincludeScope=runtime',
+    ],
     { stdio: ['ignore', 'inherit', 'inherit'] },
   );
-  if (result.error) throw new Error(`Kafka: cannot run Maven (mvn) to fetch the broker: ${result.error.message}`);
-  if (result.status !== 0) throw new Error(`Kafka: Maven failed to fetch the broker jars (exit ${result.status})`);
+  if (result.error)
+    throw new Error(`Kafka: cannot run Maven (mvn) to fetch the broker: ${result.error.message}`);
+  if (result.status !== 0)
+    throw new Error(`Kafka: Maven failed to fetch the broker jars (exit ${result.status})`);
   log(`Kafka: ${readdirSync(dir).length} jars cached`);
   writeFileSync(marker, new Date().toISOString());
   return dir;
@@ -90,12 +102,22 @@ export async function startKafka(log: (line: string) => void): Promise<RunningKa
   const [brokerPort, controllerPort] = [await freePort(), await freePort()];
   const config = join(home, 'server.properties');
   writeFileSync(config, serverProperties(join(home, 'data'), brokerPort, controllerPort));
-  writeFileSync(join(home, 'log4j.properties'), 'log4j.rootLogger=WARN, stderr\nlog4j.appender.stderr=org.apache.log4j.ConsoleAppender\nlog4j.appender.stderr.Target=System.err\nlog4j.appender.stderr.layout=org.apache.log4j.PatternLayout\nlog4j.appender.stderr.layout.ConversionPattern=[kafka] %p %m%n\n');
+  writeFileSync(
+    join(home, 'log4j.properties'),
+    'log4j.rootLogger=WARN, stderr\nlog4j.appender.stderr=org.apache.log4j.ConsoleAppender\nlog4j.appender.stderr.Target=System.err\nlog4j.appender.stderr.layout=org.apache.log4j.PatternLayout\nlog4j.appender.stderr.layout.ConversionPattern=[kafka] %p %m%n\n',
+  );
   const log4j = `-Dlog4j.configuration=file:${join(home, 'log4j.properties')}`;
   const clusterId = randomBytes(16).toString('base64url');
-  const format = await runToEnd(java(classpath, ['kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', config, '-g'], [log4j]));
-  if (format.code !== 0) throw new Error(`Kafka: storage format failed (exit ${format.code}): ${format.output}`);
-  const broker = java(classpath, ['kafka.Kafka', config], [log4j, '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1']);
+  const format = await runToEnd(
+    java(classpath, ['kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', config, '-g'], [log4j]),
+  );
+  if (format.code !== 0)
+    throw new Error(`Kafka: storage format failed (exit ${format.code}): ${format.output}`);
+  const broker = java(
+    classpath,
+    ['kafka.Kafka', config],
+    [log4j, '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1'],
+  );
   let brokerOutput = '';
   broker.stdout?.on('data', (d) => (brokerOutput = (brokerOutput + d).slice(-20000)));
   broker.stderr?.on('data', (d) => (brokerOutput = (brokerOutput + d).slice(-20000)));
@@ -113,10 +135,14 @@ export async function startKafka(log: (line: string) => void): Promise<RunningKa
     await rm(home, { recursive: true, force: true });
   };
   try {
-    await waitUntil('Kafka broker', async () => {
-      if (exited) throw new Error(`broker exited: ${brokerOutput}`);
-      return probeKafka(brokers);
-    }, 90000);
+    await waitUntil(
+      'Kafka broker',
+      async () => {
+        if (exited) throw new Error(`broker exited: ${brokerOutput}`);
+        return probeKafka(brokers);
+      },
+      90000,
+    );
   } catch (error) {
     await stop();
     throw error;
@@ -126,7 +152,12 @@ export async function startKafka(log: (line: string) => void): Promise<RunningKa
 }
 
 async function probeKafka(brokers: string[]): Promise<boolean> {
-  const admin = new Kafka({ clientId: 'hcn-probe', brokers, logLevel: logLevel.NOTHING, retry: { retries: 0 } }).admin();
+  const admin = new Kafka({
+    clientId: 'hcn-probe',
+    brokers,
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 0 },
+  }).admin();
   try {
     await admin.connect();
     const cluster = await admin.describeCluster();
@@ -140,7 +171,10 @@ async function probeKafka(brokers: string[]): Promise<boolean> {
 export async function startKafkaForTests(log: (line: string) => void): Promise<RunningKafka> {
   const external = process.env.KAFKA_BROKERS;
   if (external) {
-    const brokers = external.split(',').map((b) => b.trim()).filter(Boolean);
+    const brokers = external
+      .split(',')
+      .map((b) => b.trim())
+      .filter(Boolean);
     if (!(await probeKafka(brokers))) throw new Error(`KAFKA_BROKERS=${external} does not answer`);
     log('Kafka: using KAFKA_BROKERS');
     return { brokers, stop: async () => undefined };

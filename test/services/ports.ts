@@ -15,7 +15,11 @@ export function freePort(): Promise<number> {
 }
 
 /** Polls `probe` until it resolves true or `timeoutMs` passes; throws with `what` on time-out. */
-export async function waitUntil(what: string, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+export async function waitUntil(
+  what: string,
+  probe: () => Promise<boolean>,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {

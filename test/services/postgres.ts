@@ -35,7 +35,13 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
     password,
     persistent: !temporary,
     createPostgresUser: isRoot,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', ...(temporary ? ['-c', 'fsync=off'] : [])],
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'max_connections=300',
+      ...(temporary ? ['-c', 'fsync=off'] : []),
+    ],
     onLog: (line: unknown) => options.log?.(String(line)),
     onError: (error: unknown) => options.log?.(`[postgres] ${String(error)}`),
   });

@@ -29,7 +29,11 @@ export const describeWithPostgres = describeNeeding(
 );
 
 /** `describe` for suites that need the real Kafka broker started by `npm test`. */
-export const describeWithKafka = describeNeeding('Kafka', process.env.HCN_TEST_KAFKA_BROKERS, process.env.HCN_SKIP_KAFKA);
+export const describeWithKafka = describeNeeding(
+  'Kafka',
+  process.env.HCN_TEST_KAFKA_BROKERS,
+  process.env.HCN_SKIP_KAFKA,
+);
 
 /** Brokers of the test Kafka. */
 export function testKafkaBrokers(): string[] {
@@ -72,7 +76,11 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** Polls until `check` returns true, failing with `what` after `timeoutMs`. */
-export async function eventually(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10000): Promise<void> {
+export async function eventually(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 10000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check()) return;

@@ -38,7 +38,8 @@ export class EventRegistry {
   /** Newest schema version of `type`; throws EVENT.UNKNOWN_TYPE when not defined. */
   latestVersion(type: string): number {
     const version = this.latest.get(type);
-    if (version === undefined) throw new HcnError('EVENT.UNKNOWN_TYPE', `Unknown event type ${type}`, { type });
+    if (version === undefined)
+      throw new HcnError('EVENT.UNKNOWN_TYPE', `Unknown event type ${type}`, { type });
     return version;
   }
 
@@ -46,7 +47,10 @@ export class EventRegistry {
   validate(type: string, version: number, data: unknown): unknown {
     const def = this.byKey.get(`${type}@${version}`);
     if (!def) {
-      throw new HcnError('EVENT.UNKNOWN_TYPE', `Unknown event type ${type} version ${version}`, { type, version });
+      throw new HcnError('EVENT.UNKNOWN_TYPE', `Unknown event type ${type} version ${version}`, {
+        type,
+        version,
+      });
     }
     return parseOrThrow(def.schema, data, 'EVENT.SCHEMA_INVALID', `Event ${type}@${version}`);
   }

@@ -39,7 +39,11 @@ const streamIdSchema = z
   .refine((s) => !s.startsWith('$'), 'system streams cannot be written');
 
 /** Checks the arguments of an append that every adapter shares. */
-export function checkAppendRequest(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): void {
+export function checkAppendRequest(
+  streamId: string,
+  events: readonly NewEvent[],
+  expected: ExpectedRevision,
+): void {
   if (!streamIdSchema.safeParse(streamId).success) {
     throw new InvalidAppendError(`Invalid stream id: ${JSON.stringify(streamId)}`, { streamId });
   }
@@ -49,7 +53,8 @@ export function checkAppendRequest(streamId: string, events: readonly NewEvent[]
     throw new InvalidAppendError(`Invalid expected revision ${expected}`, { streamId });
   }
   const ids = new Set(events.map((e) => e.eventId));
-  if (ids.size !== events.length) throw new InvalidAppendError('Duplicate event ids in one append', { streamId });
+  if (ids.size !== events.length)
+    throw new InvalidAppendError('Duplicate event ids in one append', { streamId });
 }
 
 /** Validates envelope and data of each event against the registry and fills in the schema version. */
@@ -70,7 +75,12 @@ export function prepareEvents(registry: EventRegistry, events: readonly NewEvent
 
 /** Validates a stored event on read and turns it into the port's envelope. */
 export function decodeEvent(registry: EventRegistry, raw: RawEvent): RecordedEvent {
-  const metadata = parseOrThrow(eventMetadataSchema, raw.metadata, 'EVENT.METADATA_INVALID', `Stored ${raw.type}`);
+  const metadata = parseOrThrow(
+    eventMetadataSchema,
+    raw.metadata,
+    'EVENT.METADATA_INVALID',
+    `Stored ${raw.type}`,
+  );
   const data = registry.validate(raw.type, metadata.schemaVersion, raw.data);
   return { ...raw, data, metadata };
 }

@@ -30,7 +30,9 @@ export class DuplicateEventIdError extends HcnError {
 /** The store cannot be reached or answered with an unexpected failure. */
 export class EventStoreUnavailableError extends HcnError {
   constructor(message: string, cause?: unknown) {
-    super('EVENTSTORE.UNAVAILABLE', message, { cause: cause instanceof Error ? cause.message : String(cause) });
+    super('EVENTSTORE.UNAVAILABLE', message, {
+      cause: cause instanceof Error ? cause.message : String(cause),
+    });
   }
 }
 

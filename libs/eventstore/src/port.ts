@@ -65,7 +65,11 @@ export interface StreamMetadata {
 /** The event store port: append-only streams plus a global, ordered log (`$all`). */
 export interface EventStore {
   /** Appends all events or none; idempotent on event ids already in this stream. */
-  append(streamId: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult>;
+  append(
+    streamId: string,
+    events: readonly NewEvent[],
+    expectedRevision: ExpectedRevision,
+  ): Promise<AppendResult>;
   /** Reads a stream; a missing stream reads as empty. */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** Reads `$all` forwards from an exclusive position. */

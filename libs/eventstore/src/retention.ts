@@ -6,7 +6,10 @@ export function applyRetention<E extends { recordedAt: string }>(
   metadata: StreamMetadata,
   now: Date,
 ): E[] {
-  let kept = metadata.maxCount !== undefined ? events.slice(Math.max(0, events.length - metadata.maxCount)) : [...events];
+  let kept =
+    metadata.maxCount !== undefined
+      ? events.slice(Math.max(0, events.length - metadata.maxCount))
+      : [...events];
   if (metadata.maxAge !== undefined) {
     const oldest = now.getTime() - metadata.maxAge * 1000;
     kept = kept.filter((e) => Date.parse(e.recordedAt) >= oldest);

@@ -73,5 +73,10 @@ export async function handleWithDeadLetters(
   }
   if (failed.length === 0) return;
   const topicOf = options.deadLetterTopic ?? defaultDeadLetterTopic;
-  await publishAll(failed.map(({ message, error }) => ({ topic: topicOf(message.topic), messages: [deadLetter(message, error)] })));
+  await publishAll(
+    failed.map(({ message, error }) => ({
+      topic: topicOf(message.topic),
+      messages: [deadLetter(message, error)],
+    })),
+  );
 }

@@ -18,14 +18,13 @@ export class Wakeup {
       return Promise.resolve();
     }
     return new Promise((resolve) => {
-      const timer = setTimeout(done, timeoutMs);
-      const self = this;
-      function done(): void {
+      const done = (): void => {
         clearTimeout(timer);
-        self.pending = false;
-        self.waiters = self.waiters.filter((w) => w !== done);
+        this.pending = false;
+        this.waiters = this.waiters.filter((w) => w !== done);
         resolve();
-      }
+      };
+      const timer = setTimeout(done, timeoutMs);
       this.waiters.push(done);
     });
   }

@@ -8,7 +8,8 @@ import { EsdbEventStore } from './esdb-event-store';
  * suite has NOT been run against a live server here; see README.
  */
 const url = process.env.EVENTSTORE_URL;
-if (!url) console.warn('!!! SKIPPING EventStoreDB contract: EVENTSTORE_URL is not set (no live EventStoreDB here)');
+if (!url)
+  console.warn('!!! SKIPPING EventStoreDB contract: EVENTSTORE_URL is not set (no live EventStoreDB here)');
 (url ? describe : describe.skip)('EsdbEventStore (live EventStoreDB)', () => {
   eventStoreContract(async () => {
     const store = new EsdbEventStore(url!, testEventRegistry);

@@ -15,7 +15,15 @@ import {
   jsonEvent,
   streamNameFilter,
 } from '@eventstore/db-client';
-import { EventRegistry, HcnError, NewEvent, Position, RecordedEvent, comparePositions, hcnEventRegistry } from '@hcn/contracts';
+import {
+  EventRegistry,
+  HcnError,
+  NewEvent,
+  Position,
+  RecordedEvent,
+  comparePositions,
+  hcnEventRegistry,
+} from '@hcn/contracts';
 import { checkAppendRequest, decodeEvent, prepareEvents } from '../codec';
 import { ConcurrencyError, DuplicateEventIdError, EventStoreUnavailableError } from '../errors';
 import { matchesFilter } from '../filter';
@@ -58,7 +66,11 @@ export class EsdbEventStore implements EventStore {
     this.client = EventStoreDBClient.connectionString(connectionString);
   }
 
-  async append(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+  async append(
+    streamId: string,
+    events: readonly NewEvent[],
+    expected: ExpectedRevision,
+  ): Promise<AppendResult> {
     checkAppendRequest(streamId, events, expected);
     const prepared = prepareEvents(this.registry, events);
     const payload = prepared.map((e) =>
@@ -66,18 +78,30 @@ export class EsdbEventStore implements EventStore {
         id: e.eventId,
         type: e.type,
         data: e.data as Record<string, unknown>,
-        metadata: { ...e.metadata, $correlationId: e.metadata.correlationId, $causationId: e.metadata.causationId },
+        metadata: {
+          ...e.metadata,
+          $correlationId: e.metadata.correlationId,
+          $causationId: e.metadata.causationId,
+        },
       }),
     );
     try {
-      const result = await this.client.appendToStream(streamId, payload, { expectedRevision: toEsdbRevision(expected) });
-      if (!result.position) throw new EventStoreUnavailableError('EventStoreDB returned no position for an append');
+      const result = await this.client.appendToStream(streamId, payload, {
+        expectedRevision: toEsdbRevision(expected),
+      });
+      if (!result.position)
+        throw new EventStoreUnavailableError('EventStoreDB returned no position for an append');
       return {
         nextExpectedRevision: Number(result.nextExpectedRevision),
         position: { commit: result.position.commit, prepare: result.position.prepare },
       };
     } catch (error) {
-      throw translateEsdbError(error, streamId, expected, prepared.map((e) => e.eventId));
+      throw translateEsdbError(
+        error,
+        streamId,
+        expected,
+        prepared.map((e) => e.eventId),
+      );
     }
   }
 
@@ -87,7 +111,8 @@ export class EsdbEventStore implements EventStore {
     try {
       const reading = this.client.readStream(streamId, {
         direction: backwards ? BACKWARDS : FORWARDS,
-        fromRevision: options.fromRevision !== undefined ? BigInt(options.fromRevision) : backwards ? END : START,
+        fromRevision:
+          options.fromRevision !== undefined ? BigInt(options.fromRevision) : backwards ? END : START,
         ...(options.maxCount !== undefined ? { maxCount: options.maxCount } : {}),
       });
       for await (const resolved of reading) {
@@ -129,7 +154,8 @@ export class EsdbEventStore implements EventStore {
       try {
         for await (const resolved of esdbSubscription) {
           if (stopped) break;
-          if (!resolved.event || !matchesFilter(options.filter, resolved.event.type, resolved.event.streamId)) continue;
+          if (!resolved.event || !matchesFilter(options.filter, resolved.event.type, resolved.event.streamId))
+            continue;
           await options.onEvent(this.decode(resolved.event));
         }
       } catch (error) {
@@ -221,7 +247,12 @@ function stripSystemKeys(metadata: unknown): unknown {
   return Object.fromEntries(Object.entries(metadata).filter(([key]) => !key.startsWith('$')));
 }
 
-function translateEsdbError(error: unknown, streamId: string, expected: ExpectedRevision, ids: string[] = []): Error {
+function translateEsdbError(
+  error: unknown,
+  streamId: string,
+  expected: ExpectedRevision,
+  ids: string[] = [],
+): Error {
   if (error instanceof HcnError) return error;
   if (error instanceof WrongExpectedVersionError) {
     const actual = error.actualVersion;

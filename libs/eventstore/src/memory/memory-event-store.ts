@@ -1,4 +1,11 @@
-import { EventRegistry, NewEvent, Position, RecordedEvent, comparePositions, hcnEventRegistry } from '@hcn/contracts';
+import {
+  EventRegistry,
+  NewEvent,
+  Position,
+  RecordedEvent,
+  comparePositions,
+  hcnEventRegistry,
+} from '@hcn/contracts';
 import { PreparedEvent, checkAppendRequest, decodeEvent, prepareEvents } from '../codec';
 import { DuplicateEventIdError } from '../errors';
 import { matchesFilter } from '../filter';
@@ -37,7 +44,11 @@ export class MemoryEventStore implements EventStore {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  async append(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+  async append(
+    streamId: string,
+    events: readonly NewEvent[],
+    expected: ExpectedRevision,
+  ): Promise<AppendResult> {
     checkAppendRequest(streamId, events, expected);
     const prepared = prepareEvents(this.registry, events);
     const stream = this.streams.get(streamId) ?? [];
@@ -47,7 +58,13 @@ export class MemoryEventStore implements EventStore {
     const recordedAt = this.now().toISOString();
     for (const event of prepared) {
       const seq = BigInt(this.log.length + 1);
-      const stored = { ...event, streamId, revision: stream.length, position: { commit: seq, prepare: seq }, recordedAt };
+      const stored = {
+        ...event,
+        streamId,
+        revision: stream.length,
+        position: { commit: seq, prepare: seq },
+        recordedAt,
+      };
       stream.push(stored);
       this.log.push(stored);
       this.byId.set(stored.eventId, stored);
@@ -74,10 +91,14 @@ export class MemoryEventStore implements EventStore {
   }
 
   subscribeToAll(options: SubscribeToAllOptions): Subscription {
-    const source = { readPage: async (after: Position | undefined, filter: EventFilter | undefined, limit: number) =>
-      this.readPage(after, filter, limit) };
+    const source = {
+      readPage: async (after: Position | undefined, filter: EventFilter | undefined, limit: number) =>
+        this.readPage(after, filter, limit),
+    };
     const settings = { pageSize: 500, pollIntervalMs: 1000, retryDelayMs: 100 };
-    const subscription = new PollingSubscription(source, options, settings, (s) => this.subscriptions.delete(s));
+    const subscription = new PollingSubscription(source, options, settings, (s) =>
+      this.subscriptions.delete(s),
+    );
     this.subscriptions.add(subscription);
     return subscription;
   }
@@ -111,8 +132,14 @@ export class MemoryEventStore implements EventStore {
   private idempotentResult(streamId: string, events: readonly PreparedEvent[]): AppendResult | undefined {
     const existing = events.map((e) => this.byId.get(e.eventId));
     if (existing.every((e) => e === undefined)) return undefined;
-    const allHere = existing.every((e, i) => e && e.streamId === streamId && (i === 0 || e.revision === existing[i - 1]!.revision + 1));
-    if (!allHere) throw new DuplicateEventIdError(streamId, events.map((e) => e.eventId));
+    const allHere = existing.every(
+      (e, i) => e && e.streamId === streamId && (i === 0 || e.revision === existing[i - 1]!.revision + 1),
+    );
+    if (!allHere)
+      throw new DuplicateEventIdError(
+        streamId,
+        events.map((e) => e.eventId),
+      );
     const last = existing[existing.length - 1]!;
     return { nextExpectedRevision: last.revision, position: last.position };
   }

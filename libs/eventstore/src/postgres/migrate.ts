@@ -8,8 +8,12 @@ export async function migrateEventStore(pool: Pool): Promise<void> {
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
-    await client.query('CREATE TABLE IF NOT EXISTS hcn_eventstore_schema (version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
-    const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM hcn_eventstore_schema');
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS hcn_eventstore_schema (version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    const { rows } = await client.query<{ v: number | null }>(
+      'SELECT max(version) AS v FROM hcn_eventstore_schema',
+    );
     for (let version = (rows[0].v ?? 0) + 1; version <= EVENT_STORE_MIGRATIONS.length; version++) {
       await client.query('BEGIN');
       await client.query(EVENT_STORE_MIGRATIONS[version - 1]);

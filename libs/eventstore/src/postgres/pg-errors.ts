@@ -20,7 +20,11 @@ export function translatePgError(
   const pg = (error ?? {}) as PgError;
   if (pg.code === 'HC001') return new ConcurrencyError(streamId, expected, Number(pg.detail ?? -1));
   if (pg.code === 'HC002') return new DuplicateEventIdError(streamId, eventIds);
-  if (pg.code === '23505' && pg.constraint === 'hcn_events_event_id') return new DuplicateEventIdError(streamId, eventIds);
+  if (pg.code === '23505' && pg.constraint === 'hcn_events_event_id')
+    return new DuplicateEventIdError(streamId, eventIds);
   if (pg.code === '23505') return new ConcurrencyError(streamId, expected, -1);
-  return new EventStoreUnavailableError(`PostgreSQL event store failed: ${pg.message ?? String(error)}`, error);
+  return new EventStoreUnavailableError(
+    `PostgreSQL event store failed: ${pg.message ?? String(error)}`,
+    error,
+  );
 }

@@ -25,7 +25,11 @@ describeWithPostgres('PostgresEventStore under concurrent writers (real PostgreS
 
   beforeAll(async () => {
     db = await createTestDatabase('es_conc');
-    store = await PostgresEventStore.connect({ connectionString: db.url, registry: testEventRegistry, poolSize: 12 });
+    store = await PostgresEventStore.connect({
+      connectionString: db.url,
+      registry: testEventRegistry,
+      poolSize: 12,
+    });
   });
   afterAll(async () => {
     await store.close();
@@ -80,7 +84,11 @@ describeWithPostgres('PostgresEventStore under concurrent writers (real PostgreS
     await slow.query('COMMIT');
     await slow.end();
     const slowCommittedAt = Date.now();
-    records.push({ ids: slowEvents.map((e) => e.eventId), startedAt: slowStarted - 1, committedAt: slowCommittedAt });
+    records.push({
+      ids: slowEvents.map((e) => e.eventId),
+      startedAt: slowStarted - 1,
+      committedAt: slowCommittedAt,
+    });
 
     const total = otherTotal + slowEvents.length;
     await eventually('every event delivered', () => seen.length >= total, 20000);
@@ -94,7 +102,8 @@ describeWithPostgres('PostgresEventStore under concurrent writers (real PostgreS
     expect(ids).toEqual(expect.arrayContaining(slowEvents.map((e) => e.eventId)));
 
     // Positions strictly increase; revisions within each stream are delivered in order without gaps.
-    for (let i = 1; i < seen.length; i++) expect(comparePositions(seen[i - 1].position, seen[i].position)).toBeLessThan(0);
+    for (let i = 1; i < seen.length; i++)
+      expect(comparePositions(seen[i - 1].position, seen[i].position)).toBeLessThan(0);
     const lastRevision = new Map<string, number>();
     for (const event of seen) {
       expect(event.revision).toBe((lastRevision.get(event.streamId) ?? -1) + 1);
@@ -103,7 +112,11 @@ describeWithPostgres('PostgresEventStore under concurrent writers (real PostgreS
 
     // Consistent with commit order: an append that committed before another started is delivered before it.
     const index = new Map(ids.map((id, i) => [id, i]));
-    const spans = records.map((r) => ({ ...r, first: index.get(r.ids[0])!, last: index.get(r.ids[r.ids.length - 1])! }));
+    const spans = records.map((r) => ({
+      ...r,
+      first: index.get(r.ids[0])!,
+      last: index.get(r.ids[r.ids.length - 1])!,
+    }));
     for (const a of spans) {
       for (const b of spans) {
         if (a.committedAt < b.startedAt) expect(a.last).toBeLessThan(b.first);
@@ -116,7 +129,9 @@ describeWithPostgres('PostgresEventStore under concurrent writers (real PostgreS
 
     // A reader that follows the sequence alone would have skipped the slow transaction's events.
     const slowSeqs = seen.filter((e) => e.streamId === 'conc-slow').map((e) => e.position.prepare);
-    const maxSeqDeliveredWhileOpen = seen.slice(0, deliveredWhileOpen).reduce((m, e) => (e.position.prepare > m ? e.position.prepare : m), 0n);
+    const maxSeqDeliveredWhileOpen = seen
+      .slice(0, deliveredWhileOpen)
+      .reduce((m, e) => (e.position.prepare > m ? e.position.prepare : m), 0n);
     expect(slowSeqs.every((s) => s < maxSeqDeliveredWhileOpen || deliveredWhileOpen === 0)).toBe(true);
   }, 60000);
 });

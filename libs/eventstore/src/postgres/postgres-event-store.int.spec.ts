@@ -8,7 +8,10 @@ describeWithPostgres('PostgresEventStore (real PostgreSQL)', () => {
   describe('contract', () => {
     eventStoreContract(async () => {
       const db = await createTestDatabase('es_contract');
-      const store = await PostgresEventStore.connect({ connectionString: db.url, registry: testEventRegistry });
+      const store = await PostgresEventStore.connect({
+        connectionString: db.url,
+        registry: testEventRegistry,
+      });
       return {
         store,
         teardown: async () => {
@@ -22,7 +25,10 @@ describeWithPostgres('PostgresEventStore (real PostgreSQL)', () => {
   describe('adapter specifics', () => {
     it('validates stored events on read: a corrupted row is refused with EVENT.SCHEMA_INVALID', async () => {
       const db = await createTestDatabase('es_read');
-      const store = await PostgresEventStore.connect({ connectionString: db.url, registry: testEventRegistry });
+      const store = await PostgresEventStore.connect({
+        connectionString: db.url,
+        registry: testEventRegistry,
+      });
       const client = new Client({ connectionString: db.url });
       try {
         const stream = uniqueStream('corrupt');
@@ -40,7 +46,9 @@ describeWithPostgres('PostgresEventStore (real PostgreSQL)', () => {
     it('migrates once even when several stores connect at the same time', async () => {
       const db = await createTestDatabase('es_migrate');
       const stores = await Promise.all(
-        [1, 2, 3].map(() => PostgresEventStore.connect({ connectionString: db.url, registry: testEventRegistry })),
+        [1, 2, 3].map(() =>
+          PostgresEventStore.connect({ connectionString: db.url, registry: testEventRegistry }),
+        ),
       );
       try {
         await stores[0].append('m-1', [thing(1)], 'no_stream');
@@ -53,7 +61,10 @@ describeWithPostgres('PostgresEventStore (real PostgreSQL)', () => {
 
     it('reports an unreachable server as EVENTSTORE.UNAVAILABLE', async () => {
       await expect(
-        PostgresEventStore.connect({ connectionString: 'postgres://x:y@127.0.0.1:1/none', registry: testEventRegistry }),
+        PostgresEventStore.connect({
+          connectionString: 'postgres://x:y@127.0.0.1:1/none',
+          registry: testEventRegistry,
+        }),
       ).rejects.toMatchObject({ code: 'EVENTSTORE.UNAVAILABLE' });
     });
   });

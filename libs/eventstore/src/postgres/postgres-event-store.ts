@@ -72,7 +72,11 @@ export class PostgresEventStore implements EventStore {
     return store;
   }
 
-  async append(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+  async append(
+    streamId: string,
+    events: readonly NewEvent[],
+    expected: ExpectedRevision,
+  ): Promise<AppendResult> {
     checkAppendRequest(streamId, events, expected);
     const prepared = prepareEvents(this.registry, events);
     const client = await this.checkout();
@@ -107,7 +111,9 @@ export class PostgresEventStore implements EventStore {
 
   subscribeToAll(options: SubscribeToAllOptions): Subscription {
     if (this.closed) throw new Error('Event store is closed');
-    const subscription = new PollingSubscription(this, options, this.polling, (s) => this.subscriptions.delete(s));
+    const subscription = new PollingSubscription(this, options, this.polling, (s) =>
+      this.subscriptions.delete(s),
+    );
     this.subscriptions.add(subscription);
     void this.ensureListener();
     return subscription;
@@ -142,9 +148,16 @@ export class PostgresEventStore implements EventStore {
 
   /** One page of `$all` below the transaction horizon; used by readAll and by subscriptions. */
   async readPage(after: Position | undefined, filter: EventFilter | undefined, limit: number): Promise<Page> {
-    const horizonRows = await this.query<{ h: string }>('SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS h');
+    const horizonRows = await this.query<{ h: string }>(
+      'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS h',
+    );
     const horizon = BigInt(horizonRows[0].h);
-    const params: unknown[] = [String(after?.commit ?? 0n), String(after?.prepare ?? 0n), String(horizon), limit];
+    const params: unknown[] = [
+      String(after?.commit ?? 0n),
+      String(after?.prepare ?? 0n),
+      String(horizon),
+      limit,
+    ];
     let filterSql = '';
     if (filter) {
       params.push(filter.prefixes.map((p) => `${escapeLike(p)}%`));
@@ -200,7 +213,8 @@ export class PostgresEventStore implements EventStore {
     const drop = (): void => {
       if (this.listener === listener) this.listener = undefined;
       listener.end().catch(() => undefined);
-      if (!this.closed && this.subscriptions.size > 0) setTimeout(() => void this.ensureListener(), 1000).unref();
+      if (!this.closed && this.subscriptions.size > 0)
+        setTimeout(() => void this.ensureListener(), 1000).unref();
     };
     listener.on('notification', () => this.subscriptions.forEach((s) => s.wake()));
     listener.on('error', drop);
@@ -223,7 +237,9 @@ export async function appendWithClient(
   events: readonly PreparedEvent[],
   expected: ExpectedRevision,
 ): Promise<AppendResult> {
-  const payload = JSON.stringify(events.map((e) => ({ id: e.eventId, type: e.type, data: e.data, meta: e.metadata })));
+  const payload = JSON.stringify(
+    events.map((e) => ({ id: e.eventId, type: e.type, data: e.data, meta: e.metadata })),
+  );
   try {
     const { rows } = await client.query<{ out_revision: string; out_txid: string; out_seq: string }>(
       'SELECT out_revision, out_txid::text, out_seq::text FROM hcn_append($1, $2, $3::jsonb)',
@@ -235,7 +251,12 @@ export async function appendWithClient(
       position: { commit: BigInt(row.out_txid), prepare: BigInt(row.out_seq) },
     };
   } catch (error) {
-    throw translatePgError(error, streamId, expected, events.map((e) => e.eventId));
+    throw translatePgError(
+      error,
+      streamId,
+      expected,
+      events.map((e) => e.eventId),
+    );
   }
 }
 

@@ -47,7 +47,11 @@ export function eventStoreContract(makeFixture: () => Promise<EventStoreFixture>
         [2, 3, stream],
       ]);
       expect(comparePositions(events[2].position, result.position)).toBe(0);
-      expect(events[0].metadata).toMatchObject({ correlationId: 'corr-1', causationId: 'cause-1', schemaVersion: 1 });
+      expect(events[0].metadata).toMatchObject({
+        correlationId: 'corr-1',
+        causationId: 'cause-1',
+        schemaVersion: 1,
+      });
       expect(events[0].metadata.actor).toEqual({ kind: 'system', id: 'spec' });
       expect(Number.isNaN(Date.parse(events[0].recordedAt))).toBe(false);
     });
@@ -55,7 +59,10 @@ export function eventStoreContract(makeFixture: () => Promise<EventStoreFixture>
     it('rejects no_stream on an existing stream with the actual revision', async () => {
       const stream = uniqueStream('c-nostream');
       await store.append(stream, [thing(1), thing(2)], 'no_stream');
-      const error = await expectCode(store.append(stream, [thing(3)], 'no_stream'), 'EVENTSTORE.WRONG_EXPECTED_REVISION');
+      const error = await expectCode(
+        store.append(stream, [thing(3)], 'no_stream'),
+        'EVENTSTORE.WRONG_EXPECTED_REVISION',
+      );
       expect(error).toBeInstanceOf(ConcurrencyError);
       expect((error as ConcurrencyError).actual).toBe(1);
     });
@@ -64,14 +71,23 @@ export function eventStoreContract(makeFixture: () => Promise<EventStoreFixture>
       const stream = uniqueStream('c-exact');
       await store.append(stream, [thing(1)], 'no_stream');
       await expect(store.append(stream, [thing(2)], 0)).resolves.toMatchObject({ nextExpectedRevision: 1 });
-      const error = await expectCode(store.append(stream, [thing(3)], 0), 'EVENTSTORE.WRONG_EXPECTED_REVISION');
+      const error = await expectCode(
+        store.append(stream, [thing(3)], 0),
+        'EVENTSTORE.WRONG_EXPECTED_REVISION',
+      );
       expect((error as ConcurrencyError).actual).toBe(1);
-      await expectCode(store.append(uniqueStream('c-exact-missing'), [thing(1)], 0), 'EVENTSTORE.WRONG_EXPECTED_REVISION');
+      await expectCode(
+        store.append(uniqueStream('c-exact-missing'), [thing(1)], 0),
+        'EVENTSTORE.WRONG_EXPECTED_REVISION',
+      );
     });
 
     it('checks stream_exists and accepts any', async () => {
       const stream = uniqueStream('c-exists');
-      await expectCode(store.append(stream, [thing(1)], 'stream_exists'), 'EVENTSTORE.WRONG_EXPECTED_REVISION');
+      await expectCode(
+        store.append(stream, [thing(1)], 'stream_exists'),
+        'EVENTSTORE.WRONG_EXPECTED_REVISION',
+      );
       await store.append(stream, [thing(1)], 'any');
       await store.append(stream, [thing(2)], 'stream_exists');
       await store.append(stream, [thing(3)], 'any');
@@ -90,10 +106,16 @@ export function eventStoreContract(makeFixture: () => Promise<EventStoreFixture>
       const bad = { ...thing(2), data: { n: 'two' } };
       const error = await expectCode(store.append(stream, [thing(1), bad], 'any'), 'EVENT.SCHEMA_INVALID');
       expect(JSON.stringify(error.details)).toContain('EVENT.SCHEMA_INVALID');
-      await expectCode(store.append(stream, [{ ...thing(1), type: 'NoSuchEvent' }], 'any'), 'EVENT.UNKNOWN_TYPE');
+      await expectCode(
+        store.append(stream, [{ ...thing(1), type: 'NoSuchEvent' }], 'any'),
+        'EVENT.UNKNOWN_TYPE',
+      );
       const badMeta = { ...thing(1), metadata: { ...thing(1).metadata, occurredAt: 'yesterday' } };
       await expectCode(store.append(stream, [badMeta], 'any'), 'EVENT.METADATA_INVALID');
-      await expectCode(store.append(stream, [{ ...thing(1), eventId: 'not-a-uuid' }], 'any'), 'EVENT.ID_INVALID');
+      await expectCode(
+        store.append(stream, [{ ...thing(1), eventId: 'not-a-uuid' }], 'any'),
+        'EVENT.ID_INVALID',
+      );
       await expectCode(store.append(stream, [], 'any'), 'EVENTSTORE.INVALID_APPEND');
       expect(await store.readStream(stream)).toEqual([]);
     });
@@ -112,7 +134,10 @@ export function eventStoreContract(makeFixture: () => Promise<EventStoreFixture>
       const event = thing(1);
       await store.append(uniqueStream('c-dup-a'), [event], 'no_stream');
       const other = uniqueStream('c-dup-b');
-      const error = await expectCode(store.append(other, [event, thing(2)], 'any'), 'EVENTSTORE.DUPLICATE_EVENT_ID');
+      const error = await expectCode(
+        store.append(other, [event, thing(2)], 'any'),
+        'EVENTSTORE.DUPLICATE_EVENT_ID',
+      );
       expect(error).toBeInstanceOf(DuplicateEventIdError);
       expect(await store.readStream(other)).toEqual([]);
     });
@@ -120,7 +145,9 @@ export function eventStoreContract(makeFixture: () => Promise<EventStoreFixture>
     it('lets exactly one of many racing appends with the same expected revision win', async () => {
       const stream = uniqueStream('c-race');
       await store.append(stream, [thing(0)], 'no_stream');
-      const results = await Promise.allSettled([1, 2, 3, 4, 5, 6].map((n) => store.append(stream, [thing(n)], 0)));
+      const results = await Promise.allSettled(
+        [1, 2, 3, 4, 5, 6].map((n) => store.append(stream, [thing(n)], 0)),
+      );
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       const failures = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
       expect(failures.every((f) => f.reason instanceof ConcurrencyError)).toBe(true);
@@ -131,13 +158,17 @@ export function eventStoreContract(makeFixture: () => Promise<EventStoreFixture>
   describe('readStream', () => {
     it('reads forwards and backwards from a revision with a max count; a missing stream is empty', async () => {
       const stream = uniqueStream('c-read');
-      await store.append(stream, [0, 1, 2, 3, 4].map((n) => thing(n)), 'no_stream');
+      await store.append(
+        stream,
+        [0, 1, 2, 3, 4].map((n) => thing(n)),
+        'no_stream',
+      );
       expect((await store.readStream(stream, { fromRevision: 2 })).map(ns)).toEqual([2, 3, 4]);
       expect((await store.readStream(stream, { fromRevision: 1, maxCount: 2 })).map(ns)).toEqual([1, 2]);
       expect((await store.readStream(stream, { direction: 'backwards' })).map(ns)).toEqual([4, 3, 2, 1, 0]);
-      expect((await store.readStream(stream, { direction: 'backwards', fromRevision: 3, maxCount: 2 })).map(ns)).toEqual([
-        3, 2,
-      ]);
+      expect(
+        (await store.readStream(stream, { direction: 'backwards', fromRevision: 3, maxCount: 2 })).map(ns),
+      ).toEqual([3, 2]);
       expect(await store.readStream(uniqueStream('c-missing'))).toEqual([]);
     });
   });
@@ -155,12 +186,22 @@ export function eventStoreContract(makeFixture: () => Promise<EventStoreFixture>
         'b:OtherThingHappened',
         'a:ThingHappened',
       ]);
-      for (let i = 1; i < all.length; i++) expect(comparePositions(all[i - 1].position, all[i].position)).toBeLessThan(0);
-      const after = await store.readAll({ after: all[1].position, filter: { kind: 'streamPrefix', prefixes: [prefix] } });
+      for (let i = 1; i < all.length; i++)
+        expect(comparePositions(all[i - 1].position, all[i].position)).toBeLessThan(0);
+      const after = await store.readAll({
+        after: all[1].position,
+        filter: { kind: 'streamPrefix', prefixes: [prefix] },
+      });
       expect(after.map((e) => e.eventId)).toEqual(all.slice(2).map((e) => e.eventId));
-      const limited = await store.readAll({ maxCount: 2, filter: { kind: 'streamPrefix', prefixes: [prefix] } });
+      const limited = await store.readAll({
+        maxCount: 2,
+        filter: { kind: 'streamPrefix', prefixes: [prefix] },
+      });
       expect(limited.map((e) => e.eventId)).toEqual(all.slice(0, 2).map((e) => e.eventId));
-      const byType = await store.readAll({ after: all[0].position, filter: { kind: 'eventTypePrefix', prefixes: ['OtherThing'] } });
+      const byType = await store.readAll({
+        after: all[0].position,
+        filter: { kind: 'eventTypePrefix', prefixes: ['OtherThing'] },
+      });
       expect(byType.map((e) => e.eventId)).toContain(all[2].eventId);
       expect(byType.every((e) => e.type === 'OtherThingHappened')).toBe(true);
     });
@@ -233,7 +274,11 @@ export function eventStoreContract(makeFixture: () => Promise<EventStoreFixture>
       const stream = uniqueStream('c-meta');
       expect(await store.getStreamMetadata(stream)).toEqual({});
       await store.setStreamMetadata(stream, { maxCount: 2 });
-      await store.append(stream, [1, 2, 3, 4].map((n) => thing(n)), 'any');
+      await store.append(
+        stream,
+        [1, 2, 3, 4].map((n) => thing(n)),
+        'any',
+      );
       expect((await store.readStream(stream)).map(ns)).toEqual([3, 4]);
       expect((await store.readStream(stream, { direction: 'backwards' })).map(ns)).toEqual([4, 3]);
       await store.setStreamMetadata(stream, { maxAge: 3600, maxCount: 3 });

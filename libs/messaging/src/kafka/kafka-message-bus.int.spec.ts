@@ -10,7 +10,9 @@ describeWithKafka('KafkaMessageBus (real Kafka 3.9 broker)', () => {
 
   it('reports an unreachable broker as BUS.UNAVAILABLE', async () => {
     const bus = new KafkaMessageBus({ brokers: ['127.0.0.1:1'] });
-    await expect(bus.publish('nowhere', [{ key: 'k', value: 'v' }])).rejects.toMatchObject({ code: 'BUS.UNAVAILABLE' });
+    await expect(bus.publish('nowhere', [{ key: 'k', value: 'v' }])).rejects.toMatchObject({
+      code: 'BUS.UNAVAILABLE',
+    });
     await bus.close();
   }, 60000);
 });

@@ -64,7 +64,11 @@ export class KafkaMessageBus implements MessageBus {
         acks: -1,
         topicMessages: batches.map((b) => ({
           topic: b.topic,
-          messages: b.messages.map((m) => ({ key: m.key, value: m.value, headers: { ...(m.headers ?? {}) } })),
+          messages: b.messages.map((m) => ({
+            key: m.key,
+            value: m.value,
+            headers: { ...(m.headers ?? {}) },
+          })),
         })),
       });
     } catch (error) {
@@ -86,7 +90,10 @@ export class KafkaMessageBus implements MessageBus {
     const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
     try {
       await consumer.connect();
-      await consumer.subscribe({ topics: [...options.topics], fromBeginning: options.fromBeginning ?? false });
+      await consumer.subscribe({
+        topics: [...options.topics],
+        fromBeginning: options.fromBeginning ?? false,
+      });
       await consumer.run({
         autoCommit: false,
         eachBatchAutoResolve: false,
@@ -98,7 +105,9 @@ export class KafkaMessageBus implements MessageBus {
             offset: m.offset,
             key: m.key ? m.key.toString() : null,
             value: m.value ?? Buffer.alloc(0),
-            headers: Object.fromEntries(Object.entries(m.headers ?? {}).map(([k, v]) => [k, String(v ?? '')])),
+            headers: Object.fromEntries(
+              Object.entries(m.headers ?? {}).map(([k, v]) => [k, String(v ?? '')]),
+            ),
           }));
           await handleWithDeadLetters(options, messages, (b) => this.publishAll(b));
           const last = messages[messages.length - 1].offset;
@@ -109,7 +118,11 @@ export class KafkaMessageBus implements MessageBus {
           await heartbeat();
         },
       });
-      await withTimeout(joined, this.options.joinTimeoutMs ?? 30000, `joining consumer group ${options.groupId}`);
+      await withTimeout(
+        joined,
+        this.options.joinTimeoutMs ?? 30000,
+        `joining consumer group ${options.groupId}`,
+      );
     } catch (error) {
       await consumer.disconnect().catch(() => undefined);
       throw translate(error, 'consume');

@@ -132,7 +132,10 @@ export class MemoryMessageBus implements MessageBus {
       for (const [key, committed] of group.offsets) {
         const owner = this.ownerOf(group, key);
         if (!owner) continue;
-        const [topic, partition] = [key.slice(0, key.lastIndexOf(':')), Number(key.slice(key.lastIndexOf(':') + 1))];
+        const [topic, partition] = [
+          key.slice(0, key.lastIndexOf(':')),
+          Number(key.slice(key.lastIndexOf(':') + 1)),
+        ];
         const batch = this.topic(topic)[partition].slice(committed, committed + MAX_BATCH);
         if (batch.length === 0) continue;
         try {
@@ -150,7 +153,9 @@ export class MemoryMessageBus implements MessageBus {
   }
 
   private ownerOf(group: Group, key: string): MemoryConsumer | undefined {
-    const active = group.members.filter((m) => !m.stopped && m.options.topics.includes(key.slice(0, key.lastIndexOf(':'))));
+    const active = group.members.filter(
+      (m) => !m.stopped && m.options.topics.includes(key.slice(0, key.lastIndexOf(':'))),
+    );
     if (active.length === 0) return undefined;
     const keys = [...group.offsets.keys()];
     return active[keys.indexOf(key) % active.length];

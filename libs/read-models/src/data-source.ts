@@ -1,0 +1,41 @@
+import { DataSource } from 'typeorm';
+import { ProjectionCheckpoints1763770000000 } from './migrations/1763770000000-projection-checkpoints';
+import { ProjectionCheckpoint } from './projection-checkpoint.entity';
+
+/** Every read-model entity. */
+export const READ_MODEL_ENTITIES = [ProjectionCheckpoint];
+
+/** Every read-model migration, in order. Tables are only ever changed by migrations (never `synchronize`). */
+export const READ_MODEL_MIGRATIONS = [ProjectionCheckpoints1763770000000];
+
+const MIGRATION_LOCK = 4_711_002;
+
+/** A TypeORM data source over the read-model database. */
+export function createReadModelDataSource(url: string, poolSize = 10): DataSource {
+  return new DataSource({
+    type: 'postgres',
+    url,
+    entities: READ_MODEL_ENTITIES,
+    migrations: READ_MODEL_MIGRATIONS,
+    migrationsTableName: 'read_model_migrations',
+    synchronize: false,
+    migrationsRun: false,
+    logging: false,
+    extra: { max: poolSize },
+  });
+}
+
+/** Initializes the data source and applies pending migrations under an advisory lock (safe with many processes). */
+export async function openReadModels(url: string, poolSize?: number): Promise<DataSource> {
+  const dataSource = createReadModelDataSource(url, poolSize);
+  await dataSource.initialize();
+  const runner = dataSource.createQueryRunner();
+  try {
+    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await dataSource.runMigrations({ transaction: 'each' });
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    await runner.release();
+  }
+  return dataSource;
+}

@@ -1,0 +1,3 @@
+export * from './projection-checkpoint.entity';
+export * from './data-source';
+export * from './checkpoints';
