@@ -22,11 +22,21 @@ export interface PostgresEventStoreOptions {
   readonly registry?: EventRegistry;
   readonly poolSize?: number;
   readonly polling?: Partial<PollingSettings>;
+  /** Longest wait of readAll for transactions in flight at its start (read-your-writes); default 5000 ms. */
+  readonly readAllWaitMs?: number;
 }
 
 const MAX_SEQ = 9_223_372_036_854_775_807n;
+const READ_ALL_WINDOW = 5000;
 const EVENT_COLUMNS =
   'e.seq::text AS seq, e.txid::text AS txid, e.event_id, e.stream_id, e.revision::int AS revision, e.type, e.data, e.metadata, e.recorded_at';
+
+/** Columns of a page row: positions always, the event's content only where it matches the filter. */
+const PAGE_COLUMNS = `e.seq::text AS seq, e.txid::text AS txid, ($MATCH) AS matches,
+  CASE WHEN $MATCH THEN e.event_id END AS event_id, CASE WHEN $MATCH THEN e.stream_id END AS stream_id,
+  CASE WHEN $MATCH THEN e.revision::int END AS revision, CASE WHEN $MATCH THEN e.type END AS type,
+  CASE WHEN $MATCH THEN e.data END AS data, CASE WHEN $MATCH THEN e.metadata END AS metadata,
+  CASE WHEN $MATCH THEN e.recorded_at END AS recorded_at`;
 
 interface EventRow {
   seq: string;
@@ -50,6 +60,7 @@ export class PostgresEventStore implements EventStore {
   private readonly registry: EventRegistry;
   private readonly polling: PollingSettings;
   private readonly subscriptions = new Set<PollingSubscription>();
+  private readonly readAllWaitMs: number;
   private listener: Client | undefined;
   private closed = false;
 
@@ -57,6 +68,7 @@ export class PostgresEventStore implements EventStore {
     this.pool = new Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 });
     this.pool.on('error', () => undefined);
     this.registry = options.registry ?? hcnEventRegistry;
+    this.readAllWaitMs = options.readAllWaitMs ?? 5000;
     this.polling = { pageSize: 1000, pollIntervalMs: 500, retryDelayMs: 250, ...options.polling };
   }
 
@@ -105,8 +117,16 @@ export class PostgresEventStore implements EventStore {
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
-    const page = await this.readPage(options.after, options.filter, options.maxCount ?? 1_000_000);
-    return page.events;
+    const wanted = options.maxCount ?? Number.MAX_SAFE_INTEGER;
+    const events: RecordedEvent[] = [];
+    let cursor = options.after;
+    await this.awaitInFlightTransactions();
+    for (;;) {
+      const page = await this.readPage(cursor, options.filter, READ_ALL_WINDOW);
+      events.push(...page.events.slice(0, wanted - events.length));
+      if (page.exhausted || events.length >= wanted || !page.checkpoint) return events;
+      cursor = page.checkpoint;
+    }
   }
 
   subscribeToAll(options: SubscribeToAllOptions): Subscription {
@@ -146,7 +166,10 @@ export class PostgresEventStore implements EventStore {
     await this.pool.end();
   }
 
-  /** One page of `$all` below the transaction horizon; used by readAll and by subscriptions. */
+  /**
+   * One page of `$all` below the transaction horizon: scans at most `limit` rows in log order (a search window,
+   * like EventStoreDB's), returns those matching the filter and a checkpoint at the last row scanned.
+   */
   async readPage(after: Position | undefined, filter: EventFilter | undefined, limit: number): Promise<Page> {
     const horizonRows = await this.query<{ h: string }>(
       'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS h',
@@ -158,23 +181,49 @@ export class PostgresEventStore implements EventStore {
       String(horizon),
       limit,
     ];
-    let filterSql = '';
+    let match = "e.type NOT LIKE '$%' AND e.stream_id NOT LIKE '$%'";
     if (filter) {
       params.push(filter.prefixes.map((p) => `${escapeLike(p)}%`));
-      filterSql = `AND e.${filter.kind === 'streamPrefix' ? 'stream_id' : 'type'} LIKE ANY ($5::text[])`;
+      match += ` AND e.${filter.kind === 'streamPrefix' ? 'stream_id' : 'type'} LIKE ANY ($5::text[])`;
     }
-    const rows = await this.query<EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM hcn_events e
-       WHERE (e.txid, e.seq) > ($1::text::xid8, $2::bigint) AND e.txid < $3::text::xid8
-         AND e.type NOT LIKE '$%' AND e.stream_id NOT LIKE '$%' ${filterSql}
-       ORDER BY e.txid, e.seq LIMIT $4`,
+    const rows = await this.query<EventRow & { matches: boolean }>(
+      `SELECT ${PAGE_COLUMNS.replace(/\$MATCH/g, () => match)} FROM (
+         SELECT * FROM hcn_events
+         WHERE (txid, seq) > ($1::text::xid8, $2::bigint) AND txid < $3::text::xid8
+         ORDER BY txid, seq LIMIT $4
+       ) e ORDER BY e.txid, e.seq`,
       params,
     );
-    const events = rows.map((row) => this.decode(row));
+    const events = rows.filter((row) => row.matches).map((row) => this.decode(row));
     const exhausted = rows.length < limit;
-    const horizonPosition = { commit: horizon - 1n, prepare: MAX_SEQ };
-    const pastCursor = !after || horizonPosition.commit > after.commit;
-    return { events, exhausted, checkpoint: exhausted && pastCursor ? horizonPosition : undefined };
+    const last = rows[rows.length - 1];
+    let checkpoint: Position | undefined = last
+      ? { commit: BigInt(last.txid), prepare: BigInt(last.seq) }
+      : undefined;
+    if (exhausted && (!after || horizon - 1n > (checkpoint?.commit ?? after.commit))) {
+      checkpoint = { commit: horizon - 1n, prepare: MAX_SEQ };
+    }
+    return { events, exhausted, checkpoint };
+  }
+
+  /**
+   * Read-your-writes for readAll: waits (bounded by `readAllWaitMs`) until every transaction that was running
+   * when the call began has ended, so the horizon covers everything committed before the call.
+   */
+  private async awaitInFlightTransactions(): Promise<void> {
+    const rows = await this.query<{ xmin: string; xmax: string }>(
+      'SELECT pg_snapshot_xmin(s)::text AS xmin, pg_snapshot_xmax(s)::text AS xmax FROM pg_current_snapshot() s',
+    );
+    const target = BigInt(rows[0].xmax);
+    let horizon = BigInt(rows[0].xmin);
+    const deadline = Date.now() + this.readAllWaitMs;
+    while (horizon < target && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      const next = await this.query<{ h: string }>(
+        'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS h',
+      );
+      horizon = BigInt(next[0].h);
+    }
   }
 
   private decode(row: EventRow): RecordedEvent {
@@ -241,10 +290,11 @@ export async function appendWithClient(
     events.map((e) => ({ id: e.eventId, type: e.type, data: e.data, meta: e.metadata })),
   );
   try {
-    const { rows } = await client.query<{ out_revision: string; out_txid: string; out_seq: string }>(
-      'SELECT out_revision, out_txid::text, out_seq::text FROM hcn_append($1, $2, $3::jsonb)',
-      [streamId, String(expected), payload],
-    );
+    const { rows } = await client.query<{ out_revision: string; out_txid: string; out_seq: string }>({
+      name: 'hcn_append',
+      text: 'SELECT out_revision, out_txid::text, out_seq::text FROM hcn_append($1, $2, $3::jsonb)',
+      values: [streamId, String(expected), payload],
+    });
     const row = rows[0];
     return {
       nextExpectedRevision: Number(row.out_revision),

@@ -1,0 +1,29 @@
+/**
+ * `npm run bench -- <name>`: runs one benchmark (or all with no name) and writes its figures to
+ * bench/results/<name>.json. Benchmarks start the backing services they need, like `npm test` does.
+ */
+const benches: Record<string, () => Promise<void>> = {
+  eventstore: async () => (await import('./eventstore.bench')).run(),
+};
+
+async function main(): Promise<void> {
+  const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  const selected = names.length > 0 ? names : Object.keys(benches);
+  for (const name of selected) {
+    const bench = benches[name];
+    if (!bench) {
+      console.error(`Unknown benchmark "${name}". Known: ${Object.keys(benches).join(', ')}`);
+      process.exit(2);
+    }
+    console.log(`\n=== bench: ${name} ===`);
+    await bench();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,70 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { RunningPostgres, startPostgresForTests } from '../test/services/postgres';
+
+/** A PostgreSQL server for a benchmark plus a fresh database on it. */
+export interface BenchDatabase {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts (or reuses DATABASE_URL) PostgreSQL and creates a fresh database for one benchmark. */
+export async function benchDatabase(name: string): Promise<BenchDatabase> {
+  const server: RunningPostgres = await startPostgresForTests((line) => console.log(`[bench] ${line}`));
+  const dbName = `bench_${name}_${Date.now()}`;
+  const admin = new Client({ connectionString: server.url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  await admin.end();
+  const url = new URL(server.url);
+  url.pathname = `/${dbName}`;
+  return {
+    url: url.toString(),
+    stop: async () => {
+      const cleanup = new Client({ connectionString: server.url });
+      await cleanup.connect();
+      await cleanup.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+      await cleanup.end();
+      await server.stop();
+    },
+  };
+}
+
+/** Prints a one-line progress update in place. */
+export function progress(label: string, done: number, total: number): void {
+  const width = 30;
+  const filled = Math.round((done / Math.max(total, 1)) * width);
+  const line = `[bench] ${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`;
+  if (process.stdout.isTTY) process.stdout.write(`\r${line}${done >= total ? '\n' : ''}`);
+  else if (done >= total || done % Math.max(1, Math.floor(total / 10)) === 0) console.log(line);
+}
+
+/** Writes a benchmark's figures to bench/results/<name>.json and prints them. */
+export function report(name: string, figures: unknown): void {
+  const dir = join(__dirname, 'results');
+  mkdirSync(dir, { recursive: true });
+  const body = JSON.stringify(
+    { bench: name, at: new Date().toISOString(), machine: machine(), figures },
+    null,
+    2,
+  );
+  writeFileSync(join(dir, `${name}.json`), `${body}\n`);
+  console.log(body);
+}
+
+function machine(): Record<string, unknown> {
+  const os = require('node:os') as typeof import('node:os');
+  return {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model,
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+  };
+}
+
+/** Percentile of sorted numbers (nearest rank). */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
