@@ -276,9 +276,24 @@ export class PostgresEventStore implements EventStore {
   }
 }
 
+interface AppendRow {
+  out_revision: string;
+  out_txid: string;
+  out_seq: string;
+}
+
+function toAppendResult(row: AppendRow): AppendResult {
+  return {
+    nextExpectedRevision: Number(row.out_revision),
+    position: { commit: BigInt(row.out_txid), prepare: BigInt(row.out_seq) },
+  };
+}
+
 /**
  * Appends prepared events through `client` with one call of the store's SQL function. Runs in the client's
- * current transaction when one is open (the concurrency spec holds one open on purpose).
+ * current transaction when one is open (the concurrency spec holds one open on purpose). When the append
+ * conflicts (wrong revision or a stored event id), it checks whether it is a retry of an append already made
+ * and then returns that append's result (idempotency), keeping the check off the common path.
  */
 export async function appendWithClient(
   client: PoolClient | Client,
@@ -289,24 +304,37 @@ export async function appendWithClient(
   const payload = JSON.stringify(
     events.map((e) => ({ id: e.eventId, type: e.type, data: e.data, meta: e.metadata })),
   );
+  const ids = events.map((e) => e.eventId);
   try {
-    const { rows } = await client.query<{ out_revision: string; out_txid: string; out_seq: string }>({
+    const { rows } = await client.query<AppendRow>({
       name: 'hcn_append',
       text: 'SELECT out_revision, out_txid::text, out_seq::text FROM hcn_append($1, $2, $3::jsonb)',
       values: [streamId, String(expected), payload],
     });
-    const row = rows[0];
-    return {
-      nextExpectedRevision: Number(row.out_revision),
-      position: { commit: BigInt(row.out_txid), prepare: BigInt(row.out_seq) },
-    };
+    return toAppendResult(rows[0]);
   } catch (error) {
-    throw translatePgError(
-      error,
-      streamId,
-      expected,
-      events.map((e) => e.eventId),
+    const code = (error as { code?: string }).code;
+    const retried =
+      code === 'HC001' || code === '23505' ? await retriedAppend(client, streamId, ids) : undefined;
+    if (retried) return retried;
+    throw translatePgError(error, streamId, expected, ids);
+  }
+}
+
+async function retriedAppend(
+  client: PoolClient | Client,
+  streamId: string,
+  ids: string[],
+): Promise<AppendResult | undefined> {
+  try {
+    const { rows } = await client.query<AppendRow>(
+      'SELECT out_revision, out_txid::text, out_seq::text FROM hcn_retried_append($1, $2::uuid[])',
+      [streamId, ids],
     );
+    return rows[0] ? toAppendResult(rows[0]) : undefined;
+  } catch (error) {
+    if ((error as { code?: string }).code === '25P02') return undefined; // caller's transaction already aborted
+    throw translatePgError(error, streamId, 'any', ids);
   }
 }
 

@@ -22,27 +22,13 @@ export const EVENT_STORE_MIGRATIONS: readonly string[] = [
     CONSTRAINT hcn_events_event_id UNIQUE (event_id)
   );
   CREATE FUNCTION hcn_append(p_stream text, p_expected text, p_events jsonb)
-  RETURNS TABLE (out_revision bigint, out_txid xid8, out_seq bigint, out_idempotent boolean)
+  RETURNS TABLE (out_revision bigint, out_txid xid8, out_seq bigint)
   LANGUAGE plpgsql AS $fn$
   DECLARE
     v_count int := jsonb_array_length(p_events);
-    v_ids uuid[];
-    v_found int;
-    v_here int;
     v_current bigint;
     v_seq bigint;
   BEGIN
-    SELECT array_agg((e->>'id')::uuid) INTO v_ids FROM jsonb_array_elements(p_events) e;
-    SELECT count(*), count(*) FILTER (WHERE h.stream_id = p_stream)
-      INTO v_found, v_here FROM hcn_events h WHERE h.event_id = ANY (v_ids);
-    IF v_found > 0 THEN
-      IF v_here <> v_count THEN
-        RAISE EXCEPTION USING ERRCODE = 'HC002', MESSAGE = 'duplicate event ids';
-      END IF;
-      RETURN QUERY SELECT h.revision, h.txid, h.seq, true FROM hcn_events h
-        WHERE h.event_id = v_ids[v_count];
-      RETURN;
-    END IF;
     INSERT INTO hcn_streams (stream_id) VALUES (p_stream) ON CONFLICT (stream_id) DO NOTHING;
     SELECT s.revision INTO v_current FROM hcn_streams s WHERE s.stream_id = p_stream FOR UPDATE;
     IF (p_expected = 'no_stream' AND v_current <> -1)
@@ -59,7 +45,28 @@ export const EVENT_STORE_MIGRATIONS: readonly string[] = [
     SELECT max(inserted.seq) INTO v_seq FROM inserted;
     UPDATE hcn_streams SET revision = v_current + v_count WHERE stream_id = p_stream;
     PERFORM pg_notify('hcn_events', '');
-    RETURN QUERY SELECT v_current + v_count, pg_current_xact_id(), v_seq, false;
+    RETURN QUERY SELECT v_current + v_count, pg_current_xact_id(), v_seq;
+  END
+  $fn$;
+  -- Result of an append retried with the same event ids: the stored last event, when all ids are stored in
+  -- this stream as one consecutive run, in order; no row when none is stored; an error when only some are.
+  CREATE FUNCTION hcn_retried_append(p_stream text, p_ids uuid[])
+  RETURNS TABLE (out_revision bigint, out_txid xid8, out_seq bigint)
+  LANGUAGE plpgsql AS $fn$
+  DECLARE
+    v_found int;
+    v_here int;
+    v_span bigint;
+  BEGIN
+    SELECT count(*), count(*) FILTER (WHERE h.stream_id = p_stream), max(h.revision) - min(h.revision)
+      INTO v_found, v_here, v_span FROM hcn_events h WHERE h.event_id = ANY (p_ids);
+    IF v_found = 0 THEN
+      RETURN;
+    END IF;
+    IF v_here <> array_length(p_ids, 1) OR v_span <> v_here - 1 THEN
+      RAISE EXCEPTION USING ERRCODE = 'HC002', MESSAGE = 'duplicate event ids';
+    END IF;
+    RETURN QUERY SELECT h.revision, h.txid, h.seq FROM hcn_events h WHERE h.event_id = p_ids[array_length(p_ids, 1)];
   END
   $fn$;
   `,
