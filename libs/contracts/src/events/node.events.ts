@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { defineEvent } from '../registry';
+
+const labelKey = z.string().regex(/^[a-zA-Z0-9]([a-zA-Z0-9._/-]{0,62}[a-zA-Z0-9])?$/, 'label keys: letters, digits, . _ / -');
+/** Labels of a node: short keys, short values. */
+export const labelsSchema = z.record(labelKey, z.string().max(128)).refine((l) => Object.keys(l).length <= 64, 'at most 64 labels');
+
+/** Identifier of a domain: lower-case letters, digits and dashes. */
+export const domainIdSchema = z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'domain ids: a-z, 0-9, dashes');
+
+/** Identifier of a node: a UUID. */
+export const nodeIdSchema = z.string().uuid();
+
+/** What an agent found on its machine. */
+export const nodeResourcesSchema = z.object({
+  hostname: z.string().min(1).max(253),
+  arch: z.string().min(1).max(32),
+  os: z.string().min(1).max(64),
+  cpuCores: z.number().int().positive().max(4096),
+  memoryBytes: z.number().int().positive(),
+  diskBytes: z.number().int().nonnegative(),
+});
+
+/** Resources found on a node. */
+export type NodeResources = z.infer<typeof nodeResourcesSchema>;
+
+const registration = nodeResourcesSchema.extend({
+  nodeId: nodeIdSchema,
+  domainId: domainIdSchema,
+  labels: labelsSchema,
+  isHead: z.boolean(),
+  agentVersion: z.string().min(1).max(64),
+});
+
+/** Usage measured on a node. */
+export const nodeUsageSchema = z.object({
+  cpuUsage: z.number().min(0).max(1),
+  memoryUsedBytes: z.number().int().nonnegative(),
+  diskUsedBytes: z.number().int().nonnegative(),
+  load1: z.number().nonnegative().optional(),
+});
+
+/** Usage measured on a node. */
+export type NodeUsage = z.infer<typeof nodeUsageSchema>;
+
+/** A node joined the network for the first time. */
+export const NodeRegistered = defineEvent('NodeRegistered', 1, registration);
+/** A known node registered again (agent restart, new resources). */
+export const NodeReregistered = defineEvent('NodeReregistered', 1, registration);
+/** A heartbeat arrived; lives in `heartbeat-<nodeId>` with retention. */
+export const NodeHeartbeatRecorded = defineEvent(
+  'NodeHeartbeatRecorded',
+  1,
+  z.object({
+    nodeId: nodeIdSchema,
+    seq: z.number().int().nonnegative(),
+    sentAt: z.string().datetime({ offset: true }),
+    usage: nodeUsageSchema,
+    runningAllocations: z.array(z.string().max(200)).max(10000),
+  }),
+);
+/** No heartbeat for longer than the node TTL. */
+export const NodeWentOffline = defineEvent(
+  'NodeWentOffline',
+  1,
+  z.object({ nodeId: nodeIdSchema, lastSeenAt: z.string().datetime({ offset: true }).nullable(), ttlSeconds: z.number().positive() }),
+);
+/** A heartbeat arrived from an offline node. */
+export const NodeCameOnline = defineEvent('NodeCameOnline', 1, z.object({ nodeId: nodeIdSchema, seenAt: z.string().datetime({ offset: true }) }));
+/** An operator asked that no new work be placed on the node. */
+export const NodeDrainRequested = defineEvent('NodeDrainRequested', 1, z.object({ nodeId: nodeIdSchema, reason: z.string().max(500) }));
+/** An operator asked the node's agent to stop gracefully. */
+export const NodeStopRequested = defineEvent('NodeStopRequested', 1, z.object({ nodeId: nodeIdSchema, reason: z.string().max(500) }));
+/** The node left the network. */
+export const NodeDeregistered = defineEvent('NodeDeregistered', 1, z.object({ nodeId: nodeIdSchema, reason: z.string().max(500) }));
+/** An operator replaced the node's labels. */
+export const NodeLabelsChanged = defineEvent('NodeLabelsChanged', 1, z.object({ nodeId: nodeIdSchema, labels: labelsSchema }));
+
+/** Every node event definition. */
+export const NODE_EVENTS = [
+  NodeRegistered,
+  NodeReregistered,
+  NodeHeartbeatRecorded,
+  NodeWentOffline,
+  NodeCameOnline,
+  NodeDrainRequested,
+  NodeStopRequested,
+  NodeDeregistered,
+  NodeLabelsChanged,
+] as const;
+
+/** Stream of a node's lifecycle. */
+export const nodeStream = (nodeId: string): string => `node-${nodeId}`;
+/** Stream of a node's heartbeats (retention by maxAge). */
+export const heartbeatStream = (nodeId: string): string => `heartbeat-${nodeId}`;

@@ -1,0 +1,22 @@
+import type { EventDataOf } from '@hcn/contracts';
+
+/** Commands the node decider accepts. Time is passed in (`now`, ISO-8601); the decider reads no clock. */
+export type NodeCommand =
+  | { type: 'RegisterNode'; registration: EventDataOf<'NodeRegistered'> }
+  | { type: 'ObserveHeartbeat'; nodeId: string; seenAt: string }
+  | { type: 'CheckLiveness'; nodeId: string; now: string; ttlSeconds: number; lastSeenAt: string | null }
+  | { type: 'RequestDrain'; nodeId: string; reason: string }
+  | { type: 'RequestStop'; nodeId: string; reason: string }
+  | { type: 'ChangeLabels'; nodeId: string; labels: Record<string, string> }
+  | { type: 'Deregister'; nodeId: string; reason: string };
+
+/** An event the node decider emits (type and data; the handler adds ids and metadata). */
+export type NodeEvent =
+  | { type: 'NodeRegistered'; data: EventDataOf<'NodeRegistered'> }
+  | { type: 'NodeReregistered'; data: EventDataOf<'NodeReregistered'> }
+  | { type: 'NodeWentOffline'; data: EventDataOf<'NodeWentOffline'> }
+  | { type: 'NodeCameOnline'; data: EventDataOf<'NodeCameOnline'> }
+  | { type: 'NodeDrainRequested'; data: EventDataOf<'NodeDrainRequested'> }
+  | { type: 'NodeStopRequested'; data: EventDataOf<'NodeStopRequested'> }
+  | { type: 'NodeDeregistered'; data: EventDataOf<'NodeDeregistered'> }
+  | { type: 'NodeLabelsChanged'; data: EventDataOf<'NodeLabelsChanged'> };

@@ -1,0 +1,84 @@
+import { DomainError, assertNever } from '../errors';
+import type { NodeCommand, NodeEvent } from './node.commands';
+import { NodeState, initialNodeState } from './node.state';
+
+function sameRegistration(state: NodeState, next: NodeEvent & { type: 'NodeRegistered' }): boolean {
+  return JSON.stringify(state.registration) === JSON.stringify(next.data);
+}
+
+function requireKnown(state: NodeState, nodeId: string): void {
+  if (state.status === 'unregistered') throw new DomainError('NODE.NOT_FOUND', `Node ${nodeId} is not registered`, { nodeId });
+  if (state.status === 'deregistered') {
+    throw new DomainError('NODE.DEREGISTERED', `Node ${nodeId} has been deregistered`, { nodeId });
+  }
+}
+
+/** Decides which events a command causes on one node; throws DomainError when it is refused. */
+export function decideNode(command: NodeCommand, state: NodeState): NodeEvent[] {
+  switch (command.type) {
+    case 'RegisterNode': {
+      const event: NodeEvent & { type: 'NodeRegistered' } = { type: 'NodeRegistered', data: command.registration };
+      if (state.status === 'unregistered' || state.status === 'deregistered') return [event];
+      if (sameRegistration(state, event) && state.status === 'online') return [];
+      return [{ type: 'NodeReregistered', data: command.registration }];
+    }
+    case 'ObserveHeartbeat':
+      requireKnown(state, command.nodeId);
+      return state.status === 'offline' ? [{ type: 'NodeCameOnline', data: { nodeId: command.nodeId, seenAt: command.seenAt } }] : [];
+    case 'CheckLiveness': {
+      if (state.status !== 'online') return [];
+      const lastSeen = command.lastSeenAt ?? state.lastSeenAt ?? null;
+      const silentFor = lastSeen ? Date.parse(command.now) - Date.parse(lastSeen) : Number.POSITIVE_INFINITY;
+      if (silentFor <= command.ttlSeconds * 1000) return [];
+      return [{ type: 'NodeWentOffline', data: { nodeId: command.nodeId, lastSeenAt: lastSeen, ttlSeconds: command.ttlSeconds } }];
+    }
+    case 'RequestDrain':
+      requireKnown(state, command.nodeId);
+      return state.draining ? [] : [{ type: 'NodeDrainRequested', data: { nodeId: command.nodeId, reason: command.reason } }];
+    case 'RequestStop':
+      requireKnown(state, command.nodeId);
+      return [{ type: 'NodeStopRequested', data: { nodeId: command.nodeId, reason: command.reason } }];
+    case 'ChangeLabels':
+      requireKnown(state, command.nodeId);
+      if (JSON.stringify(state.labels) === JSON.stringify(command.labels)) return [];
+      return [{ type: 'NodeLabelsChanged', data: { nodeId: command.nodeId, labels: command.labels } }];
+    case 'Deregister':
+      requireKnown(state, command.nodeId);
+      return [{ type: 'NodeDeregistered', data: { nodeId: command.nodeId, reason: command.reason } }];
+    default:
+      return assertNever(command);
+  }
+}
+
+/** Folds one node event into the state. */
+export function evolveNode(state: NodeState, event: NodeEvent): NodeState {
+  switch (event.type) {
+    case 'NodeRegistered':
+    case 'NodeReregistered':
+      return {
+        ...state,
+        status: 'online',
+        registration: event.data,
+        labels: event.data.labels,
+        stopRequested: false,
+        draining: event.type === 'NodeRegistered' ? false : state.draining,
+      };
+    case 'NodeWentOffline':
+      return { ...state, status: 'offline' };
+    case 'NodeCameOnline':
+      return { ...state, status: 'online', lastSeenAt: event.data.seenAt };
+    case 'NodeDrainRequested':
+      return { ...state, draining: true };
+    case 'NodeStopRequested':
+      return { ...state, stopRequested: true };
+    case 'NodeLabelsChanged':
+      return { ...state, labels: event.data.labels };
+    case 'NodeDeregistered':
+      return { ...initialNodeState, status: 'deregistered' };
+    default:
+      return assertNever(event);
+  }
+}
+
+/** The node decider: initial state, decide, evolve. */
+export const nodeDecider = { initialState: initialNodeState, decide: decideNode, evolve: evolveNode };

@@ -1,0 +1,108 @@
+import { DomainError } from '../errors';
+import { specFor } from '../testing';
+import type { NodeEvent } from './node.commands';
+import { nodeDecider } from './node.decider';
+
+const nodeId = '6f1c2f8e-9a55-4c59-8b9f-3f7c1b2d4e5a';
+const registration = {
+  nodeId,
+  domainId: 'site-a',
+  hostname: 'gpu-01',
+  arch: 'x64',
+  os: 'linux',
+  cpuCores: 32,
+  memoryBytes: 128 * 2 ** 30,
+  diskBytes: 2 * 2 ** 40,
+  labels: { rack: 'r1' },
+  isHead: false,
+  agentVersion: '0.1.0',
+};
+const registered: NodeEvent = { type: 'NodeRegistered', data: registration };
+const wentOffline: NodeEvent = { type: 'NodeWentOffline', data: { nodeId, lastSeenAt: '2026-11-22T00:00:00.000Z', ttlSeconds: 15 } };
+const given = specFor(nodeDecider);
+
+function errorCode(result: ReturnType<ReturnType<typeof given>['when']>): string | undefined {
+  return 'error' in result && result.error instanceof DomainError ? result.error.code : undefined;
+}
+
+describe('node decider', () => {
+  describe('RegisterNode', () => {
+    it('registers an unknown node', () => {
+      expect(given([]).when({ type: 'RegisterNode', registration })).toEqual({ events: [registered] });
+    });
+    it('is idempotent for the same registration of an online node', () => {
+      expect(given([registered]).when({ type: 'RegisterNode', registration })).toEqual({ events: [] });
+    });
+    it('re-registers when resources changed', () => {
+      const bigger = { ...registration, memoryBytes: registration.memoryBytes * 2 };
+      expect(given([registered]).when({ type: 'RegisterNode', registration: bigger })).toEqual({
+        events: [{ type: 'NodeReregistered', data: bigger }],
+      });
+    });
+    it('re-registers an offline node with the same registration (agent restart)', () => {
+      expect(given([registered, wentOffline]).when({ type: 'RegisterNode', registration })).toEqual({
+        events: [{ type: 'NodeReregistered', data: registration }],
+      });
+    });
+  });
+
+  describe('liveness', () => {
+    const check = (lastSeenAt: string | null, now: string) =>
+      ({ type: 'CheckLiveness', nodeId, now, ttlSeconds: 15, lastSeenAt }) as const;
+    it('marks an online node offline after the TTL without heartbeat', () => {
+      expect(given([registered]).when(check('2026-11-22T00:00:00.000Z', '2026-11-22T00:00:16.000Z'))).toEqual({
+        events: [wentOffline],
+      });
+    });
+    it('keeps a node online within the TTL', () => {
+      expect(given([registered]).when(check('2026-11-22T00:00:00.000Z', '2026-11-22T00:00:15.000Z'))).toEqual({ events: [] });
+    });
+    it('does not mark an offline node offline twice', () => {
+      expect(given([registered, wentOffline]).when(check(null, '2026-11-22T01:00:00.000Z'))).toEqual({ events: [] });
+    });
+    it('brings an offline node back online on its next heartbeat, and only then', () => {
+      const seen = { type: 'ObserveHeartbeat', nodeId, seenAt: '2026-11-22T00:01:00.000Z' } as const;
+      expect(given([registered, wentOffline]).when(seen)).toEqual({
+        events: [{ type: 'NodeCameOnline', data: { nodeId, seenAt: '2026-11-22T00:01:00.000Z' } }],
+      });
+      expect(given([registered]).when(seen)).toEqual({ events: [] });
+    });
+    it('refuses heartbeats of an unknown node', () => {
+      expect(errorCode(given([]).when({ type: 'ObserveHeartbeat', nodeId, seenAt: '2026-11-22T00:00:00.000Z' }))).toBe(
+        'NODE.NOT_FOUND',
+      );
+    });
+  });
+
+  describe('operator commands', () => {
+    it('drains once', () => {
+      const drain = { type: 'RequestDrain', nodeId, reason: 'maintenance' } as const;
+      const drained: NodeEvent = { type: 'NodeDrainRequested', data: { nodeId, reason: 'maintenance' } };
+      expect(given([registered]).when(drain)).toEqual({ events: [drained] });
+      expect(given([registered, drained]).when(drain)).toEqual({ events: [] });
+    });
+    it('requests a stop', () => {
+      expect(given([registered]).when({ type: 'RequestStop', nodeId, reason: 'decommission' })).toEqual({
+        events: [{ type: 'NodeStopRequested', data: { nodeId, reason: 'decommission' } }],
+      });
+    });
+    it('changes labels only when they differ', () => {
+      expect(given([registered]).when({ type: 'ChangeLabels', nodeId, labels: { rack: 'r1' } })).toEqual({ events: [] });
+      expect(given([registered]).when({ type: 'ChangeLabels', nodeId, labels: { rack: 'r2' } })).toEqual({
+        events: [{ type: 'NodeLabelsChanged', data: { nodeId, labels: { rack: 'r2' } } }],
+      });
+    });
+    it.each([
+      ['RequestDrain', { type: 'RequestDrain', nodeId, reason: '' }],
+      ['RequestStop', { type: 'RequestStop', nodeId, reason: '' }],
+      ['ChangeLabels', { type: 'ChangeLabels', nodeId, labels: {} }],
+      ['Deregister', { type: 'Deregister', nodeId, reason: '' }],
+    ] as const)('refuses %s on an unknown node with NODE.NOT_FOUND', (_, command) => {
+      expect(errorCode(given([]).when(command))).toBe('NODE.NOT_FOUND');
+    });
+    it('refuses commands on a deregistered node', () => {
+      const gone: NodeEvent = { type: 'NodeDeregistered', data: { nodeId, reason: 'retired' } };
+      expect(errorCode(given([registered, gone]).when({ type: 'RequestDrain', nodeId, reason: '' }))).toBe('NODE.DEREGISTERED');
+    });
+  });
+});

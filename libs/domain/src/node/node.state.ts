@@ -1,0 +1,18 @@
+import type { EventDataOf } from '@hcn/contracts';
+
+/** Lifecycle status of a node. */
+export type NodeStatus = 'unregistered' | 'online' | 'offline' | 'deregistered';
+
+/** What the node decider knows about one node (folded from `node-<id>`). */
+export interface NodeState {
+  readonly status: NodeStatus;
+  readonly registration?: EventDataOf<'NodeRegistered'>;
+  readonly draining: boolean;
+  readonly stopRequested: boolean;
+  readonly labels: Readonly<Record<string, string>>;
+  /** Last heartbeat the node stream knows of (set by online transitions). */
+  readonly lastSeenAt?: string;
+}
+
+/** State before any event. */
+export const initialNodeState: NodeState = { status: 'unregistered', draining: false, stopRequested: false, labels: {} };
