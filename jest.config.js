@@ -14,6 +14,7 @@ const aliases = {
   '^@hcn/read-models$': '<rootDir>/libs/read-models/src',
   '^@hcn/scheduling$': '<rootDir>/libs/scheduling/src',
   '^@hcn/testing$': '<rootDir>/test/support',
+  '^@hcn/platform$': '<rootDir>/libs/platform/src',
 };
 module.exports = {
   rootDir: __dirname,

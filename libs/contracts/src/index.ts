@@ -5,3 +5,5 @@ export * from './registry';
 export * from './metadata.schema';
 export * from './events';
 export * from './util/wakeup';
+export * from './util/ids';
+export * from './messages/agent.messages';

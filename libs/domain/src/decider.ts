@@ -6,6 +6,9 @@ export interface Decider<Command, Event, State> {
 }
 
 /** Folds events into a state with a decider's evolve. */
-export function fold<Event, State>(decider: Pick<Decider<unknown, Event, State>, 'initialState' | 'evolve'>, events: readonly Event[]): State {
+export function fold<Event, State>(
+  decider: Pick<Decider<unknown, Event, State>, 'initialState' | 'evolve'>,
+  events: readonly Event[],
+): State {
   return events.reduce(decider.evolve, decider.initialState);
 }

@@ -80,6 +80,8 @@ export interface EventStore {
   setStreamMetadata(streamId: string, metadata: StreamMetadata): Promise<void>;
   /** Reads a stream's retention metadata; empty when none was set. */
   getStreamMetadata(streamId: string): Promise<StreamMetadata>;
+  /** Rough number of events in `$all`, for progress bars; undefined when the backend cannot tell cheaply. */
+  approximateEventCount?(): Promise<number | undefined>;
   /** Releases connections; stops subscriptions. */
   close(): Promise<void>;
 }

@@ -19,6 +19,11 @@ export function defaultDeadLetterTopic(topic: string): string {
 function deadLetter(message: IncomingMessage, error: unknown): OutgoingMessage {
   const reason = error instanceof Error ? error.message : String(error);
   const code = error instanceof HcnError ? error.code : 'BUS.HANDLER_FAILED';
+  return deadLetterMessage(message, code, reason);
+}
+
+/** A copy of `message` for its dead-letter topic, with the reason, the code and where it came from. */
+export function deadLetterMessage(message: IncomingMessage, code: string, reason: string): OutgoingMessage {
   return {
     key: message.key ?? '',
     value: message.value,

@@ -1,12 +1,15 @@
 import { DataSource } from 'typeorm';
 import { ProjectionCheckpoints1763770000000 } from './migrations/1763770000000-projection-checkpoints';
+import { NodeState1763770100000 } from './migrations/1763770100000-node-state';
+import { DomainSummaryRow } from './domain-summary.entity';
+import { NodeStateRow } from './node-state.entity';
 import { ProjectionCheckpoint } from './projection-checkpoint.entity';
 
 /** Every read-model entity. */
-export const READ_MODEL_ENTITIES = [ProjectionCheckpoint];
+export const READ_MODEL_ENTITIES = [ProjectionCheckpoint, NodeStateRow, DomainSummaryRow];
 
 /** Every read-model migration, in order. Tables are only ever changed by migrations (never `synchronize`). */
-export const READ_MODEL_MIGRATIONS = [ProjectionCheckpoints1763770000000];
+export const READ_MODEL_MIGRATIONS = [ProjectionCheckpoints1763770000000, NodeState1763770100000];
 
 const MIGRATION_LOCK = 4_711_002;
 

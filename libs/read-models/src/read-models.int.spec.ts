@@ -11,7 +11,7 @@ describeWithPostgres('read models on PostgreSQL (TypeORM migrations)', () => {
     const sources = await Promise.all([1, 2, 3].map(() => openReadModels(db.url, 2)));
     try {
       const rows = await sources[0].query('SELECT name FROM read_model_migrations');
-      expect(rows).toHaveLength(1);
+      expect(rows).toHaveLength(2);
       const tables = await sources[0].query(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1",
       );

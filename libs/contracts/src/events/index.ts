@@ -9,6 +9,8 @@ export const hcnEventRegistry = new EventRegistry([...NODE_EVENTS]);
 
 type Defs = (typeof NODE_EVENTS)[number];
 /** Union of every HCN event as `{ type, data }`, for exhaustive switches. */
-export type HcnEvent = { [D in Defs as D['type']]: { type: D['type']; data: z.output<D['schema']> } }[Defs['type']];
+export type HcnEvent = {
+  [D in Defs as D['type']]: { type: D['type']; data: z.output<D['schema']> };
+}[Defs['type']];
 /** The data of one HCN event type. */
 export type EventDataOf<T extends HcnEvent['type']> = Extract<HcnEvent, { type: T }>['data'];

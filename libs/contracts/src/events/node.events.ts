@@ -1,12 +1,18 @@
 import { z } from 'zod';
 import { defineEvent } from '../registry';
 
-const labelKey = z.string().regex(/^[a-zA-Z0-9]([a-zA-Z0-9._/-]{0,62}[a-zA-Z0-9])?$/, 'label keys: letters, digits, . _ / -');
+const labelKey = z
+  .string()
+  .regex(/^[a-zA-Z0-9]([a-zA-Z0-9._/-]{0,62}[a-zA-Z0-9])?$/, 'label keys: letters, digits, . _ / -');
 /** Labels of a node: short keys, short values. */
-export const labelsSchema = z.record(labelKey, z.string().max(128)).refine((l) => Object.keys(l).length <= 64, 'at most 64 labels');
+export const labelsSchema = z
+  .record(labelKey, z.string().max(128))
+  .refine((l) => Object.keys(l).length <= 64, 'at most 64 labels');
 
 /** Identifier of a domain: lower-case letters, digits and dashes. */
-export const domainIdSchema = z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'domain ids: a-z, 0-9, dashes');
+export const domainIdSchema = z
+  .string()
+  .regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'domain ids: a-z, 0-9, dashes');
 
 /** Identifier of a node: a UUID. */
 export const nodeIdSchema = z.string().uuid();
@@ -63,18 +69,42 @@ export const NodeHeartbeatRecorded = defineEvent(
 export const NodeWentOffline = defineEvent(
   'NodeWentOffline',
   1,
-  z.object({ nodeId: nodeIdSchema, lastSeenAt: z.string().datetime({ offset: true }).nullable(), ttlSeconds: z.number().positive() }),
+  z.object({
+    nodeId: nodeIdSchema,
+    lastSeenAt: z.string().datetime({ offset: true }).nullable(),
+    ttlSeconds: z.number().positive(),
+  }),
 );
 /** A heartbeat arrived from an offline node. */
-export const NodeCameOnline = defineEvent('NodeCameOnline', 1, z.object({ nodeId: nodeIdSchema, seenAt: z.string().datetime({ offset: true }) }));
+export const NodeCameOnline = defineEvent(
+  'NodeCameOnline',
+  1,
+  z.object({ nodeId: nodeIdSchema, seenAt: z.string().datetime({ offset: true }) }),
+);
 /** An operator asked that no new work be placed on the node. */
-export const NodeDrainRequested = defineEvent('NodeDrainRequested', 1, z.object({ nodeId: nodeIdSchema, reason: z.string().max(500) }));
+export const NodeDrainRequested = defineEvent(
+  'NodeDrainRequested',
+  1,
+  z.object({ nodeId: nodeIdSchema, reason: z.string().max(500) }),
+);
 /** An operator asked the node's agent to stop gracefully. */
-export const NodeStopRequested = defineEvent('NodeStopRequested', 1, z.object({ nodeId: nodeIdSchema, reason: z.string().max(500) }));
+export const NodeStopRequested = defineEvent(
+  'NodeStopRequested',
+  1,
+  z.object({ nodeId: nodeIdSchema, reason: z.string().max(500) }),
+);
 /** The node left the network. */
-export const NodeDeregistered = defineEvent('NodeDeregistered', 1, z.object({ nodeId: nodeIdSchema, reason: z.string().max(500) }));
+export const NodeDeregistered = defineEvent(
+  'NodeDeregistered',
+  1,
+  z.object({ nodeId: nodeIdSchema, reason: z.string().max(500) }),
+);
 /** An operator replaced the node's labels. */
-export const NodeLabelsChanged = defineEvent('NodeLabelsChanged', 1, z.object({ nodeId: nodeIdSchema, labels: labelsSchema }));
+export const NodeLabelsChanged = defineEvent(
+  'NodeLabelsChanged',
+  1,
+  z.object({ nodeId: nodeIdSchema, labels: labelsSchema }),
+);
 
 /** Every node event definition. */
 export const NODE_EVENTS = [

@@ -7,7 +7,8 @@ function sameRegistration(state: NodeState, next: NodeEvent & { type: 'NodeRegis
 }
 
 function requireKnown(state: NodeState, nodeId: string): void {
-  if (state.status === 'unregistered') throw new DomainError('NODE.NOT_FOUND', `Node ${nodeId} is not registered`, { nodeId });
+  if (state.status === 'unregistered')
+    throw new DomainError('NODE.NOT_FOUND', `Node ${nodeId} is not registered`, { nodeId });
   if (state.status === 'deregistered') {
     throw new DomainError('NODE.DEREGISTERED', `Node ${nodeId} has been deregistered`, { nodeId });
   }
@@ -17,24 +18,36 @@ function requireKnown(state: NodeState, nodeId: string): void {
 export function decideNode(command: NodeCommand, state: NodeState): NodeEvent[] {
   switch (command.type) {
     case 'RegisterNode': {
-      const event: NodeEvent & { type: 'NodeRegistered' } = { type: 'NodeRegistered', data: command.registration };
+      const event: NodeEvent & { type: 'NodeRegistered' } = {
+        type: 'NodeRegistered',
+        data: command.registration,
+      };
       if (state.status === 'unregistered' || state.status === 'deregistered') return [event];
       if (sameRegistration(state, event) && state.status === 'online') return [];
       return [{ type: 'NodeReregistered', data: command.registration }];
     }
     case 'ObserveHeartbeat':
       requireKnown(state, command.nodeId);
-      return state.status === 'offline' ? [{ type: 'NodeCameOnline', data: { nodeId: command.nodeId, seenAt: command.seenAt } }] : [];
+      return state.status === 'offline'
+        ? [{ type: 'NodeCameOnline', data: { nodeId: command.nodeId, seenAt: command.seenAt } }]
+        : [];
     case 'CheckLiveness': {
       if (state.status !== 'online') return [];
       const lastSeen = command.lastSeenAt ?? state.lastSeenAt ?? null;
       const silentFor = lastSeen ? Date.parse(command.now) - Date.parse(lastSeen) : Number.POSITIVE_INFINITY;
       if (silentFor <= command.ttlSeconds * 1000) return [];
-      return [{ type: 'NodeWentOffline', data: { nodeId: command.nodeId, lastSeenAt: lastSeen, ttlSeconds: command.ttlSeconds } }];
+      return [
+        {
+          type: 'NodeWentOffline',
+          data: { nodeId: command.nodeId, lastSeenAt: lastSeen, ttlSeconds: command.ttlSeconds },
+        },
+      ];
     }
     case 'RequestDrain':
       requireKnown(state, command.nodeId);
-      return state.draining ? [] : [{ type: 'NodeDrainRequested', data: { nodeId: command.nodeId, reason: command.reason } }];
+      return state.draining
+        ? []
+        : [{ type: 'NodeDrainRequested', data: { nodeId: command.nodeId, reason: command.reason } }];
     case 'RequestStop':
       requireKnown(state, command.nodeId);
       return [{ type: 'NodeStopRequested', data: { nodeId: command.nodeId, reason: command.reason } }];

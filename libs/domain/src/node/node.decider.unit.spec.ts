@@ -18,7 +18,10 @@ const registration = {
   agentVersion: '0.1.0',
 };
 const registered: NodeEvent = { type: 'NodeRegistered', data: registration };
-const wentOffline: NodeEvent = { type: 'NodeWentOffline', data: { nodeId, lastSeenAt: '2026-11-22T00:00:00.000Z', ttlSeconds: 15 } };
+const wentOffline: NodeEvent = {
+  type: 'NodeWentOffline',
+  data: { nodeId, lastSeenAt: '2026-11-22T00:00:00.000Z', ttlSeconds: 15 },
+};
 const given = specFor(nodeDecider);
 
 function errorCode(result: ReturnType<ReturnType<typeof given>['when']>): string | undefined {
@@ -50,15 +53,21 @@ describe('node decider', () => {
     const check = (lastSeenAt: string | null, now: string) =>
       ({ type: 'CheckLiveness', nodeId, now, ttlSeconds: 15, lastSeenAt }) as const;
     it('marks an online node offline after the TTL without heartbeat', () => {
-      expect(given([registered]).when(check('2026-11-22T00:00:00.000Z', '2026-11-22T00:00:16.000Z'))).toEqual({
-        events: [wentOffline],
-      });
+      expect(given([registered]).when(check('2026-11-22T00:00:00.000Z', '2026-11-22T00:00:16.000Z'))).toEqual(
+        {
+          events: [wentOffline],
+        },
+      );
     });
     it('keeps a node online within the TTL', () => {
-      expect(given([registered]).when(check('2026-11-22T00:00:00.000Z', '2026-11-22T00:00:15.000Z'))).toEqual({ events: [] });
+      expect(given([registered]).when(check('2026-11-22T00:00:00.000Z', '2026-11-22T00:00:15.000Z'))).toEqual(
+        { events: [] },
+      );
     });
     it('does not mark an offline node offline twice', () => {
-      expect(given([registered, wentOffline]).when(check(null, '2026-11-22T01:00:00.000Z'))).toEqual({ events: [] });
+      expect(given([registered, wentOffline]).when(check(null, '2026-11-22T01:00:00.000Z'))).toEqual({
+        events: [],
+      });
     });
     it('brings an offline node back online on its next heartbeat, and only then', () => {
       const seen = { type: 'ObserveHeartbeat', nodeId, seenAt: '2026-11-22T00:01:00.000Z' } as const;
@@ -68,9 +77,9 @@ describe('node decider', () => {
       expect(given([registered]).when(seen)).toEqual({ events: [] });
     });
     it('refuses heartbeats of an unknown node', () => {
-      expect(errorCode(given([]).when({ type: 'ObserveHeartbeat', nodeId, seenAt: '2026-11-22T00:00:00.000Z' }))).toBe(
-        'NODE.NOT_FOUND',
-      );
+      expect(
+        errorCode(given([]).when({ type: 'ObserveHeartbeat', nodeId, seenAt: '2026-11-22T00:00:00.000Z' })),
+      ).toBe('NODE.NOT_FOUND');
     });
   });
 
@@ -87,7 +96,9 @@ describe('node decider', () => {
       });
     });
     it('changes labels only when they differ', () => {
-      expect(given([registered]).when({ type: 'ChangeLabels', nodeId, labels: { rack: 'r1' } })).toEqual({ events: [] });
+      expect(given([registered]).when({ type: 'ChangeLabels', nodeId, labels: { rack: 'r1' } })).toEqual({
+        events: [],
+      });
       expect(given([registered]).when({ type: 'ChangeLabels', nodeId, labels: { rack: 'r2' } })).toEqual({
         events: [{ type: 'NodeLabelsChanged', data: { nodeId, labels: { rack: 'r2' } } }],
       });
@@ -102,7 +113,9 @@ describe('node decider', () => {
     });
     it('refuses commands on a deregistered node', () => {
       const gone: NodeEvent = { type: 'NodeDeregistered', data: { nodeId, reason: 'retired' } };
-      expect(errorCode(given([registered, gone]).when({ type: 'RequestDrain', nodeId, reason: '' }))).toBe('NODE.DEREGISTERED');
+      expect(errorCode(given([registered, gone]).when({ type: 'RequestDrain', nodeId, reason: '' }))).toBe(
+        'NODE.DEREGISTERED',
+      );
     });
   });
 });

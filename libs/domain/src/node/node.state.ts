@@ -15,4 +15,9 @@ export interface NodeState {
 }
 
 /** State before any event. */
-export const initialNodeState: NodeState = { status: 'unregistered', draining: false, stopRequested: false, labels: {} };
+export const initialNodeState: NodeState = {
+  status: 'unregistered',
+  draining: false,
+  stopRequested: false,
+  labels: {},
+};

@@ -111,6 +111,10 @@ export class MemoryEventStore implements EventStore {
     return { ...(this.metadata.get(streamId) ?? {}) };
   }
 
+  async approximateEventCount(): Promise<number> {
+    return this.log.length;
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
   }

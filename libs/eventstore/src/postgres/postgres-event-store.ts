@@ -159,6 +159,11 @@ export class PostgresEventStore implements EventStore {
     return metadata;
   }
 
+  async approximateEventCount(): Promise<number> {
+    const rows = await this.query<{ n: string }>('SELECT count(*) AS n FROM hcn_events');
+    return Number(rows[0].n);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.subscriptions].map((s) => s.stop()));

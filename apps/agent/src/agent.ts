@@ -1,0 +1,217 @@
+import { AgentCommand, AgentReport, RegisterNodeResponse, agentCommandSchema } from '@hcn/contracts';
+import { Consumer, MessageBus, PoisonMessageError } from '@hcn/messaging';
+import { join } from 'node:path';
+import { AppliedCommands } from './applied-commands';
+import type { AgentConfig } from './config';
+import { UsageSampler, detectHost } from './detectors/host.detector';
+import { HubClient } from './hub-client';
+import { NodeIdentity } from './identity';
+import { Outbox } from './outbox/outbox';
+
+/** Version the agent reports at registration. */
+export const AGENT_VERSION = '0.1.0';
+
+/** Tunables of an agent (the hub's registration reply sets the heartbeat interval). */
+export interface AgentOptions {
+  /** How often to ask the hub whether it still knows this node, in heartbeats; default 3. */
+  readonly identityCheckEvery?: number;
+  readonly log?: (line: string) => void;
+  /** Called when the hub asked this agent to stop and it has stopped. */
+  readonly onRemoteStop?: (reason: string) => void;
+}
+
+/**
+ * The node agent: detects the machine, registers with a join token (keeping its node id on disk), sends
+ * heartbeats through a durable outbox, re-registers when the hub forgot it, and applies commands once.
+ */
+export class Agent {
+  private readonly identity: NodeIdentity;
+  private readonly outbox: Outbox<AgentReport>;
+  private readonly sampler: UsageSampler;
+  private readonly applied: AppliedCommands;
+  private readonly hub: HubClient;
+  private session: RegisterNodeResponse | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private commands: Consumer | undefined;
+  private ticks = 0;
+  private flushing: Promise<void> = Promise.resolve();
+  private stopped = false;
+  draining = false;
+
+  constructor(
+    private readonly config: AgentConfig,
+    private readonly bus: MessageBus,
+    private readonly options: AgentOptions = {},
+  ) {
+    this.identity = new NodeIdentity(config.dataDir);
+    this.outbox = new Outbox(join(config.dataDir, 'outbox'));
+    this.sampler = new UsageSampler(config.dataDir);
+    this.applied = new AppliedCommands(config.dataDir);
+    this.hub = new HubClient(config.hubUrl);
+  }
+
+  /** The node id once registered. */
+  get nodeId(): string | undefined {
+    return this.session?.nodeId ?? this.identity.read();
+  }
+
+  /** Reports waiting in the outbox. */
+  get pendingReports(): number {
+    return this.outbox.size;
+  }
+
+  /** Registers (retrying until the hub answers), starts heartbeats and command consumption. */
+  async start(): Promise<void> {
+    await this.registerWithRetry();
+    await this.consumeCommands();
+    this.schedule();
+  }
+
+  /** Sends a final report, flushes what it can and stops. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.commands?.stop().catch(() => undefined);
+    if (this.session) {
+      await this.report(true);
+      await this.flush();
+    }
+  }
+
+  private log(line: string): void {
+    this.options.log?.(`[agent ${this.nodeId?.slice(0, 8) ?? 'new'}] ${line}`);
+  }
+
+  private async register(): Promise<void> {
+    const host = detectHost(this.config.dataDir);
+    this.session = await this.hub.register({
+      ...host,
+      joinToken: this.config.joinToken,
+      nodeId: this.identity.read(),
+      domainId: this.config.domainId,
+      labels: this.config.labels,
+      isHead: this.config.isHead,
+      agentVersion: AGENT_VERSION,
+    });
+    this.identity.write(this.session.nodeId);
+    this.log(
+      `registered in domain ${this.config.domainId} (${host.cpuCores} cores, ${host.memoryBytes} bytes)`,
+    );
+  }
+
+  private async registerWithRetry(): Promise<void> {
+    for (let delay = 500; !this.stopped; delay = Math.min(delay * 2, 10000)) {
+      try {
+        return await this.register();
+      } catch (error) {
+        const status = (error as { status?: number }).status;
+        if (status && status >= 400 && status < 500) throw error; // bad token or config: retrying will not help
+        this.log(`hub unreachable (${(error as Error).message}); retrying in ${delay} ms`);
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  }
+
+  private schedule(): void {
+    if (this.stopped || !this.session) return;
+    this.timer = setTimeout(() => void this.tick(), this.session.heartbeatIntervalSeconds * 1000);
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      await this.report(false);
+      await this.flush();
+      if (++this.ticks % (this.options.identityCheckEvery ?? 3) === 0) await this.checkIdentity();
+    } catch (error) {
+      this.log(`heartbeat cycle failed: ${(error as Error).message}`);
+    } finally {
+      this.schedule();
+    }
+  }
+
+  private async report(final: boolean): Promise<void> {
+    const session = this.session;
+    if (!session) return;
+    const usage = await this.sampler.sample();
+    this.outbox.add((seq) => ({
+      kind: 'heartbeat',
+      nodeId: session.nodeId,
+      domainId: this.config.domainId,
+      credential: session.credential,
+      seq,
+      sentAt: new Date().toISOString(),
+      usage,
+      runningAllocations: [],
+      final,
+    }));
+  }
+
+  /** Publishes pending reports in order; on failure they stay in the outbox for the next attempt. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(async () => {
+      const session = this.session;
+      while (session && this.outbox.size > 0) {
+        const batch = this.outbox.peek(500);
+        try {
+          await this.bus.publish(
+            session.reportsTopic,
+            batch.map((e) => ({ key: session.nodeId, value: JSON.stringify(e.body) })),
+          );
+        } catch (error) {
+          this.log(
+            `bus unreachable, ${this.outbox.size} reports kept in the outbox (${(error as Error).message})`,
+          );
+          return;
+        }
+        this.outbox.acknowledge(batch[batch.length - 1].seq);
+      }
+    });
+    return this.flushing;
+  }
+
+  private async checkIdentity(): Promise<void> {
+    const session = this.session;
+    if (!session) return;
+    const known = await this.hub.knowsMe(session.credential).catch(() => true);
+    if (known) return;
+    this.log('the hub does not know this node any more: registering again');
+    await this.register();
+  }
+
+  private async consumeCommands(): Promise<void> {
+    const session = this.session;
+    if (!session) return;
+    this.commands = await this.bus.consume({
+      groupId: `hcn-agent-${session.nodeId}`,
+      topics: [session.commandTopic],
+      fromBeginning: false,
+      handleBatch: async (messages) => {
+        for (const message of messages) {
+          if (message.key !== session.nodeId) continue;
+          const parsed = agentCommandSchema.safeParse(JSON.parse(message.value.toString()));
+          if (!parsed.success) throw new PoisonMessageError(`malformed command: ${parsed.error.message}`);
+          if (parsed.data.nodeId === session.nodeId && this.applied.firstTime(parsed.data.commandId))
+            this.apply(parsed.data);
+        }
+      },
+    });
+  }
+
+  private apply(command: AgentCommand): void {
+    switch (command.kind) {
+      case 'drain':
+        this.draining = true;
+        this.log(`draining: ${command.reason}`);
+        return;
+      case 'stop':
+        this.log(`stop requested by the hub: ${command.reason}`);
+        void this.stop().then(() => this.options.onRemoteStop?.(command.reason));
+        return;
+      default: {
+        const unreachable: never = command.kind;
+        throw new Error(`Unknown command ${String(unreachable)}`);
+      }
+    }
+  }
+}

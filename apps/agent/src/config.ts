@@ -1,0 +1,67 @@
+import { domainIdSchema, labelsSchema, z } from '@hcn/contracts';
+import { brokerListSchema, envBoolean, parseConfig } from '@hcn/platform';
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+
+const fileSchema = z
+  .object({
+    hubUrl: z.string().url().optional(),
+    joinToken: z.string().optional(),
+    domain: domainIdSchema.optional(),
+    labels: labelsSchema.optional(),
+    head: z.boolean().optional(),
+    dataDir: z.string().optional(),
+    kafkaBrokers: z.array(z.string()).optional(),
+  })
+  .strict();
+
+const schema = z.object({
+  hubUrl: z.string().url('hubUrl (HCN_HUB_URL) must be an http(s) URL'),
+  joinToken: z.string().min(1, 'joinToken (HCN_JOIN_TOKEN) is required'),
+  domainId: domainIdSchema,
+  labels: labelsSchema,
+  isHead: z.boolean(),
+  dataDir: z.string().min(1),
+  kafkaBrokers: z.array(z.string().regex(/^[^:\s]+:\d{1,5}$/)).optional(),
+});
+
+/** Validated agent configuration. */
+export type AgentConfig = z.output<typeof schema>;
+
+/** Parses `key=value,key=value` labels from the environment. */
+function envLabels(text: string | undefined): Record<string, string> | undefined {
+  if (!text) return undefined;
+  return Object.fromEntries(
+    text
+      .split(',')
+      .filter(Boolean)
+      .map((pair) => {
+        const [key, ...value] = pair.split('=');
+        return [key.trim(), value.join('=').trim()];
+      }),
+  );
+}
+
+/**
+ * Loads the agent's configuration: the YAML file named by HCN_AGENT_CONFIG (if any), then the environment
+ * (HCN_HUB_URL, HCN_JOIN_TOKEN, HCN_DOMAIN, HCN_LABELS=k=v,..., HCN_HEAD, HCN_DATA_DIR, KAFKA_BROKERS) on top.
+ */
+export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentConfig {
+  const path = env.HCN_AGENT_CONFIG;
+  const file = path
+    ? parseConfig(`agent file ${path}`, fileSchema, parseYaml(readFileSync(path, 'utf8')) ?? {})
+    : {};
+  const brokers = env.KAFKA_BROKERS
+    ? parseConfig('agent', brokerListSchema, env.KAFKA_BROKERS)
+    : file.kafkaBrokers;
+  const head = envBoolean(file.head ?? false).parse(env.HCN_HEAD);
+  return parseConfig('agent', schema, {
+    hubUrl: env.HCN_HUB_URL ?? file.hubUrl,
+    joinToken: env.HCN_JOIN_TOKEN ?? file.joinToken,
+    domainId: env.HCN_DOMAIN ?? file.domain ?? 'default',
+    labels: envLabels(env.HCN_LABELS) ?? file.labels ?? {},
+    isHead: head,
+    dataDir: env.HCN_DATA_DIR ?? file.dataDir ?? './data/agent',
+    kafkaBrokers: brokers,
+  });
+}

@@ -1,0 +1,34 @@
+import { exitOnConfigError, openMessageBus } from '@hcn/platform';
+import { Agent } from './agent';
+import { loadAgentConfig } from './config';
+
+/** Agent entry point: configuration from HCN_AGENT_CONFIG (YAML) and the environment; Kafka required. */
+async function main(): Promise<void> {
+  const config = loadAgentConfig(process.env);
+  if (!config.kafkaBrokers) {
+    console.error(
+      'Invalid agent configuration:\n  - KAFKA_BROKERS (or kafkaBrokers in the file) is required outside embedded mode',
+    );
+    process.exit(2);
+  }
+  const bus = openMessageBus(config.kafkaBrokers, 'hcn-agent');
+  const agent = new Agent(config, bus, {
+    log: (line) => console.log(line),
+    onRemoteStop: () => void bus.close().finally(() => process.exit(0)),
+  });
+  await agent.start();
+  console.log(`[agent] node ${agent.nodeId} running`);
+  const shutdown = async (): Promise<void> => {
+    await agent.stop();
+    await bus.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown());
+  process.on('SIGINT', () => void shutdown());
+}
+
+main().catch((error) => {
+  exitOnConfigError(error);
+  console.error('[agent] fatal:', error);
+  process.exit(1);
+});

@@ -1,0 +1,48 @@
+import { HcnError } from '@hcn/contracts';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Agent credentials: `<nodeId>.<HMAC-SHA256(secret, nodeId)>`. Stateless to verify, and bound to one node id,
+ * so an agent cannot report as another node.
+ */
+export class AgentCredentials {
+  constructor(private readonly secret: string) {}
+
+  /** The credential of a node. */
+  issue(nodeId: string): string {
+    return `${nodeId}.${this.mac(nodeId)}`;
+  }
+
+  /** True when `credential` was issued for `nodeId`. */
+  verify(credential: string, nodeId: string): boolean {
+    const expected = Buffer.from(this.issue(nodeId));
+    const given = Buffer.from(credential);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  /** The node id a credential was issued for, or throws AUTH.INVALID_AGENT_CREDENTIAL. */
+  nodeIdOf(credential: string | undefined): string {
+    const nodeId = credential?.split('.')[0] ?? '';
+    if (!credential || !this.verify(credential, nodeId)) {
+      throw new HcnError('AUTH.INVALID_AGENT_CREDENTIAL', 'Missing or invalid agent credential');
+    }
+    return nodeId;
+  }
+
+  private mac(nodeId: string): string {
+    return createHmac('sha256', this.secret).update(nodeId).digest('base64url');
+  }
+}
+
+/** Compares a presented join token with the configured one in constant time. */
+export function joinTokenMatches(presented: string, expected: string): boolean {
+  const a = Buffer.from(presented);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Extracts a bearer token from an Authorization header. */
+export function bearer(header: string | undefined): string | undefined {
+  const match = /^Bearer\s+(.+)$/i.exec(header ?? '');
+  return match?.[1];
+}

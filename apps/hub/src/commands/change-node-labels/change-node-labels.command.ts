@@ -1,0 +1,7 @@
+/** Replace the labels of node `nodeId`. */
+export class ChangeNodeLabelsCommand {
+  constructor(
+    readonly nodeId: string,
+    readonly labels: Record<string, string>,
+  ) {}
+}

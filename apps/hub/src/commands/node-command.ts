@@ -1,0 +1,34 @@
+import { labelsSchema, nodeStream, z } from '@hcn/contracts';
+import { NodeCommand, nodeDecider } from '@hcn/domain';
+import type { EventStore } from '@hcn/eventstore';
+import { randomUUID } from 'node:crypto';
+import { handleOnStream } from '../common/aggregate';
+import { requestContext } from '../common/command-context';
+import type { Clock } from '../tokens';
+
+/** Body of drain and stop requests. */
+export const reasonBodySchema = z.object({ reason: z.string().max(500).default('') }).strict();
+
+/** Body of a labels replacement. */
+export const labelsBodySchema = z.object({ labels: labelsSchema }).strict();
+
+/** Result of an operator command on a node. */
+export interface NodeCommandResult {
+  nodeId: string;
+  revision: number;
+  events: string[];
+}
+
+/** Runs one operator command through the node decider on `node-<id>` (shared by the node use cases). */
+export async function runNodeCommand(
+  store: EventStore,
+  clock: Clock,
+  command: NodeCommand & { nodeId: string },
+): Promise<NodeCommandResult> {
+  const context = requestContext({ kind: 'user', id: 'operator' }, clock(), randomUUID());
+  const handled = await handleOnStream(store, nodeDecider, nodeStream(command.nodeId), command, context);
+  return { nodeId: command.nodeId, revision: handled.revision, events: handled.events.map((e) => e.type) };
+}
+
+/** Validates a node id path parameter. */
+export const nodeIdParamSchema = z.string().uuid();

@@ -1,0 +1,59 @@
+import { RegisterNodeResponse, heartbeatStream, nodeStream } from '@hcn/contracts';
+import { nodeDecider } from '@hcn/domain';
+import { EVENT_STORE, EventStore } from '@hcn/eventstore';
+import { AGENT_REPORTS_TOPIC, commandTopicFor } from '@hcn/platform';
+import { Inject } from '@nestjs/common';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { AgentCredentials } from '../../auth/agent-credentials';
+import { handleOnStream } from '../../common/aggregate';
+import { requestContext } from '../../common/command-context';
+import type { HubConfig } from '../../config';
+import { CLOCK, Clock, HUB_CONFIG } from '../../tokens';
+import { RegisterNodeCommand } from './register-node.command';
+
+/** Appends NodeRegistered / NodeReregistered (idempotent on node id) and issues the agent's credential. */
+@CommandHandler(RegisterNodeCommand)
+export class RegisterNodeHandler implements ICommandHandler<RegisterNodeCommand, RegisterNodeResponse> {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(HUB_CONFIG) private readonly config: HubConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly credentials: AgentCredentials,
+  ) {}
+
+  async execute({ request, requestId }: RegisterNodeCommand): Promise<RegisterNodeResponse> {
+    const { nodeId } = request;
+    const context = requestContext({ kind: 'agent', id: nodeId }, this.clock(), requestId);
+    const registration = {
+      nodeId,
+      domainId: request.domainId,
+      hostname: request.hostname,
+      arch: request.arch,
+      os: request.os,
+      cpuCores: request.cpuCores,
+      memoryBytes: request.memoryBytes,
+      diskBytes: request.diskBytes,
+      labels: request.labels,
+      isHead: request.isHead,
+      agentVersion: request.agentVersion,
+    };
+    await this.store.setStreamMetadata(heartbeatStream(nodeId), {
+      maxAge: this.config.heartbeatRetentionSeconds,
+    });
+    await handleOnStream(
+      this.store,
+      nodeDecider,
+      nodeStream(nodeId),
+      { type: 'RegisterNode', registration },
+      context,
+    );
+    return {
+      nodeId,
+      credential: this.credentials.issue(nodeId),
+      reportsTopic: AGENT_REPORTS_TOPIC,
+      commandTopic: commandTopicFor(request.domainId),
+      heartbeatIntervalSeconds: this.config.heartbeatIntervalSeconds,
+      nodeTtlSeconds: this.config.nodeTtlSeconds,
+    };
+  }
+}

@@ -1,0 +1,19 @@
+import { EVENT_STORE, EventStore } from '@hcn/eventstore';
+import { Inject } from '@nestjs/common';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CLOCK, Clock } from '../../tokens';
+import { NodeCommandResult, runNodeCommand } from '../node-command';
+import { StopNodeCommand } from './stop-node.command';
+
+/** Appends NodeStopRequested through the node decider. */
+@CommandHandler(StopNodeCommand)
+export class StopNodeHandler implements ICommandHandler<StopNodeCommand, NodeCommandResult> {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  execute({ nodeId, reason }: StopNodeCommand): Promise<NodeCommandResult> {
+    return runNodeCommand(this.store, this.clock, { type: 'RequestStop', nodeId, reason });
+  }
+}

@@ -1,0 +1,43 @@
+import type { Decider } from '@hcn/domain';
+import { fold } from '@hcn/domain';
+import { ConcurrencyError, EventStore, ExpectedRevision } from '@hcn/eventstore';
+import { CommandContext, toNewEvents } from './command-context';
+
+const MAX_ATTEMPTS = 5;
+
+/** Result of handling a command on an aggregate. */
+export interface Handled<E> {
+  readonly events: E[];
+  /** Stream revision after the append (or unchanged when nothing was decided). */
+  readonly revision: number;
+}
+
+/**
+ * Load, decide, append with the expected revision; on a concurrent write, reload and decide again.
+ * The decider sees only `{ type, data }` of the stream's events.
+ */
+export async function handleOnStream<C, E extends { type: string; data: unknown }, S>(
+  store: EventStore,
+  decider: Decider<C, E, S>,
+  streamId: string,
+  command: C,
+  context: CommandContext,
+): Promise<Handled<E>> {
+  for (let attempt = 1; ; attempt++) {
+    const recorded = await store.readStream(streamId);
+    const state = fold(
+      decider,
+      recorded.map((r) => ({ type: r.type, data: r.data }) as E),
+    );
+    const events = decider.decide(command, state);
+    const current = recorded.length > 0 ? recorded[recorded.length - 1].revision : -1;
+    if (events.length === 0) return { events, revision: current };
+    const expected: ExpectedRevision = current < 0 ? 'no_stream' : current;
+    try {
+      const result = await store.append(streamId, toNewEvents(events, context), expected);
+      return { events, revision: result.nextExpectedRevision };
+    } catch (error) {
+      if (!(error instanceof ConcurrencyError) || attempt >= MAX_ATTEMPTS) throw error;
+    }
+  }
+}

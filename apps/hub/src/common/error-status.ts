@@ -1,0 +1,18 @@
+import { HcnError, ValidationError } from '@hcn/contracts';
+
+const EXACT: Record<string, number> = {
+  'EVENTSTORE.WRONG_EXPECTED_REVISION': 409,
+  'EVENTSTORE.UNAVAILABLE': 503,
+  'BUS.UNAVAILABLE': 503,
+  'AUTH.FORBIDDEN': 403,
+};
+
+/** The one mapping from dotted error codes to HTTP status codes. */
+export function statusForError(error: HcnError): number {
+  if (error instanceof ValidationError) return 400;
+  if (EXACT[error.code]) return EXACT[error.code];
+  if (error.code.endsWith('.NOT_FOUND')) return 404;
+  if (error.code.startsWith('AUTH.')) return 401;
+  if (error.code.startsWith('REQUEST.') || error.code.startsWith('EVENT.')) return 400;
+  return 409;
+}

@@ -1,0 +1,48 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** The hub's Prometheus metrics (one registry per hub instance). */
+export class HubMetrics {
+  readonly registry = new Registry();
+  readonly reportsReceived = new Counter({
+    name: 'hcn_agent_reports_received_total',
+    help: 'Agent reports consumed',
+    registers: [this.registry],
+  });
+  readonly reportsRejected = new Counter({
+    name: 'hcn_agent_reports_rejected_total',
+    help: 'Agent reports rejected without appending, by reason',
+    labelNames: ['reason'],
+    registers: [this.registry],
+  });
+  readonly heartbeatsAppended = new Counter({
+    name: 'hcn_heartbeats_appended_total',
+    help: 'NodeHeartbeatRecorded events appended',
+    registers: [this.registry],
+  });
+  readonly nodesWentOffline = new Counter({
+    name: 'hcn_nodes_went_offline_total',
+    help: 'NodeWentOffline events appended by this hub',
+    registers: [this.registry],
+  });
+  readonly commandsDispatched = new Counter({
+    name: 'hcn_agent_commands_dispatched_total',
+    help: 'Commands relayed to agents',
+    registers: [this.registry],
+  });
+  readonly nodesTracked = new Gauge({
+    name: 'hcn_liveness_nodes',
+    help: 'Nodes tracked by liveness, by status',
+    labelNames: ['status'],
+    registers: [this.registry],
+  });
+  readonly ingestBatchSeconds = new Histogram({
+    name: 'hcn_report_batch_seconds',
+    help: 'Time to append one consumed batch of reports',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+}

@@ -1,0 +1,57 @@
+import { brokerListSchema, envNumber, parseConfig } from '@hcn/platform';
+import { z } from 'zod';
+
+const schema = z
+  .object({
+    HCN_HTTP_HOST: z.string().default('127.0.0.1'),
+    HCN_HTTP_PORT: envNumber(8080).pipe(z.number().int().min(0).max(65535)),
+    DATABASE_URL: z.string().url('DATABASE_URL must be a postgres:// URL'),
+    EVENTSTORE_URL: z
+      .string()
+      .startsWith('esdb', 'EVENTSTORE_URL must be an esdb:// connection string')
+      .optional(),
+    KAFKA_BROKERS: brokerListSchema.optional(),
+    HCN_JOIN_TOKEN: z.string().min(16, 'HCN_JOIN_TOKEN must be at least 16 characters'),
+    HCN_AGENT_SECRET: z.string().min(32, 'HCN_AGENT_SECRET must be at least 32 characters'),
+    HCN_NODE_TTL_SECONDS: envNumber(15).pipe(z.number().positive()),
+    HCN_HEARTBEAT_INTERVAL_SECONDS: envNumber(5).pipe(z.number().positive()),
+    HCN_HEARTBEAT_RETENTION_SECONDS: envNumber(86400).pipe(z.number().int().positive()),
+    HCN_LIVENESS_SWEEP_MS: envNumber(1000).pipe(z.number().int().positive()),
+  })
+  .refine((c) => c.HCN_NODE_TTL_SECONDS > c.HCN_HEARTBEAT_INTERVAL_SECONDS, {
+    message: 'HCN_NODE_TTL_SECONDS must be longer than HCN_HEARTBEAT_INTERVAL_SECONDS',
+    path: ['HCN_NODE_TTL_SECONDS'],
+  });
+
+/** Validated hub configuration. */
+export interface HubConfig {
+  readonly httpHost: string;
+  readonly httpPort: number;
+  readonly databaseUrl: string;
+  readonly eventStoreUrl?: string;
+  readonly kafkaBrokers?: readonly string[];
+  readonly joinToken: string;
+  readonly agentSecret: string;
+  readonly nodeTtlSeconds: number;
+  readonly heartbeatIntervalSeconds: number;
+  readonly heartbeatRetentionSeconds: number;
+  readonly livenessSweepMs: number;
+}
+
+/** Reads and validates the hub's configuration from the environment (throws ConfigError listing every problem). */
+export function loadHubConfig(env: NodeJS.ProcessEnv): HubConfig {
+  const c = parseConfig('hub', schema, env);
+  return {
+    httpHost: c.HCN_HTTP_HOST,
+    httpPort: c.HCN_HTTP_PORT,
+    databaseUrl: c.DATABASE_URL,
+    eventStoreUrl: c.EVENTSTORE_URL,
+    kafkaBrokers: c.KAFKA_BROKERS,
+    joinToken: c.HCN_JOIN_TOKEN,
+    agentSecret: c.HCN_AGENT_SECRET,
+    nodeTtlSeconds: c.HCN_NODE_TTL_SECONDS,
+    heartbeatIntervalSeconds: c.HCN_HEARTBEAT_INTERVAL_SECONDS,
+    heartbeatRetentionSeconds: c.HCN_HEARTBEAT_RETENTION_SECONDS,
+    livenessSweepMs: c.HCN_LIVENESS_SWEEP_MS,
+  };
+}

@@ -1,0 +1,90 @@
+import 'reflect-metadata';
+import { MemoryMessageBus } from '@hcn/messaging';
+import { exitOnConfigError, openEventStore, startEmbeddedPostgres } from '@hcn/platform';
+import { openReadModels } from '@hcn/read-models';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Agent } from '../../agent/src/agent';
+import { loadAgentConfig } from '../../agent/src/config';
+import { startProjector } from '../../projector/src/projector';
+import { loadHubConfig } from './config';
+import { startHub } from './hub';
+
+/** Secrets generated on the first embedded run and kept in the data directory. */
+function embeddedSecrets(dataDir: string): { joinToken: string; agentSecret: string } {
+  const path = join(dataDir, 'secrets.json');
+  if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8'));
+  const secrets = {
+    joinToken: randomBytes(24).toString('base64url'),
+    agentSecret: randomBytes(32).toString('base64url'),
+  };
+  writeFileSync(path, JSON.stringify(secrets), { mode: 0o600 });
+  return secrets;
+}
+
+/**
+ * Embedded mode (`npm start`): hub, projector and a local agent in one process, on embedded PostgreSQL
+ * (data under HCN_DATA_DIR, default ./data, kept between runs), the PostgreSQL event store and the
+ * in-process bus. Prints the dashboard URL.
+ */
+async function main(): Promise<void> {
+  const dataDir = resolve(process.env.HCN_DATA_DIR ?? 'data');
+  mkdirSync(dataDir, { recursive: true });
+  const secrets = embeddedSecrets(dataDir);
+  console.log(`[hcn] starting embedded PostgreSQL in ${join(dataDir, 'pg')} ...`);
+  const postgres = await startEmbeddedPostgres({ dataDir: join(dataDir, 'pg') });
+  const databaseUrl = postgres.url;
+  const config = loadHubConfig({
+    HCN_HEARTBEAT_INTERVAL_SECONDS: '2',
+    HCN_NODE_TTL_SECONDS: '6',
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    HCN_JOIN_TOKEN: process.env.HCN_JOIN_TOKEN ?? secrets.joinToken,
+    HCN_AGENT_SECRET: process.env.HCN_AGENT_SECRET ?? secrets.agentSecret,
+  });
+  const store = await openEventStore({ databaseUrl });
+  const readModels = await openReadModels(databaseUrl);
+  const bus = new MemoryMessageBus();
+  const projector = await startProjector(store, readModels, {
+    onError: (e) => console.error(`[projector] ${e.message}`),
+  });
+  const hub = await startHub(config, { store, bus, readModels });
+  const agentConfig = loadAgentConfig({
+    ...process.env,
+    HCN_HUB_URL: hub.url,
+    HCN_JOIN_TOKEN: config.joinToken,
+    HCN_DOMAIN: process.env.HCN_DOMAIN ?? 'local',
+    HCN_HEAD: 'true',
+    HCN_DATA_DIR: join(dataDir, 'agent'),
+    KAFKA_BROKERS: '',
+  });
+  const agent = new Agent(agentConfig, bus, { log: (line) => console.log(line) });
+  await agent.start();
+  console.log(`\n  HCN is running (embedded mode).`);
+  console.log(`  Dashboard: ${hub.url}/`);
+  console.log(`  API:       ${hub.url}/v1/nodes   docs: ${hub.url}/docs   metrics: ${hub.url}/metrics`);
+  console.log(`  Join token for more agents: ${config.joinToken}\n`);
+  let closing = false;
+  const shutdown = async (): Promise<void> => {
+    if (closing) return;
+    closing = true;
+    console.log('[hcn] stopping ...');
+    await agent.stop();
+    await hub.close();
+    await projector.stop();
+    await bus.close();
+    await store.close();
+    await readModels.destroy();
+    await postgres.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown());
+  process.on('SIGTERM', () => void shutdown());
+}
+
+main().catch((error) => {
+  exitOnConfigError(error);
+  console.error('[hcn] failed to start:', error);
+  process.exit(1);
+});

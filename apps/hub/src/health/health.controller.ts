@@ -1,0 +1,44 @@
+import { EVENT_STORE, EventStore } from '@hcn/eventstore';
+import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Response } from 'express';
+import type { DataSource } from 'typeorm';
+import { HubMetrics } from '../common/metrics';
+import { READ_MODELS } from '../tokens';
+
+/** Liveness, readiness and Prometheus metrics. */
+@ApiExcludeController()
+@Controller()
+export class HealthController {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(READ_MODELS) private readonly db: DataSource,
+    private readonly metrics: HubMetrics,
+  ) {}
+
+  @Get('healthz')
+  health(): { status: string } {
+    return { status: 'ok' };
+  }
+
+  @Get('readyz')
+  async ready(@Res() res: Response): Promise<void> {
+    const checks: Record<string, string> = {};
+    await this.store.readStream('$readiness-probe').then(
+      () => (checks.eventStore = 'ok'),
+      (e: Error) => (checks.eventStore = e.message),
+    );
+    await this.db.query('SELECT 1').then(
+      () => (checks.readModels = 'ok'),
+      (e: Error) => (checks.readModels = e.message),
+    );
+    const ok = Object.values(checks).every((v) => v === 'ok');
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'not ready', checks });
+  }
+
+  @Get('metrics')
+  @Header('content-type', 'text/plain; version=0.0.4')
+  async prometheus(): Promise<string> {
+    return this.metrics.registry.metrics();
+  }
+}

@@ -1,0 +1,75 @@
+import 'reflect-metadata';
+import type { EventStore } from '@hcn/eventstore';
+import type { MessageBus } from '@hcn/messaging';
+import { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { DataSource } from 'typeorm';
+import { AgentCredentials } from './auth/agent-credentials';
+import { HcnExceptionFilter } from './common/hcn-exception.filter';
+import { HubMetrics } from './common/metrics';
+import type { HubConfig } from './config';
+import { Dispatcher } from './dispatch/dispatcher';
+import { HubModule } from './hub.module';
+import { AgentReportsConsumer } from './ingest/agent-reports.consumer';
+import { LivenessService } from './sagas/liveness.service';
+import type { Clock } from './tokens';
+
+/** A running hub. */
+export interface RunningHub {
+  readonly app: INestApplication;
+  readonly url: string;
+  readonly metrics: HubMetrics;
+  readonly liveness: LivenessService;
+  close(): Promise<void>;
+}
+
+/** Ports the hub runs on; the caller owns and closes them. */
+export interface HubPorts {
+  readonly store: EventStore;
+  readonly bus: MessageBus;
+  readonly readModels: DataSource;
+  readonly clock?: Clock;
+}
+
+/** Starts the hub: HTTP API and OpenAPI docs, report ingestion, liveness saga, command dispatcher. */
+export async function startHub(config: HubConfig, ports: HubPorts): Promise<RunningHub> {
+  const clock = ports.clock ?? (() => new Date());
+  const metrics = new HubMetrics();
+  const credentials = new AgentCredentials(config.agentSecret);
+  const liveness = new LivenessService(ports.store, config, clock, metrics);
+  const consumer = new AgentReportsConsumer(ports.bus, ports.store, credentials, liveness, metrics);
+  const dispatcher = new Dispatcher(ports.store, ports.bus, ports.readModels, metrics);
+  const app = await NestFactory.create(
+    HubModule.register({ config, ...ports, metrics, credentials, clock }),
+    { logger: ['error', 'warn'] },
+  );
+  app.useGlobalFilters(new HcnExceptionFilter());
+  app.enableShutdownHooks();
+  const openApi = new DocumentBuilder()
+    .setTitle('HCN hub')
+    .setDescription('Heterogeneous compute network hub: agents, nodes, domains')
+    .setVersion('0.1.0')
+    .build();
+  SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, openApi), {
+    jsonDocumentUrl: 'docs/openapi.json',
+  });
+  liveness.start();
+  await consumer.start();
+  await dispatcher.start();
+  await app.listen(config.httpPort, config.httpHost);
+  const address = app.getHttpServer().address() as { port: number };
+  const url = `http://${config.httpHost}:${address.port}`;
+  return {
+    app,
+    url,
+    metrics,
+    liveness,
+    close: async () => {
+      await consumer.stop();
+      await dispatcher.stop();
+      await liveness.stop();
+      await app.close();
+    },
+  };
+}

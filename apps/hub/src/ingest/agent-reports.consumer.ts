@@ -1,0 +1,156 @@
+import { AgentReport, NewEvent, agentReportSchema, deterministicUuid, heartbeatStream } from '@hcn/contracts';
+import { DuplicateEventIdError, EventStore } from '@hcn/eventstore';
+import {
+  Consumer,
+  IncomingMessage,
+  MessageBus,
+  deadLetterMessage,
+  defaultDeadLetterTopic,
+} from '@hcn/messaging';
+import { AGENT_REPORTS_TOPIC } from '@hcn/platform';
+import type { AgentCredentials } from '../auth/agent-credentials';
+import type { HubMetrics } from '../common/metrics';
+import type { LivenessService } from '../sagas/liveness.service';
+
+type Report = ReturnType<typeof agentReportSchema.parse>;
+
+/** Consumer group of the hubs reading agent reports. */
+export const REPORTS_GROUP = 'hcn-hub-reports';
+
+/** The heartbeat event of a report; its id derives from (node, seq) so a replayed report is stored once. */
+export function heartbeatEvent(report: Report): NewEvent {
+  return {
+    eventId: deterministicUuid(`heartbeat:${report.nodeId}:${report.seq}`),
+    type: 'NodeHeartbeatRecorded',
+    data: {
+      nodeId: report.nodeId,
+      seq: report.seq,
+      sentAt: report.sentAt,
+      usage: report.usage,
+      runningAllocations: report.runningAllocations,
+    },
+    metadata: {
+      correlationId: report.nodeId,
+      causationId: `report:${report.seq}`,
+      actor: { kind: 'agent', id: report.nodeId },
+      occurredAt: report.sentAt,
+    },
+  };
+}
+
+/**
+ * Consumes `hcn.agent-reports` in batches: validates and authenticates each report, dead-letters the bad ones
+ * (with the reason, counted), appends heartbeats per node, and brings offline nodes back online.
+ */
+export class AgentReportsConsumer {
+  private consumer: Consumer | undefined;
+
+  constructor(
+    private readonly bus: MessageBus,
+    private readonly store: EventStore,
+    private readonly credentials: AgentCredentials,
+    private readonly liveness: LivenessService,
+    private readonly metrics: HubMetrics,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.bus.createTopics([
+      { name: AGENT_REPORTS_TOPIC, partitions: 8 },
+      { name: defaultDeadLetterTopic(AGENT_REPORTS_TOPIC) },
+    ]);
+    this.consumer = await this.bus.consume({
+      groupId: REPORTS_GROUP,
+      topics: [AGENT_REPORTS_TOPIC],
+      fromBeginning: true,
+      handleBatch: (messages) => this.handle(messages),
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer?.stop();
+  }
+
+  /** Handles one batch of one partition (exported for tests through the class). */
+  async handle(messages: IncomingMessage[]): Promise<void> {
+    const stop = this.metrics.ingestBatchSeconds.startTimer();
+    this.metrics.reportsReceived.inc(messages.length);
+    const byNode = new Map<string, Report[]>();
+    const rejected: Array<{ message: IncomingMessage; code: string; reason: string }> = [];
+    for (const message of messages) {
+      const verdict = this.check(message);
+      if ('report' in verdict)
+        byNode.set(verdict.report.nodeId, [...(byNode.get(verdict.report.nodeId) ?? []), verdict.report]);
+      else rejected.push({ message, ...verdict });
+    }
+    await Promise.all([...byNode].map(([nodeId, reports]) => this.appendHeartbeats(nodeId, reports)));
+    if (rejected.length > 0) {
+      await this.bus.publishAll(
+        rejected.map((r) => ({
+          topic: defaultDeadLetterTopic(r.message.topic),
+          messages: [deadLetterMessage(r.message, r.code, r.reason)],
+        })),
+      );
+    }
+    stop();
+  }
+
+  private check(message: IncomingMessage): { report: Report } | { code: string; reason: string } {
+    let json: unknown;
+    try {
+      json = JSON.parse(message.value.toString('utf8'));
+    } catch {
+      return this.reject('REPORT.MALFORMED_JSON', 'report is not valid JSON');
+    }
+    const parsed = agentReportSchema.safeParse(json);
+    if (!parsed.success) {
+      const reason = parsed.error.issues
+        .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+        .join('; ');
+      return this.reject('REPORT.SCHEMA_INVALID', reason);
+    }
+    const report = parsed.data;
+    if (!this.credentials.verify(report.credential, report.nodeId)) {
+      return this.reject(
+        'AUTH.INVALID_AGENT_CREDENTIAL',
+        `credential does not belong to node ${report.nodeId}`,
+      );
+    }
+    if (message.key !== null && message.key !== report.nodeId) {
+      return this.reject(
+        'REPORT.KEY_MISMATCH',
+        `message key ${message.key} is not the report's node ${report.nodeId}`,
+      );
+    }
+    if (!this.liveness.get(report.nodeId))
+      return this.reject('NODE.NOT_FOUND', `node ${report.nodeId} is not registered`);
+    return { report };
+  }
+
+  private reject(code: string, reason: string): { code: string; reason: string } {
+    this.metrics.reportsRejected.inc({ reason: code });
+    return { code, reason };
+  }
+
+  private async appendHeartbeats(nodeId: string, reports: Report[]): Promise<void> {
+    const events = reports.map(heartbeatEvent);
+    try {
+      await this.store.append(heartbeatStream(nodeId), events, 'any');
+    } catch (error) {
+      if (!(error instanceof DuplicateEventIdError)) throw error;
+      for (const event of events)
+        await this.store.append(heartbeatStream(nodeId), [event], 'any').catch(ignoreDuplicate);
+    }
+    this.metrics.heartbeatsAppended.inc(events.length);
+    const newest = reports.reduce((a, b) => (Date.parse(b.sentAt) > Date.parse(a.sentAt) ? b : a));
+    const seenAt = new Date(Math.min(Date.now(), Date.parse(newest.sentAt)));
+    this.liveness.heard(nodeId, Date.now());
+    if (this.liveness.get(nodeId)?.status === 'offline' && !newest.final)
+      await this.liveness.markOnline(nodeId, seenAt);
+  }
+}
+
+function ignoreDuplicate(error: unknown): void {
+  if (!(error instanceof DuplicateEventIdError)) throw error;
+}
+
+export type { AgentReport };

@@ -1,0 +1,33 @@
+import 'reflect-metadata';
+import { exitOnConfigError, openEventStore, openMessageBus } from '@hcn/platform';
+import { openReadModels } from '@hcn/read-models';
+import { loadHubConfig } from './config';
+import { startHub } from './hub';
+
+/** Distributed-mode entry point: adapters from the environment (EVENTSTORE_URL, KAFKA_BROKERS, DATABASE_URL). */
+async function main(): Promise<void> {
+  const config = loadHubConfig(process.env);
+  const store = await openEventStore({
+    databaseUrl: config.databaseUrl,
+    eventStoreUrl: config.eventStoreUrl,
+  });
+  const bus = openMessageBus(config.kafkaBrokers, 'hcn-hub');
+  const readModels = await openReadModels(config.databaseUrl);
+  const hub = await startHub(config, { store, bus, readModels });
+  console.log(`[hub] listening on ${hub.url} (docs: ${hub.url}/docs)`);
+  const shutdown = async (): Promise<void> => {
+    await hub.close();
+    await bus.close();
+    await store.close();
+    await readModels.destroy();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown());
+  process.on('SIGINT', () => void shutdown());
+}
+
+main().catch((error) => {
+  exitOnConfigError(error);
+  console.error('[hub] fatal:', error);
+  process.exit(1);
+});

@@ -1,0 +1,129 @@
+import { HcnError, z } from '@hcn/contracts';
+import type { DataSource } from 'typeorm';
+
+/** Query parameters of `GET /v1/nodes`. */
+export const listNodesQuerySchema = z
+  .object({
+    domain: z.string().max(63).optional(),
+    status: z.enum(['online', 'offline', 'deregistered']).optional(),
+    label: z
+      .union([z.string(), z.array(z.string())])
+      .optional()
+      .transform((v) => (v === undefined ? [] : [v].flat()))
+      .pipe(z.array(z.string().regex(/^[^=]+=.*$/, 'label filters look like key=value'))),
+    sort: z.enum(['hostname', 'lastSeenAt', 'registeredAt', 'cpuUsage']).default('hostname'),
+    order: z.enum(['asc', 'desc']).default('asc'),
+    limit: z.coerce.number().int().min(1).max(1000).default(100),
+    offset: z.coerce.number().int().min(0).default(0),
+  })
+  .strict();
+
+const SORT_COLUMNS = {
+  hostname: 'hostname',
+  lastSeenAt: 'last_seen_at',
+  registeredAt: 'registered_at',
+  cpuUsage: 'cpu_usage',
+} as const;
+
+/** A node as the API shows it. */
+export interface NodeView {
+  nodeId: string;
+  domainId: string;
+  hostname: string;
+  arch: string;
+  os: string;
+  cpuCores: number;
+  memoryBytes: number;
+  diskBytes: number;
+  labels: Record<string, string>;
+  isHead: boolean;
+  agentVersion: string;
+  status: string;
+  draining: boolean;
+  stopRequested: boolean;
+  registeredAt: string;
+  lastSeenAt: string | null;
+  usage: { cpuUsage: number; memoryUsedBytes: number; diskUsedBytes: number } | null;
+}
+
+type Row = Record<string, unknown>;
+
+function toView(row: Row): NodeView {
+  const iso = (v: unknown): string | null => (v ? new Date(v as string).toISOString() : null);
+  return {
+    nodeId: row.node_id as string,
+    domainId: row.domain_id as string,
+    hostname: row.hostname as string,
+    arch: row.arch as string,
+    os: row.os as string,
+    cpuCores: Number(row.cpu_cores),
+    memoryBytes: Number(row.memory_bytes),
+    diskBytes: Number(row.disk_bytes),
+    labels: row.labels as Record<string, string>,
+    isHead: row.is_head as boolean,
+    agentVersion: row.agent_version as string,
+    status: row.status as string,
+    draining: row.draining as boolean,
+    stopRequested: row.stop_requested as boolean,
+    registeredAt: iso(row.registered_at) as string,
+    lastSeenAt: iso(row.last_seen_at),
+    usage:
+      row.cpu_usage === null
+        ? null
+        : {
+            cpuUsage: Number(row.cpu_usage),
+            memoryUsedBytes: Number(row.memory_used_bytes),
+            diskUsedBytes: Number(row.disk_used_bytes),
+          },
+  };
+}
+
+/** Lists nodes from the node_state read model with filters, sorting and pagination. */
+export async function listNodes(
+  db: DataSource,
+  query: z.output<typeof listNodesQuerySchema>,
+): Promise<{ items: NodeView[]; total: number; limit: number; offset: number }> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const add = (sql: string, value: unknown): void => {
+    params.push(value);
+    where.push(sql.replace('?', `$${params.length}`));
+  };
+  if (query.domain) add('domain_id = ?', query.domain);
+  if (query.status) add('status = ?', query.status);
+  for (const label of query.label) {
+    const [key, ...rest] = label.split('=');
+    add('labels @> ?::jsonb', JSON.stringify({ [key]: rest.join('=') }));
+  }
+  const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+  const order = `${SORT_COLUMNS[query.sort]} ${query.order === 'asc' ? 'ASC' : 'DESC'} NULLS LAST, node_id`;
+  const [rows, count] = await Promise.all([
+    db.query(
+      `SELECT * FROM node_state ${clause} ORDER BY ${order} LIMIT ${query.limit} OFFSET ${query.offset}`,
+      params,
+    ),
+    db.query(`SELECT count(*)::int AS n FROM node_state ${clause}`, params),
+  ]);
+  return { items: (rows as Row[]).map(toView), total: count[0].n, limit: query.limit, offset: query.offset };
+}
+
+/** One node from node_state, or NODE.NOT_FOUND. */
+export async function getNode(db: DataSource, nodeId: string): Promise<NodeView> {
+  const rows: Row[] = await db.query('SELECT * FROM node_state WHERE node_id = $1', [nodeId]);
+  if (rows.length === 0) throw new HcnError('NODE.NOT_FOUND', `Node ${nodeId} is not known`, { nodeId });
+  return toView(rows[0]);
+}
+
+/** Domain summaries from the domain_summary read model. */
+export async function listDomains(db: DataSource): Promise<unknown[]> {
+  const rows: Row[] = await db.query('SELECT * FROM domain_summary ORDER BY domain_id');
+  return rows.map((r) => ({
+    domainId: r.domain_id,
+    nodes: { online: r.nodes_online, offline: r.nodes_offline, draining: r.nodes_draining },
+    capacity: {
+      cpuCores: { total: r.cpu_cores_total, available: Number(r.cpu_cores_available) },
+      memoryBytes: { total: Number(r.memory_bytes_total), available: Number(r.memory_bytes_available) },
+    },
+    resourceTags: r.resource_tags,
+  }));
+}

@@ -1,0 +1,149 @@
+import { EventDataOf, RecordedEvent, nodeStream } from '@hcn/contracts';
+import { nodeDecider } from '@hcn/domain';
+import { EventStore, Subscription } from '@hcn/eventstore';
+import { randomUUID } from 'node:crypto';
+import { handleOnStream } from '../common/aggregate';
+import { requestContext } from '../common/command-context';
+import type { HubMetrics } from '../common/metrics';
+import type { HubConfig } from '../config';
+import type { Clock } from '../tokens';
+
+/** What liveness knows of one node. */
+export interface TrackedNode {
+  status: 'online' | 'offline';
+  domainId: string;
+  /** Last time the node was heard from (ms since epoch). */
+  lastSeenMs: number;
+}
+
+/**
+ * Liveness saga: follows node-* and heartbeat-* in the log (so every hub sees the same facts, also after a
+ * restart), and appends NodeWentOffline when a node is silent for longer than the TTL. Sweeps only after
+ * catching up plus one TTL, so a restarted hub gives live agents time to be heard.
+ */
+export class LivenessService {
+  private readonly nodes = new Map<string, TrackedNode>();
+  private subscription: Subscription | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private sweeping = false;
+  private sweepFromMs = Number.POSITIVE_INFINITY;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly config: HubConfig,
+    private readonly clock: Clock,
+    private readonly metrics: HubMetrics,
+  ) {}
+
+  /** Starts following the log and sweeping. */
+  start(): void {
+    this.subscription = this.store.subscribeToAll({
+      filter: { kind: 'streamPrefix', prefixes: ['node-', 'heartbeat-'] },
+      onEvent: (event) => this.apply(event),
+      onCaughtUp: () => (this.sweepFromMs = this.clock().getTime() + this.config.nodeTtlSeconds * 1000),
+      onError: (error) => console.error(`[liveness] ${error.message}`),
+    });
+    this.timer = setInterval(() => void this.sweep(), this.config.livenessSweepMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.subscription?.stop();
+  }
+
+  /** The tracked node, if registered. */
+  get(nodeId: string): TrackedNode | undefined {
+    return this.nodes.get(nodeId);
+  }
+
+  /** Notes that reports from a node were just appended (so sweeps need not wait for the subscription). */
+  heard(nodeId: string, atMs: number): void {
+    const node = this.nodes.get(nodeId);
+    if (node && atMs > node.lastSeenMs) node.lastSeenMs = atMs;
+  }
+
+  /** Brings an offline node back online after a heartbeat (NodeCameOnline through the decider). */
+  async markOnline(nodeId: string, seenAt: Date): Promise<void> {
+    const context = requestContext({ kind: 'system', id: 'liveness' }, this.clock(), randomUUID());
+    await handleOnStream(
+      this.store,
+      nodeDecider,
+      nodeStream(nodeId),
+      { type: 'ObserveHeartbeat', nodeId, seenAt: seenAt.toISOString() },
+      context,
+    );
+    const node = this.nodes.get(nodeId);
+    if (node) node.status = 'online';
+  }
+
+  private apply(event: RecordedEvent): void {
+    const recordedMs = Date.parse(event.recordedAt);
+    switch (event.type) {
+      case 'NodeRegistered':
+      case 'NodeReregistered': {
+        const data = event.data as EventDataOf<'NodeRegistered'>;
+        const lastSeenMs = Math.max(recordedMs, this.nodes.get(data.nodeId)?.lastSeenMs ?? 0);
+        this.nodes.set(data.nodeId, { status: 'online', domainId: data.domainId, lastSeenMs });
+        break;
+      }
+      case 'NodeCameOnline':
+        this.update(
+          event,
+          (n) => ((n.status = 'online'), (n.lastSeenMs = Math.max(n.lastSeenMs, recordedMs))),
+        );
+        break;
+      case 'NodeWentOffline':
+        this.update(event, (n) => (n.status = 'offline'));
+        break;
+      case 'NodeDeregistered':
+        this.nodes.delete((event.data as { nodeId: string }).nodeId);
+        break;
+      case 'NodeHeartbeatRecorded':
+        this.update(event, (n) => (n.lastSeenMs = Math.max(n.lastSeenMs, recordedMs)));
+        break;
+      default:
+        break;
+    }
+  }
+
+  private update(event: RecordedEvent, change: (node: TrackedNode) => void): void {
+    const node = this.nodes.get((event.data as { nodeId: string }).nodeId);
+    if (node) change(node);
+  }
+
+  private async sweep(): Promise<void> {
+    const now = this.clock();
+    if (this.sweeping || now.getTime() < this.sweepFromMs) return;
+    this.sweeping = true;
+    try {
+      let online = 0;
+      for (const [nodeId, node] of this.nodes) {
+        if (node.status !== 'online') continue;
+        online++;
+        if (now.getTime() - node.lastSeenMs <= this.config.nodeTtlSeconds * 1000) continue;
+        await this.markOffline(nodeId, node, now);
+      }
+      this.metrics.nodesTracked.set({ status: 'online' }, online);
+      this.metrics.nodesTracked.set({ status: 'offline' }, this.nodes.size - online);
+    } catch (error) {
+      console.error(`[liveness] sweep failed: ${(error as Error).message}`);
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  private async markOffline(nodeId: string, node: TrackedNode, now: Date): Promise<void> {
+    const context = requestContext({ kind: 'system', id: 'liveness' }, now, randomUUID());
+    const command = {
+      type: 'CheckLiveness' as const,
+      nodeId,
+      now: now.toISOString(),
+      ttlSeconds: this.config.nodeTtlSeconds,
+      lastSeenAt: new Date(node.lastSeenMs).toISOString(),
+    };
+    const handled = await handleOnStream(this.store, nodeDecider, nodeStream(nodeId), command, context);
+    node.status = 'offline';
+    if (handled.events.length > 0) this.metrics.nodesWentOffline.inc();
+  }
+}

@@ -1,0 +1,55 @@
+import { brokerListSchema, exitOnConfigError, openEventStore, parseConfig } from '@hcn/platform';
+import { openReadModels } from '@hcn/read-models';
+import { z } from 'zod';
+import { startProjector } from './projector';
+import { PROJECTIONS } from './projections';
+import { rebuildProjection, renderProgress } from './rebuild';
+
+/**
+ * Projector entry point.
+ *   projector            run every projection (checkpointed catch-up subscriptions)
+ *   projector rebuild    drop the read models and replay the log from zero, with a progress bar
+ */
+const configSchema = z.object({
+  DATABASE_URL: z.string().url('DATABASE_URL must be a postgres:// URL'),
+  EVENTSTORE_URL: z.string().optional(),
+  KAFKA_BROKERS: brokerListSchema.optional(),
+});
+
+async function main(): Promise<void> {
+  const config = parseConfig('projector', configSchema, process.env);
+  const store = await openEventStore({
+    databaseUrl: config.DATABASE_URL,
+    eventStoreUrl: config.EVENTSTORE_URL,
+  });
+  const dataSource = await openReadModels(config.DATABASE_URL);
+  if (process.argv[2] === 'rebuild') {
+    for (const projection of PROJECTIONS) {
+      const result = await rebuildProjection(store, dataSource, projection, (p) =>
+        process.stdout.write(`\r${renderProgress(projection.name, p)}`),
+      );
+      process.stdout.write(`\n[rebuild ${projection.name}] done: ${result.applied} events\n`);
+    }
+    await store.close();
+    await dataSource.destroy();
+    return;
+  }
+  const projector = await startProjector(store, dataSource, {
+    onError: (e) => console.error(`[projector] ${e.message}`),
+  });
+  console.log('[projector] running');
+  const shutdown = async (): Promise<void> => {
+    await projector.stop();
+    await store.close();
+    await dataSource.destroy();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown());
+  process.on('SIGINT', () => void shutdown());
+}
+
+main().catch((error) => {
+  exitOnConfigError(error);
+  console.error('[projector] fatal:', error);
+  process.exit(1);
+});

