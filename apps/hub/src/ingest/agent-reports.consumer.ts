@@ -13,6 +13,7 @@ import type { HubMetrics } from '../common/metrics';
 import type { LivenessService } from '../sagas/liveness.service';
 
 type Report = ReturnType<typeof agentReportSchema.parse>;
+type Rejected = { message: IncomingMessage; code: string; reason: string };
 
 /** Consumer group of the hubs reading agent reports. */
 export const REPORTS_GROUP = 'hcn-hub-reports';
@@ -70,19 +71,31 @@ export class AgentReportsConsumer {
     await this.consumer?.stop();
   }
 
-  /** Handles one batch of one partition (exported for tests through the class). */
+  /** Handles one batch of one partition: valid reports are appended per node, the others dead-lettered. */
   async handle(messages: IncomingMessage[]): Promise<void> {
     const stop = this.metrics.ingestBatchSeconds.startTimer();
     this.metrics.reportsReceived.inc(messages.length);
-    const byNode = new Map<string, Report[]>();
-    const rejected: Array<{ message: IncomingMessage; code: string; reason: string }> = [];
+    const byNode = new Map<string, Array<{ message: IncomingMessage; report: Report }>>();
+    const rejected: Rejected[] = [];
     for (const message of messages) {
       const verdict = this.check(message);
-      if ('report' in verdict)
-        byNode.set(verdict.report.nodeId, [...(byNode.get(verdict.report.nodeId) ?? []), verdict.report]);
-      else rejected.push({ message, ...verdict });
+      if ('report' in verdict) {
+        const nodeId = verdict.report.nodeId;
+        byNode.set(nodeId, [...(byNode.get(nodeId) ?? []), { message, report: verdict.report }]);
+      } else rejected.push({ message, ...verdict });
     }
-    await Promise.all([...byNode].map(([nodeId, reports]) => this.appendHeartbeats(nodeId, reports)));
+    await Promise.all(
+      [...byNode].map(async ([nodeId, items]) => {
+        if (await this.liveness.lookup(nodeId))
+          return this.appendHeartbeats(
+            nodeId,
+            items.map((i) => i.report),
+          );
+        for (const { message } of items) {
+          rejected.push({ message, ...this.reject('NODE.NOT_FOUND', `node ${nodeId} is not registered`) });
+        }
+      }),
+    );
     if (rejected.length > 0) {
       await this.bus.publishAll(
         rejected.map((r) => ({
@@ -121,8 +134,6 @@ export class AgentReportsConsumer {
         `message key ${message.key} is not the report's node ${report.nodeId}`,
       );
     }
-    if (!this.liveness.get(report.nodeId))
-      return this.reject('NODE.NOT_FOUND', `node ${report.nodeId} is not registered`);
     return { report };
   }
 

@@ -57,6 +57,18 @@ export class LivenessService {
     return this.nodes.get(nodeId);
   }
 
+  /**
+   * The tracked node, reading its stream when the subscription has not delivered its registration yet
+   * (a report can overtake it).
+   */
+  async lookup(nodeId: string): Promise<TrackedNode | undefined> {
+    const known = this.nodes.get(nodeId);
+    if (known) return known;
+    const events = await this.store.readStream(nodeStream(nodeId));
+    events.forEach((event) => this.apply(event));
+    return this.nodes.get(nodeId);
+  }
+
   /** Notes that reports from a node were just appended (so sweeps need not wait for the subscription). */
   heard(nodeId: string, atMs: number): void {
     const node = this.nodes.get(nodeId);

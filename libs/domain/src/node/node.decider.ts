@@ -1,9 +1,10 @@
+import { sameJson } from '../equality';
 import { DomainError, assertNever } from '../errors';
 import type { NodeCommand, NodeEvent } from './node.commands';
 import { NodeState, initialNodeState } from './node.state';
 
 function sameRegistration(state: NodeState, next: NodeEvent & { type: 'NodeRegistered' }): boolean {
-  return JSON.stringify(state.registration) === JSON.stringify(next.data);
+  return sameJson(state.registration, next.data);
 }
 
 function requireKnown(state: NodeState, nodeId: string): void {
@@ -53,7 +54,7 @@ export function decideNode(command: NodeCommand, state: NodeState): NodeEvent[] 
       return [{ type: 'NodeStopRequested', data: { nodeId: command.nodeId, reason: command.reason } }];
     case 'ChangeLabels':
       requireKnown(state, command.nodeId);
-      if (JSON.stringify(state.labels) === JSON.stringify(command.labels)) return [];
+      if (sameJson(state.labels, command.labels)) return [];
       return [{ type: 'NodeLabelsChanged', data: { nodeId: command.nodeId, labels: command.labels } }];
     case 'Deregister':
       requireKnown(state, command.nodeId);
