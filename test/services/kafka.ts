@@ -10,6 +10,8 @@ import { freePort, waitUntil } from './ports';
 /** A Kafka broker the tests can use. */
 export interface RunningKafka {
   readonly brokers: string[];
+  /** Where a test proxy must listen, and forward to, for clients bootstrapped on `127.0.0.1:<listen>`. */
+  readonly proxy?: { readonly listen: number; readonly target: number };
   stop(): Promise<void>;
 }
 
@@ -53,16 +55,25 @@ export function ensureKafkaJars(log: (line: string) => void): string {
   return dir;
 }
 
-function serverProperties(logDir: string, brokerPort: number, controllerPort: number): string {
+interface ListenerPorts {
+  broker: number;
+  controller: number;
+  /** Listener reached only through a test proxy (to cut a client off the broker). */
+  proxiedInternal: number;
+  proxy: number;
+}
+
+function serverProperties(logDir: string, ports: ListenerPorts): string {
+  const { broker: brokerPort, controller: controllerPort } = ports;
   return [
     'process.roles=broker,controller',
     'node.id=1',
     `controller.quorum.voters=1@127.0.0.1:${controllerPort}`,
-    `listeners=PLAINTEXT://127.0.0.1:${brokerPort},CONTROLLER://127.0.0.1:${controllerPort}`,
-    `advertised.listeners=PLAINTEXT://127.0.0.1:${brokerPort}`,
+    `listeners=PLAINTEXT://127.0.0.1:${brokerPort},PROXIED://127.0.0.1:${ports.proxiedInternal},CONTROLLER://127.0.0.1:${controllerPort}`,
+    `advertised.listeners=PLAINTEXT://127.0.0.1:${brokerPort},PROXIED://127.0.0.1:${ports.proxy}`,
     'controller.listener.names=CONTROLLER',
     'inter.broker.listener.name=PLAINTEXT',
-    'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,PROXIED:PLAINTEXT',
     `log.dirs=${logDir}`,
     'num.partitions=4',
     'offsets.topic.replication.factor=1',
@@ -99,9 +110,15 @@ export async function startKafka(log: (line: string) => void): Promise<RunningKa
   const jars = ensureKafkaJars(log);
   const classpath = `${jars}/*`;
   const home = await mkdtemp(join(tmpdir(), 'hcn-kafka-'));
-  const [brokerPort, controllerPort] = [await freePort(), await freePort()];
+  const ports = {
+    broker: await freePort(),
+    controller: await freePort(),
+    proxiedInternal: await freePort(),
+    proxy: await freePort(),
+  };
+  const brokerPort = ports.broker;
   const config = join(home, 'server.properties');
-  writeFileSync(config, serverProperties(join(home, 'data'), brokerPort, controllerPort));
+  writeFileSync(config, serverProperties(join(home, 'data'), ports));
   writeFileSync(
     join(home, 'log4j.properties'),
     'log4j.rootLogger=WARN, stderr\nlog4j.appender.stderr=org.apache.log4j.ConsoleAppender\nlog4j.appender.stderr.Target=System.err\nlog4j.appender.stderr.layout=org.apache.log4j.PatternLayout\nlog4j.appender.stderr.layout.ConversionPattern=[kafka] %p %m%n\n',
@@ -148,7 +165,7 @@ export async function startKafka(log: (line: string) => void): Promise<RunningKa
     throw error;
   }
   log(`Kafka: broker ${brokers[0]} ready in ${Date.now() - started} ms`);
-  return { brokers, stop };
+  return { brokers, stop, proxy: { listen: ports.proxy, target: ports.proxiedInternal } };
 }
 
 async function probeKafka(brokers: string[]): Promise<boolean> {

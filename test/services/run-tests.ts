@@ -43,6 +43,7 @@ async function main(): Promise<void> {
     HCN_TEST_KIND: kind,
     ...(postgres ? { HCN_TEST_DATABASE_URL: postgres.url } : {}),
     ...(kafka ? { HCN_TEST_KAFKA_BROKERS: kafka.brokers.join(',') } : {}),
+    ...(kafka?.proxy ? { HCN_TEST_KAFKA_PROXY: `${kafka.proxy.listen}:${kafka.proxy.target}` } : {}),
   };
   const jestBin = resolve(__dirname, '..', '..', 'node_modules', 'jest', 'bin', 'jest.js');
   const jest = spawn(process.execPath, [jestBin, ...jestArgs], {

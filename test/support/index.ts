@@ -88,3 +88,5 @@ export async function eventually(
   }
   throw new Error(`Timed out after ${timeoutMs} ms waiting for: ${what}`);
 }
+export * from './tcp-proxy';
+export * from './processes';

@@ -1,0 +1,49 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+
+const ROOT = resolve(__dirname, '..', '..');
+
+/** An app started as its own OS process, with its output kept for failure messages. */
+export class AppProcess {
+  private child: ChildProcess | undefined;
+  output = '';
+  exitCode: number | null | undefined;
+
+  constructor(
+    readonly name: string,
+    private readonly entry: string,
+    private readonly env: Record<string, string>,
+  ) {}
+
+  /** Starts (or restarts) the process. */
+  start(): this {
+    this.exitCode = undefined;
+    const child = spawn(process.execPath, ['-r', './scripts/register-ts.js', this.entry], {
+      cwd: ROOT,
+      env: { ...process.env, ...this.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const keep = (chunk: Buffer): void => void (this.output = (this.output + chunk.toString()).slice(-20000));
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    child.on('exit', (code) => (this.exitCode = code));
+    this.child = child;
+    return this;
+  }
+
+  /** Sends a signal; resolves when the process has exited. */
+  async kill(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    const child = this.child;
+    if (!child || this.exitCode !== undefined) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill(signal);
+    await exited;
+  }
+
+  /** Resolves with the exit code once the process ends by itself. */
+  exited(): Promise<number | null> {
+    const child = this.child;
+    if (!child || this.exitCode !== undefined) return Promise.resolve(this.exitCode ?? null);
+    return new Promise((r) => child.once('exit', (code) => r(code)));
+  }
+}
