@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { RunningKafka, startKafkaForTests } from './kafka';
 import { RunningPostgres, startPostgresForTests } from './postgres';
@@ -28,7 +28,24 @@ async function tryStart<T>(name: string, start: () => Promise<T>, skipVar: strin
   }
 }
 
+/** Static checks before the suites: the type checker and the linter (with the purity rule) must pass. */
+function staticChecks(): void {
+  const root = resolve(__dirname, '..', '..');
+  for (const [name, args] of [
+    ['typecheck', [resolve(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit']],
+    ['lint', [resolve(root, 'node_modules/eslint/bin/eslint.js'), '.']],
+  ] as const) {
+    log(`${name} ...`);
+    const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
+    if (result.status !== 0) {
+      console.error(`[hcn-test] FATAL: ${name} failed`);
+      process.exit(1);
+    }
+  }
+}
+
 async function main(): Promise<void> {
+  if (kind === 'all' && process.env.HCN_SKIP_STATIC_CHECKS !== '1') staticChecks();
   const needsServices = kind !== 'unit';
   let postgres: RunningPostgres | undefined;
   let kafka: RunningKafka | undefined;
