@@ -13,7 +13,7 @@ export interface RunnerOptions {
   readonly maxBatch?: number;
   readonly onError?: (error: Error) => void;
   /** Called after each committed batch (metrics, tests). */
-  readonly onBatch?: (info: { events: number; position: Position; lastRecordedAt?: string }) => void;
+  readonly onBatch?: (info: { events: readonly RecordedEvent[]; position: Position }) => void;
 }
 
 /**
@@ -81,10 +81,6 @@ export class ProjectionRunner {
         await tx.query('SELECT pg_notify($1, $2)', [READ_MODEL_CHANNEL, payload.slice(0, 7900)]);
       }
     });
-    this.options.onBatch?.({
-      events: events.length,
-      position,
-      lastRecordedAt: events[events.length - 1]?.recordedAt,
-    });
+    this.options.onBatch?.({ events, position });
   }
 }

@@ -33,7 +33,7 @@ export async function rebuildProjection(
   const timer = setInterval(() => onProgress(progress()), 500);
   const runner = new ProjectionRunner(store, dataSource, projection, {
     maxBatch: 5000,
-    onBatch: ({ events }) => (applied += events),
+    onBatch: ({ events }) => (applied += events.length),
   });
   try {
     await runner.start();

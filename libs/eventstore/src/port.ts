@@ -12,6 +12,16 @@ export interface AppendResult {
   readonly position: Position;
 }
 
+/** One stream's part of an appendMany. */
+export interface AppendRequest {
+  readonly streamId: string;
+  readonly events: readonly NewEvent[];
+  readonly expectedRevision: ExpectedRevision;
+}
+
+/** Outcome of one request of an appendMany: its result, or the error that refused it. */
+export type AppendOutcome = { readonly ok: true; readonly result: AppendResult } | { readonly ok: false; readonly error: Error };
+
 /** Options of a stream read. */
 export interface ReadStreamOptions {
   readonly direction?: 'forwards' | 'backwards';
@@ -70,6 +80,11 @@ export interface EventStore {
     events: readonly NewEvent[],
     expectedRevision: ExpectedRevision,
   ): Promise<AppendResult>;
+  /**
+   * Appends to many streams at once (e.g. heartbeats of many nodes); each request is all-or-nothing on its own
+   * and gets its own outcome, in request order. Adapters may commit them together for throughput.
+   */
+  appendMany(requests: readonly AppendRequest[]): Promise<AppendOutcome[]>;
   /** Reads a stream; a missing stream reads as empty. */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** Reads `$all` forwards from an exclusive position. */

@@ -1,5 +1,5 @@
 import { ConcurrencyError } from './errors';
-import type { ExpectedRevision } from './port';
+import type { AppendOutcome, AppendRequest, AppendResult, ExpectedRevision } from './port';
 
 /** Throws ConcurrencyError unless a stream at `current` (-1: no stream) satisfies `expected`. */
 export function assertExpectedRevision(streamId: string, expected: ExpectedRevision, current: number): void {
@@ -18,4 +18,26 @@ export function satisfiesExpectedRevision(expected: ExpectedRevision, current: n
     default:
       return current === expected;
   }
+}
+
+/** appendMany for adapters without a batch path: each request on its own, `concurrency` at a time. */
+export async function appendEach(
+  append: (request: AppendRequest) => Promise<AppendResult>,
+  requests: readonly AppendRequest[],
+  concurrency = 16,
+): Promise<AppendOutcome[]> {
+  const outcomes: AppendOutcome[] = new Array(requests.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < requests.length) {
+      const i = next++;
+      try {
+        outcomes[i] = { ok: true, result: await append(requests[i]) };
+      } catch (error) {
+        outcomes[i] = { ok: false, error: error as Error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, requests.length) }, worker));
+  return outcomes;
 }

@@ -84,18 +84,18 @@ export class AgentReportsConsumer {
         byNode.set(nodeId, [...(byNode.get(nodeId) ?? []), { message, report: verdict.report }]);
       } else rejected.push({ message, ...verdict });
     }
-    await Promise.all(
-      [...byNode].map(async ([nodeId, items]) => {
-        if (await this.liveness.lookup(nodeId))
-          return this.appendHeartbeats(
-            nodeId,
-            items.map((i) => i.report),
-          );
-        for (const { message } of items) {
+    const known = new Map<string, Report[]>();
+    for (const [nodeId, items] of byNode) {
+      if (await this.liveness.lookup(nodeId))
+        known.set(
+          nodeId,
+          items.map((i) => i.report),
+        );
+      else
+        for (const { message } of items)
           rejected.push({ message, ...this.reject('NODE.NOT_FOUND', `node ${nodeId} is not registered`) });
-        }
-      }),
-    );
+    }
+    await this.appendHeartbeats(known);
     if (rejected.length > 0) {
       await this.bus.publishAll(
         rejected.map((r) => ({
@@ -142,21 +142,38 @@ export class AgentReportsConsumer {
     return { code, reason };
   }
 
-  private async appendHeartbeats(nodeId: string, reports: Report[]): Promise<void> {
-    const events = reports.map(heartbeatEvent);
-    try {
-      await this.store.append(heartbeatStream(nodeId), events, 'any');
-    } catch (error) {
-      if (!(error instanceof DuplicateEventIdError)) throw error;
-      for (const event of events)
-        await this.store.append(heartbeatStream(nodeId), [event], 'any').catch(ignoreDuplicate);
+  /** Appends every node's heartbeats in one appendMany, then updates liveness. */
+  private async appendHeartbeats(byNode: Map<string, Report[]>): Promise<void> {
+    const nodes = [...byNode];
+    const outcomes = await this.store.appendMany(
+      nodes.map(([nodeId, reports]) => ({
+        streamId: heartbeatStream(nodeId),
+        events: reports.map(heartbeatEvent),
+        expectedRevision: 'any' as const,
+      })),
+    );
+    for (let i = 0; i < nodes.length; i++) {
+      const [nodeId, reports] = nodes[i];
+      const outcome = outcomes[i];
+      if (!outcome.ok) {
+        if (!(outcome.error instanceof DuplicateEventIdError)) throw outcome.error;
+        // A replay overlapping stored reports: append one by one, each idempotent on its id.
+        for (const report of reports)
+          await this.store
+            .append(heartbeatStream(nodeId), [heartbeatEvent(report)], 'any')
+            .catch(ignoreDuplicate);
+      }
+      this.metrics.heartbeatsAppended.inc(reports.length);
+      await this.noteHeard(nodeId, reports);
     }
-    this.metrics.heartbeatsAppended.inc(events.length);
-    const newest = reports.reduce((a, b) => (Date.parse(b.sentAt) > Date.parse(a.sentAt) ? b : a));
-    const seenAt = new Date(Math.min(Date.now(), Date.parse(newest.sentAt)));
+  }
+
+  private async noteHeard(nodeId: string, reports: Report[]): Promise<void> {
+    const newest = reports.reduce((a, b) => (b.seq > a.seq ? b : a));
     this.liveness.heard(nodeId, Date.now());
-    if (this.liveness.get(nodeId)?.status === 'offline' && !newest.final)
-      await this.liveness.markOnline(nodeId, seenAt);
+    if (this.liveness.get(nodeId)?.status !== 'offline' || newest.final) return;
+    const seenAt = new Date(Math.min(Date.now(), Date.parse(newest.sentAt)));
+    await this.liveness.markOnline(nodeId, seenAt);
   }
 }
 

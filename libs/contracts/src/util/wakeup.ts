@@ -25,6 +25,7 @@ export class Wakeup {
         resolve();
       };
       const timer = setTimeout(done, timeoutMs);
+      timer.unref();
       this.waiters.push(done);
     });
   }

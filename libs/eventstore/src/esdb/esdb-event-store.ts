@@ -27,7 +27,10 @@ import {
 import { checkAppendRequest, decodeEvent, prepareEvents } from '../codec';
 import { ConcurrencyError, DuplicateEventIdError, EventStoreUnavailableError } from '../errors';
 import { matchesFilter } from '../filter';
+import { appendEach } from '../revision';
 import type {
+  AppendOutcome,
+  AppendRequest,
   AppendResult,
   EventFilter,
   EventStore,
@@ -103,6 +106,10 @@ export class EsdbEventStore implements EventStore {
         prepared.map((e) => e.eventId),
       );
     }
+  }
+
+  appendMany(requests: readonly AppendRequest[]): Promise<AppendOutcome[]> {
+    return appendEach((r) => this.append(r.streamId, r.events, r.expectedRevision), requests);
   }
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

@@ -11,6 +11,8 @@ import { DuplicateEventIdError } from '../errors';
 import { matchesFilter } from '../filter';
 import { Page, PollingSubscription } from '../polling-subscription';
 import type {
+  AppendOutcome,
+  AppendRequest,
   AppendResult,
   EventFilter,
   EventStore,
@@ -21,7 +23,7 @@ import type {
   SubscribeToAllOptions,
   Subscription,
 } from '../port';
-import { assertExpectedRevision } from '../revision';
+import { appendEach, assertExpectedRevision } from '../revision';
 import { applyRetention } from '../retention';
 
 interface StoredEvent extends PreparedEvent {
@@ -73,6 +75,10 @@ export class MemoryEventStore implements EventStore {
     for (const subscription of this.subscriptions) subscription.wake();
     const last = stream[stream.length - 1];
     return { nextExpectedRevision: last.revision, position: last.position };
+  }
+
+  appendMany(requests: readonly AppendRequest[]): Promise<AppendOutcome[]> {
+    return appendEach((r) => this.append(r.streamId, r.events, r.expectedRevision), requests);
   }
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

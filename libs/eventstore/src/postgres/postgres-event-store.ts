@@ -2,6 +2,8 @@ import { EventRegistry, NewEvent, Position, RecordedEvent, hcnEventRegistry } fr
 import { Client, Pool, PoolClient } from 'pg';
 import { PreparedEvent, checkAppendRequest, decodeEvent, prepareEvents } from '../codec';
 import type {
+  AppendOutcome,
+  AppendRequest,
   AppendResult,
   EventFilter,
   EventStore,
@@ -13,6 +15,7 @@ import type {
   Subscription,
 } from '../port';
 import { Page, PollingSettings, PollingSubscription } from '../polling-subscription';
+import { appendEach } from '../revision';
 import { migrateEventStore } from './migrate';
 import { translatePgError } from './pg-errors';
 
@@ -96,6 +99,38 @@ export class PostgresEventStore implements EventStore {
       return await appendWithClient(client, streamId, prepared, expected);
     } finally {
       client.release();
+    }
+  }
+
+  /**
+   * Appends to many streams in one transaction and one round trip. When any request is refused, the
+   * transaction rolls back and each request is retried alone, so every request gets its own outcome.
+   */
+  async appendMany(requests: readonly AppendRequest[]): Promise<AppendOutcome[]> {
+    if (requests.length === 0) return [];
+    let payload: string;
+    try {
+      payload = JSON.stringify(
+        requests.map((r) => {
+          checkAppendRequest(r.streamId, r.events, r.expectedRevision);
+          const events = prepareEvents(this.registry, r.events);
+          const body = events.map((e) => ({ id: e.eventId, type: e.type, data: e.data, meta: e.metadata }));
+          return { stream: r.streamId, expected: String(r.expectedRevision), events: body };
+        }),
+      );
+    } catch {
+      return appendEach((r) => this.append(r.streamId, r.events, r.expectedRevision), requests, 4);
+    }
+    try {
+      const rows = await this.query<AppendRow & { out_index: number }>(
+        'SELECT out_index, out_revision, out_txid::text, out_seq::text FROM hcn_append_many($1::jsonb)',
+        [payload],
+      );
+      const outcomes: AppendOutcome[] = new Array(requests.length);
+      for (const row of rows) outcomes[row.out_index] = { ok: true, result: toAppendResult(row) };
+      return outcomes;
+    } catch {
+      return appendEach((r) => this.append(r.streamId, r.events, r.expectedRevision), requests, 4);
     }
   }
 

@@ -70,4 +70,22 @@ export const EVENT_STORE_MIGRATIONS: readonly string[] = [
   END
   $fn$;
   `,
+  `
+  -- Appends to many streams in one transaction (locks taken in stream order, so batches cannot deadlock).
+  CREATE FUNCTION hcn_append_many(p_requests jsonb)
+  RETURNS TABLE (out_index int, out_revision bigint, out_txid xid8, out_seq bigint)
+  LANGUAGE plpgsql AS $fn$
+  DECLARE
+    r record;
+  BEGIN
+    FOR r IN
+      SELECT (t.o - 1)::int AS idx, t.x->>'stream' AS stream, t.x->>'expected' AS expected, t.x->'events' AS events
+      FROM jsonb_array_elements(p_requests) WITH ORDINALITY AS t(x, o)
+      ORDER BY t.x->>'stream', t.o
+    LOOP
+      RETURN QUERY SELECT r.idx, a.out_revision, a.out_txid, a.out_seq FROM hcn_append(r.stream, r.expected, r.events) a;
+    END LOOP;
+  END
+  $fn$;
+  `,
 ];

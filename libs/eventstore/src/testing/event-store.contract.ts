@@ -155,6 +155,47 @@ export function eventStoreContract(makeFixture: () => Promise<EventStoreFixture>
     });
   });
 
+  describe('appendMany', () => {
+    it('appends to several streams with one outcome per request, in request order', async () => {
+      const [a, b, c] = [uniqueStream('c-many-a'), uniqueStream('c-many-b'), uniqueStream('c-many-c')];
+      await store.append(b, [thing(0)], 'no_stream');
+      const outcomes = await store.appendMany([
+        { streamId: c, events: [thing(1), thing(2)], expectedRevision: 'no_stream' },
+        { streamId: a, events: [thing(3)], expectedRevision: 'any' },
+        { streamId: b, events: [thing(4)], expectedRevision: 0 },
+      ]);
+      expect(outcomes.map((o) => o.ok && o.result.nextExpectedRevision)).toEqual([1, 0, 1]);
+      expect((await store.readStream(c)).map(ns)).toEqual([1, 2]);
+      expect((await store.readStream(b)).map(ns)).toEqual([0, 4]);
+    });
+
+    it('refuses only the request whose expected revision is wrong; the others are appended', async () => {
+      const [ok, stale] = [uniqueStream('c-many-ok'), uniqueStream('c-many-stale')];
+      await store.append(stale, [thing(0), thing(1)], 'no_stream');
+      const outcomes = await store.appendMany([
+        { streamId: stale, events: [thing(9)], expectedRevision: 0 },
+        { streamId: ok, events: [thing(5)], expectedRevision: 'no_stream' },
+      ]);
+      expect(outcomes[0].ok).toBe(false);
+      expect(!outcomes[0].ok && outcomes[0].error).toBeInstanceOf(ConcurrencyError);
+      expect(outcomes[1].ok).toBe(true);
+      expect((await store.readStream(stale)).map(ns)).toEqual([0, 1]);
+      expect((await store.readStream(ok)).map(ns)).toEqual([5]);
+    });
+
+    it('is idempotent for a replayed request', async () => {
+      const stream = uniqueStream('c-many-idem');
+      const events = [thing(1)];
+      await store.appendMany([{ streamId: stream, events, expectedRevision: 'any' }]);
+      const again = await store.appendMany([
+        { streamId: stream, events, expectedRevision: 'any' },
+        { streamId: stream + '-x', events: [thing(2)], expectedRevision: 'any' },
+      ]);
+      expect(again.every((o) => o.ok)).toBe(true);
+      expect(await store.readStream(stream)).toHaveLength(1);
+    });
+  });
+
   describe('readStream', () => {
     it('reads forwards and backwards from a revision with a max count; a missing stream is empty', async () => {
       const stream = uniqueStream('c-read');
