@@ -37,7 +37,11 @@ export class FleetSimulator {
   constructor(private readonly options: FleetOptions) {}
 
   /** Registers `count` more nodes, `concurrency` at a time; reports progress. */
-  async grow(count: number, concurrency: number, onProgress: (done: number) => void = () => undefined): Promise<void> {
+  async grow(
+    count: number,
+    concurrency: number,
+    onProgress: (done: number) => void = () => undefined,
+  ): Promise<void> {
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < count) {
@@ -63,7 +67,13 @@ export class FleetSimulator {
         });
         if (!response.ok) throw new Error(`register failed: ${response.status} ${await response.text()}`);
         const session = (await response.json()) as RegisterNodeResponse;
-        this.agents.push({ nodeId: session.nodeId, credential: session.credential, domainId, seq: 0, silent: false });
+        this.agents.push({
+          nodeId: session.nodeId,
+          credential: session.credential,
+          domainId,
+          seq: 0,
+          silent: false,
+        });
         onProgress(this.agents.length);
       }
     };
@@ -94,10 +104,11 @@ export class FleetSimulator {
     }
     this.publishing = true;
     try {
-      const slice = Math.ceil(this.agents.length / ticksPerPeriod);
+      const count = this.agents.length;
+      const slice = Math.ceil(count / ticksPerPeriod);
       const messages = [];
-      for (let k = 0; k < slice && this.agents.length > 0; k++) {
-        const agent = this.agents[this.cursor++ % this.agents.length];
+      for (let k = 0; k < slice && count > 0; k++) {
+        const agent = this.agents[this.cursor++ % count];
         if (agent.silent) continue;
         const report: AgentReport = {
           kind: 'heartbeat',

@@ -4,7 +4,11 @@
  */
 const benches: Record<string, () => Promise<void>> = {
   eventstore: async () => (await import('./eventstore.bench')).run(),
+  heartbeats: async () => (await import('./heartbeats.bench')).run(),
 };
+
+process.once('SIGINT', () => process.exit(130));
+process.once('SIGTERM', () => process.exit(143));
 
 async function main(): Promise<void> {
   const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));

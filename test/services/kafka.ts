@@ -140,6 +140,17 @@ export async function startKafka(log: (line: string) => void): Promise<RunningKa
   broker.stderr?.on('data', (d) => (brokerOutput = (brokerOutput + d).slice(-20000)));
   let exited = false;
   broker.on('exit', () => (exited = true));
+  // The broker runs in its own process group; never leave it behind when this process ends.
+  const killOnExit = (): void => {
+    if (!exited && broker.pid) {
+      try {
+        process.kill(-broker.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  };
+  process.once('exit', killOnExit);
   const brokers = [`127.0.0.1:${brokerPort}`];
   const stop = async (): Promise<void> => {
     if (!exited && broker.pid) {

@@ -15,6 +15,11 @@ export class AppProcess {
     private readonly env: Record<string, string>,
   ) {}
 
+  /** Process id while running. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   /** Starts (or restarts) the process. */
   start(): this {
     this.exitCode = undefined;

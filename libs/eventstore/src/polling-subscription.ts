@@ -23,6 +23,8 @@ export interface PollingSettings {
   readonly pollIntervalMs: number;
   /** Wait before retrying after a read failure. */
   readonly retryDelayMs: number;
+  /** Least time between two reads after a wake-up, so bursts of appends are read as one page; default 0. */
+  readonly coalesceMs?: number;
 }
 
 /**
@@ -72,6 +74,7 @@ export class PollingSubscription implements Subscription {
           this.options.onCaughtUp?.();
         }
         await this.wakeup.wait(this.settings.pollIntervalMs);
+        if (this.settings.coalesceMs) await new Promise((r) => setTimeout(r, this.settings.coalesceMs));
       }
     } catch (error) {
       this.options.onError?.(error as Error);

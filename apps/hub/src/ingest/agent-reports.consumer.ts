@@ -10,6 +10,7 @@ import {
 import { AGENT_REPORTS_TOPIC } from '@hcn/platform';
 import type { AgentCredentials } from '../auth/agent-credentials';
 import type { HubMetrics } from '../common/metrics';
+import { inParallel } from '../common/in-parallel';
 import type { LivenessService } from '../sagas/liveness.service';
 
 type Report = ReturnType<typeof agentReportSchema.parse>;
@@ -152,26 +153,29 @@ export class AgentReportsConsumer {
         expectedRevision: 'any' as const,
       })),
     );
+    const comingBack: Array<[string, Report[]]> = [];
     for (let i = 0; i < nodes.length; i++) {
       const [nodeId, reports] = nodes[i];
       const outcome = outcomes[i];
       if (!outcome.ok) {
         if (!(outcome.error instanceof DuplicateEventIdError)) throw outcome.error;
         // A replay overlapping stored reports: append one by one, each idempotent on its id.
-        for (const report of reports)
+        for (const report of reports) {
           await this.store
             .append(heartbeatStream(nodeId), [heartbeatEvent(report)], 'any')
             .catch(ignoreDuplicate);
+        }
       }
       this.metrics.heartbeatsAppended.inc(reports.length);
-      await this.noteHeard(nodeId, reports);
+      this.liveness.heard(nodeId, Date.now());
+      if (this.liveness.get(nodeId)?.status === 'offline') comingBack.push([nodeId, reports]);
     }
+    await inParallel(comingBack, 8, ([nodeId, reports]) => this.bringOnline(nodeId, reports));
   }
 
-  private async noteHeard(nodeId: string, reports: Report[]): Promise<void> {
+  private async bringOnline(nodeId: string, reports: Report[]): Promise<void> {
     const newest = reports.reduce((a, b) => (b.seq > a.seq ? b : a));
-    this.liveness.heard(nodeId, Date.now());
-    if (this.liveness.get(nodeId)?.status !== 'offline' || newest.final) return;
+    if (newest.final) return;
     const seenAt = new Date(Math.min(Date.now(), Date.parse(newest.sentAt)));
     await this.liveness.markOnline(nodeId, seenAt);
   }

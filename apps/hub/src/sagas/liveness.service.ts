@@ -3,6 +3,7 @@ import { nodeDecider } from '@hcn/domain';
 import { EventStore, Subscription } from '@hcn/eventstore';
 import { randomUUID } from 'node:crypto';
 import { handleOnStream } from '../common/aggregate';
+import { inParallel } from '../common/in-parallel';
 import { requestContext } from '../common/command-context';
 import type { HubMetrics } from '../common/metrics';
 import type { HubConfig } from '../config';
@@ -130,12 +131,13 @@ export class LivenessService {
     this.sweeping = true;
     try {
       let online = 0;
+      const silent: Array<[string, TrackedNode]> = [];
       for (const [nodeId, node] of this.nodes) {
         if (node.status !== 'online') continue;
         online++;
-        if (now.getTime() - node.lastSeenMs <= this.config.nodeTtlSeconds * 1000) continue;
-        await this.markOffline(nodeId, node, now);
+        if (now.getTime() - node.lastSeenMs > this.config.nodeTtlSeconds * 1000) silent.push([nodeId, node]);
       }
+      await inParallel(silent, 8, ([nodeId, node]) => this.markOffline(nodeId, node, now));
       this.metrics.nodesTracked.set({ status: 'online' }, online);
       this.metrics.nodesTracked.set({ status: 'offline' }, this.nodes.size - online);
     } catch (error) {

@@ -62,20 +62,26 @@ function latestHeartbeats(events: readonly RecordedEvent[]): Map<string, Recorde
   return latest;
 }
 
-async function applyHeartbeat(tx: EntityManager, event: RecordedEvent): Promise<void> {
-  const data = event.data as EventDataOf<'NodeHeartbeatRecorded'>;
+/** Applies the newest heartbeat of each node in one statement (guarded by seq, so a replay changes nothing). */
+async function applyHeartbeats(tx: EntityManager, events: readonly RecordedEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const rows = events.map((event) => {
+    const data = event.data as EventDataOf<'NodeHeartbeatRecorded'>;
+    return {
+      node_id: data.nodeId,
+      seq: data.seq,
+      cpu: data.usage.cpuUsage,
+      mem: data.usage.memoryUsedBytes,
+      disk: data.usage.diskUsedBytes,
+      at: event.recordedAt,
+    };
+  });
   await tx.query(
-    `UPDATE node_state SET cpu_usage = $2, memory_used_bytes = $3, disk_used_bytes = $4, last_heartbeat_seq = $5,
-       last_seen_at = GREATEST(last_seen_at, $6::timestamptz), updated_at = $6
-     WHERE node_id = $1 AND (last_heartbeat_seq IS NULL OR last_heartbeat_seq < $5)`,
-    [
-      data.nodeId,
-      data.usage.cpuUsage,
-      data.usage.memoryUsedBytes,
-      data.usage.diskUsedBytes,
-      data.seq,
-      event.recordedAt,
-    ],
+    `UPDATE node_state n SET cpu_usage = h.cpu, memory_used_bytes = h.mem, disk_used_bytes = h.disk,
+       last_heartbeat_seq = h.seq, last_seen_at = GREATEST(n.last_seen_at, h.at), updated_at = h.at
+     FROM jsonb_to_recordset($1::jsonb) AS h(node_id uuid, seq int, cpu double precision, mem bigint, disk bigint, at timestamptz)
+     WHERE n.node_id = h.node_id AND (n.last_heartbeat_seq IS NULL OR n.last_heartbeat_seq < h.seq)`,
+    [JSON.stringify(rows)],
   );
 }
 
@@ -107,13 +113,19 @@ async function applyLifecycle(tx: EntityManager, event: HcnEvent, at: string): P
   }
 }
 
-/** Recomputes the summary rows of the given domains from node_state (so rebuilds give identical rows). */
-export async function refreshDomainSummaries(tx: EntityManager, domains: ReadonlySet<string>): Promise<void> {
+/**
+ * Recomputes the summary rows of the given domains from node_state (so rebuilds give identical rows). Resource
+ * tags come from registrations and labels only, so heartbeat-only batches keep them as they are.
+ */
+export async function refreshDomainSummaries(
+  tx: EntityManager,
+  domains: ReadonlySet<string>,
+  tagsChanged: boolean,
+): Promise<void> {
   if (domains.size === 0) return;
   const ids = [...domains];
-  await tx.query('DELETE FROM domain_summary WHERE domain_id = ANY($1)', [ids]);
   await tx.query(
-    `INSERT INTO domain_summary (domain_id, nodes_online, nodes_offline, nodes_draining, cpu_cores_total,
+    `INSERT INTO domain_summary AS d (domain_id, nodes_online, nodes_offline, nodes_draining, cpu_cores_total,
        cpu_cores_available, memory_bytes_total, memory_bytes_available, resource_tags)
      SELECT n.domain_id,
        count(*) FILTER (WHERE n.status = 'online'),
@@ -123,11 +135,22 @@ export async function refreshDomainSummaries(tx: EntityManager, domains: Readonl
        coalesce(sum(n.cpu_cores * (1 - coalesce(n.cpu_usage, 0))) FILTER (WHERE n.status = 'online' AND NOT n.draining), 0),
        coalesce(sum(n.memory_bytes) FILTER (WHERE n.status <> 'deregistered'), 0),
        coalesce(sum(n.memory_bytes - coalesce(n.memory_used_bytes, 0)) FILTER (WHERE n.status = 'online' AND NOT n.draining), 0),
-       (SELECT coalesce(jsonb_agg(DISTINCT t.tag ORDER BY t.tag), '[]'::jsonb) FROM node_state m
-          CROSS JOIN LATERAL (SELECT 'arch=' || m.arch AS tag UNION ALL SELECT 'os=' || m.os
-            UNION ALL SELECT l.key || '=' || l.value FROM jsonb_each_text(m.labels) l) t
-          WHERE m.domain_id = n.domain_id AND m.status <> 'deregistered')
-     FROM node_state n WHERE n.domain_id = ANY($1) GROUP BY n.domain_id`,
+       '[]'::jsonb
+     FROM node_state n WHERE n.domain_id = ANY($1) GROUP BY n.domain_id
+     ON CONFLICT (domain_id) DO UPDATE SET nodes_online = EXCLUDED.nodes_online, nodes_offline = EXCLUDED.nodes_offline,
+       nodes_draining = EXCLUDED.nodes_draining, cpu_cores_total = EXCLUDED.cpu_cores_total,
+       cpu_cores_available = EXCLUDED.cpu_cores_available, memory_bytes_total = EXCLUDED.memory_bytes_total,
+       memory_bytes_available = EXCLUDED.memory_bytes_available`,
+    [ids],
+  );
+  if (!tagsChanged) return;
+  await tx.query(
+    `UPDATE domain_summary d SET resource_tags = (
+       SELECT coalesce(jsonb_agg(DISTINCT t.tag ORDER BY t.tag), '[]'::jsonb) FROM node_state m
+       CROSS JOIN LATERAL (SELECT 'arch=' || m.arch AS tag UNION ALL SELECT 'os=' || m.os
+         UNION ALL SELECT l.key || '=' || l.value FROM jsonb_each_text(m.labels) l) t
+       WHERE m.domain_id = d.domain_id AND m.status <> 'deregistered')
+     WHERE d.domain_id = ANY($1)`,
     [ids],
   );
 }
@@ -144,16 +167,15 @@ export const nodeStateProjection: Projection = {
       await applyLifecycle(tx, event as unknown as HcnEvent, event.recordedAt);
       changes.nodes.add((event.data as { nodeId: string }).nodeId);
     }
-    for (const event of heartbeats.values()) {
-      await applyHeartbeat(tx, event);
-      changes.nodes.add((event.data as { nodeId: string }).nodeId);
-    }
+    await applyHeartbeats(tx, [...heartbeats.values()]);
+    for (const nodeId of heartbeats.keys()) changes.nodes.add(nodeId);
+    const lifecycle = events.some((e) => e.type !== 'NodeHeartbeatRecorded');
     if (changes.nodes.size === 0) return;
     const rows: Array<{ domain_id: string }> = await tx.query(
       'SELECT DISTINCT domain_id FROM node_state WHERE node_id = ANY($1)',
       [[...changes.nodes]],
     );
     for (const row of rows) changes.domains.add(row.domain_id);
-    await refreshDomainSummaries(tx, changes.domains);
+    await refreshDomainSummaries(tx, changes.domains, lifecycle);
   },
 };

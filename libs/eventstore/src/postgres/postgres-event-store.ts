@@ -72,7 +72,7 @@ export class PostgresEventStore implements EventStore {
     this.pool.on('error', () => undefined);
     this.registry = options.registry ?? hcnEventRegistry;
     this.readAllWaitMs = options.readAllWaitMs ?? 5000;
-    this.polling = { pageSize: 1000, pollIntervalMs: 500, retryDelayMs: 250, ...options.polling };
+    this.polling = { pageSize: 1000, pollIntervalMs: 500, retryDelayMs: 250, coalesceMs: 20, ...options.polling };
   }
 
   /** Connects, applies migrations and returns a ready store. */
@@ -211,29 +211,27 @@ export class PostgresEventStore implements EventStore {
    * like EventStoreDB's), returns those matching the filter and a checkpoint at the last row scanned.
    */
   async readPage(after: Position | undefined, filter: EventFilter | undefined, limit: number): Promise<Page> {
-    const horizonRows = await this.query<{ h: string }>(
-      'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS h',
-    );
-    const horizon = BigInt(horizonRows[0].h);
-    const params: unknown[] = [
-      String(after?.commit ?? 0n),
-      String(after?.prepare ?? 0n),
-      String(horizon),
-      limit,
-    ];
+    const params: unknown[] = [String(after?.commit ?? 0n), String(after?.prepare ?? 0n), limit];
     let match = "e.type NOT LIKE '$%' AND e.stream_id NOT LIKE '$%'";
     if (filter) {
       params.push(filter.prefixes.map((p) => `${escapeLike(p)}%`));
-      match += ` AND e.${filter.kind === 'streamPrefix' ? 'stream_id' : 'type'} LIKE ANY ($5::text[])`;
+      match += ` AND e.${filter.kind === 'streamPrefix' ? 'stream_id' : 'type'} LIKE ANY ($4::text[])`;
     }
-    const rows = await this.query<EventRow & { matches: boolean }>(
-      `SELECT ${PAGE_COLUMNS.replace(/\$MATCH/g, () => match)} FROM (
-         SELECT * FROM hcn_events
-         WHERE (txid, seq) > ($1::text::xid8, $2::bigint) AND txid < $3::text::xid8
-         ORDER BY txid, seq LIMIT $4
-       ) e ORDER BY e.txid, e.seq`,
+    // One round trip: the horizon and the page below it (a row of NULLs when the page is empty).
+    const result = await this.query<EventRow & { matches: boolean | null; horizon: string }>(
+      `WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS x)
+       SELECT h.x::text AS horizon, p.* FROM h LEFT JOIN LATERAL (
+         SELECT ${PAGE_COLUMNS.replace(/\$MATCH/g, () => match)}, e.txid AS sort_txid, e.seq AS sort_seq FROM (
+           SELECT * FROM hcn_events
+           WHERE (txid, seq) > ($1::text::xid8, $2::bigint) AND txid < h.x
+           ORDER BY txid, seq LIMIT $3
+         ) e
+       ) p ON true
+       ORDER BY p.sort_txid, p.sort_seq`,
       params,
     );
+    const horizon = BigInt(result[0].horizon);
+    const rows = result.filter((row) => row.matches !== null);
     const events = rows.filter((row) => row.matches).map((row) => this.decode(row));
     const exhausted = rows.length < limit;
     const last = rows[rows.length - 1];
