@@ -20,7 +20,8 @@ export interface AppendRequest {
 }
 
 /** Outcome of one request of an appendMany: its result, or the error that refused it. */
-export type AppendOutcome = { readonly ok: true; readonly result: AppendResult } | { readonly ok: false; readonly error: Error };
+export type AppendOutcome =
+  { readonly ok: true; readonly result: AppendResult } | { readonly ok: false; readonly error: Error };
 
 /** Options of a stream read. */
 export interface ReadStreamOptions {

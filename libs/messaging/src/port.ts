@@ -48,6 +48,11 @@ export interface ConsumeOptions {
   readonly maxAttempts?: number;
   /** Pause between attempts; default 100 ms, doubled each time. */
   readonly retryBackoffMs?: number;
+  /**
+   * How long the broker may hold a fetch to fill bigger batches (fewer, larger handler calls at the cost of
+   * latency); default 100 ms.
+   */
+  readonly batchWindowMs?: number;
 }
 
 /** A running group consumer. */

@@ -35,6 +35,11 @@ export class HubMetrics {
     labelNames: ['status'],
     registers: [this.registry],
   });
+  readonly ingestLagSeconds = new Gauge({
+    name: 'hcn_report_ingest_lag_seconds',
+    help: 'How far behind the agents report ingestion is (median over the last batch)',
+    registers: [this.registry],
+  });
   readonly ingestBatchSeconds = new Histogram({
     name: 'hcn_report_batch_seconds',
     help: 'Time to append one consumed batch of reports',

@@ -64,6 +64,7 @@ export class AgentReportsConsumer {
       groupId: REPORTS_GROUP,
       topics: [AGENT_REPORTS_TOPIC],
       fromBeginning: true,
+      batchWindowMs: 200,
       handleBatch: (messages) => this.handle(messages),
     });
   }
@@ -97,6 +98,7 @@ export class AgentReportsConsumer {
           rejected.push({ message, ...this.reject('NODE.NOT_FOUND', `node ${nodeId} is not registered`) });
     }
     await this.appendHeartbeats(known);
+    this.liveness.noteIngestLag(ingestLagMs([...known.values()].flat()));
     if (rejected.length > 0) {
       await this.bus.publishAll(
         rejected.map((r) => ({
@@ -179,6 +181,13 @@ export class AgentReportsConsumer {
     const seenAt = new Date(Math.min(Date.now(), Date.parse(newest.sentAt)));
     await this.liveness.markOnline(nodeId, seenAt);
   }
+}
+
+/** How far behind the reports' send times this hub is: the median over a batch (robust to a skewed clock). */
+function ingestLagMs(reports: Report[]): number {
+  if (reports.length === 0) return 0;
+  const lags = reports.map((r) => Date.now() - Date.parse(r.sentAt)).sort((a, b) => a - b);
+  return Math.max(0, lags[Math.floor(lags.length / 2)]);
 }
 
 function ignoreDuplicate(error: unknown): void {

@@ -28,6 +28,8 @@ export class LivenessService {
   private timer: NodeJS.Timeout | undefined;
   private sweeping = false;
   private sweepFromMs = Number.POSITIVE_INFINITY;
+  /** How far this hub's report ingestion is behind; silence is judged against TTL + this lag. */
+  private ingestLagMs = 0;
 
   constructor(
     private readonly store: EventStore,
@@ -68,6 +70,15 @@ export class LivenessService {
     const events = await this.store.readStream(nodeStream(nodeId));
     events.forEach((event) => this.apply(event));
     return this.nodes.get(nodeId);
+  }
+
+  /**
+   * Records how far behind report ingestion is. While the hub itself lags, a node is not judged silent for
+   * that lag: otherwise an overloaded hub would mark live nodes offline and make itself busier still.
+   */
+  noteIngestLag(lagMs: number): void {
+    this.ingestLagMs = lagMs;
+    this.metrics.ingestLagSeconds.set(lagMs / 1000);
   }
 
   /** Notes that reports from a node were just appended (so sweeps need not wait for the subscription). */
@@ -135,7 +146,8 @@ export class LivenessService {
       for (const [nodeId, node] of this.nodes) {
         if (node.status !== 'online') continue;
         online++;
-        if (now.getTime() - node.lastSeenMs > this.config.nodeTtlSeconds * 1000) silent.push([nodeId, node]);
+        const allowedMs = this.config.nodeTtlSeconds * 1000 + this.ingestLagMs;
+        if (now.getTime() - node.lastSeenMs > allowedMs) silent.push([nodeId, node]);
       }
       await inParallel(silent, 8, ([nodeId, node]) => this.markOffline(nodeId, node, now));
       this.metrics.nodesTracked.set({ status: 'online' }, online);

@@ -72,7 +72,13 @@ export class PostgresEventStore implements EventStore {
     this.pool.on('error', () => undefined);
     this.registry = options.registry ?? hcnEventRegistry;
     this.readAllWaitMs = options.readAllWaitMs ?? 5000;
-    this.polling = { pageSize: 1000, pollIntervalMs: 500, retryDelayMs: 250, coalesceMs: 20, ...options.polling };
+    this.polling = {
+      pageSize: 1000,
+      pollIntervalMs: 500,
+      retryDelayMs: 250,
+      coalesceMs: 20,
+      ...options.polling,
+    };
   }
 
   /** Connects, applies migrations and returns a ready store. */

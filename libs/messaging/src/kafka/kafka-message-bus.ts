@@ -84,7 +84,8 @@ export class KafkaMessageBus implements MessageBus {
       groupId: options.groupId,
       sessionTimeout: this.options.sessionTimeoutMs ?? 10000,
       heartbeatInterval: 1000,
-      maxWaitTimeInMs: 100,
+      maxWaitTimeInMs: options.batchWindowMs ?? 100,
+      minBytes: options.batchWindowMs ? 256 * 1024 : 1,
       retry: { retries: 10 },
     });
     const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
