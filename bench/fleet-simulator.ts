@@ -28,10 +28,17 @@ export interface FleetOptions {
  */
 export class FleetSimulator {
   readonly agents: VirtualAgent[] = [];
+  /** Send times of recent reports per node (seq -> ms), for lag probes. */
+  private readonly sent = new Map<string, Map<number, number>>();
   private timer: NodeJS.Timeout | undefined;
   private cursor = 0;
   private publishing = false;
   published = 0;
+  /** The first `probed` agents have their send times remembered for lag probes. */
+  probed = 200;
+  private lastTick: number | undefined;
+  private credit = 0;
+  private periodMs = 1000;
   skippedTicks = 0;
 
   constructor(private readonly options: FleetOptions) {}
@@ -82,6 +89,9 @@ export class FleetSimulator {
 
   /** Starts heartbeats: every node once per `periodMs`, sent in `ticksPerPeriod` slices. */
   start(periodMs = 1000, ticksPerPeriod = 20): void {
+    this.periodMs = periodMs;
+    this.lastTick = undefined;
+    this.credit = 0;
     const tickMs = periodMs / ticksPerPeriod;
     this.timer = setInterval(() => void this.tick(ticksPerPeriod), tickMs);
   }
@@ -97,7 +107,32 @@ export class FleetSimulator {
     return { nodeIds: chosen.map((a) => a.nodeId), at: Date.now() };
   }
 
-  private async tick(ticksPerPeriod: number): Promise<void> {
+  /** Forgets remembered send times (start of a measurement window). */
+  resetSent(): void {
+    this.sent.clear();
+  }
+
+  /** Send times of the reports of `nodeId` up to `seq` not taken before (each is returned once). */
+  takeSentUpTo(nodeId: string, seq: number): number[] {
+    const bySeq = this.sent.get(nodeId);
+    if (!bySeq) return [];
+    const taken: number[] = [];
+    for (const [s, at] of bySeq) {
+      if (s > seq) continue;
+      taken.push(at);
+      bySeq.delete(s);
+    }
+    return taken;
+  }
+
+  private remember(nodeId: string, seq: number, at: number): void {
+    const bySeq = this.sent.get(nodeId) ?? new Map<number, number>();
+    bySeq.set(seq, at);
+    if (bySeq.size > 120) bySeq.delete(bySeq.keys().next().value as number);
+    this.sent.set(nodeId, bySeq);
+  }
+
+  private async tick(_ticksPerPeriod: number): Promise<void> {
     if (this.publishing) {
       this.skippedTicks++;
       return;
@@ -105,10 +140,14 @@ export class FleetSimulator {
     this.publishing = true;
     try {
       const count = this.agents.length;
-      const slice = Math.ceil(count / ticksPerPeriod);
+      const now = Date.now();
+      // Each agent is due once per period: credit accrues with time (a late tick sends what came due meanwhile).
+      this.credit = Math.min(count, this.credit + ((now - (this.lastTick ?? now)) / this.periodMs) * count);
+      this.lastTick = now;
       const messages = [];
-      for (let k = 0; k < slice && count > 0; k++) {
-        const agent = this.agents[this.cursor++ % count];
+      for (; this.credit >= 1 && count > 0; this.credit--, this.cursor++) {
+        const index = this.cursor % count;
+        const agent = this.agents[index];
         if (agent.silent) continue;
         const report: AgentReport = {
           kind: 'heartbeat',
@@ -116,10 +155,11 @@ export class FleetSimulator {
           domainId: agent.domainId,
           credential: agent.credential,
           seq: agent.seq++,
-          sentAt: new Date().toISOString(),
+          sentAt: new Date(now).toISOString(),
           usage: { cpuUsage: 0.3, memoryUsedBytes: 100 * 2 ** 30, diskUsedBytes: 2 ** 40 },
         };
         messages.push({ key: agent.nodeId, value: JSON.stringify(report) });
+        if (index < this.probed) this.remember(agent.nodeId, report.seq, now);
       }
       if (messages.length > 0) await this.options.bus.publish(AGENT_REPORTS_TOPIC, messages);
       this.published += messages.length;

@@ -1,93 +1,135 @@
-import { RecordedEvent } from '@hcn/contracts';
+import { nodeStream } from '@hcn/contracts';
 import { PostgresEventStore } from '@hcn/eventstore';
 import { KafkaMessageBus } from '@hcn/messaging';
-import { openReadModels } from '@hcn/read-models';
-import { readFileSync } from 'node:fs';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startProjector } from '../apps/projector/src/projector';
-import { loadHubConfig } from '../apps/hub/src/config';
-import { startHub } from '../apps/hub/src/hub';
+import { Pool } from 'pg';
 import { startKafkaForTests } from '../test/services/kafka';
+import { freePort } from '../test/services/ports';
 import { AppProcess } from '../test/support/processes';
 import { FleetSimulator } from './fleet-simulator';
 import { benchDatabase, percentile, progress, report } from './support';
 
-const FLEETS = (process.env.BENCH_FLEETS ?? '1000,2500,5000,10000').split(',').map(Number);
+const FLEETS = (process.env.BENCH_FLEETS ?? '2000,4000,6000,8000,10000').split(',').map(Number);
 const WINDOW_S = Number(process.env.BENCH_WINDOW_SECONDS ?? 10);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
-let measuringForSettle = false;
 const TTL_S = 5;
 const INTERVAL_S = 1;
 const JOIN_TOKEN = 'bench-join-token-0123456789';
+const SAMPLE_NODES = 200;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Heartbeat ingestion: a fleet of virtual agents over real Kafka into the PostgreSQL store and read models. */
+/** Scrapes one counter from the hub's /metrics. */
+async function counter(hubUrl: string, name: string): Promise<number> {
+  const text = await (await fetch(`${hubUrl}/metrics`)).text();
+  const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+  return match ? Number(match[1]) : 0;
+}
+
+/**
+ * Heartbeat → node_state lag, measured from outside: the simulator remembers when it sent each seq; a poller
+ * reads `last_heartbeat_seq` of sampled nodes from the read model every 100 ms and records when each sent seq
+ * first became visible.
+ */
+class LagProbe {
+  readonly samples: number[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private busy = false;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly fleet: FleetSimulator,
+  ) {}
+
+  start(): void {
+    this.samples.length = 0;
+    this.fleet.resetSent();
+    this.timer = setInterval(() => void this.poll(), 100);
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  private async poll(): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      const agents = this.fleet.agents.slice(0, SAMPLE_NODES);
+      const rows: Array<{ node_id: string; seq: number }> = await this.pool
+        .query('SELECT node_id, last_heartbeat_seq AS seq FROM node_state WHERE node_id = ANY($1)', [
+          agents.map((a) => a.nodeId),
+        ])
+        .then((r) => r.rows);
+      const now = Date.now();
+      for (const row of rows) {
+        const sentAt = this.fleet.takeSentUpTo(row.node_id, row.seq);
+        for (const at of sentAt) this.samples.push(now - at);
+      }
+    } finally {
+      this.busy = false;
+    }
+  }
+}
+
+/**
+ * Heartbeat ingestion in distributed mode: hub and projector as their own processes over real Kafka and the
+ * PostgreSQL store; a fleet of virtual agents (this process) at 1 Hz each.
+ */
 export async function run(): Promise<void> {
   const db = await benchDatabase('heartbeats');
   const kafka = await startKafkaForTests((line) => console.log(`[bench] ${line}`));
-  const store = await PostgresEventStore.connect({
-    connectionString: db.url,
-    poolSize: 12,
-    polling: { pollIntervalMs: 100 },
-  });
-  const readModels = await openReadModels(db.url, 6);
-  const lags: number[] = [];
-  let measuring = false;
-  const projector = await startProjector(store, readModels, {
-    onBatch: ({ events }) => {
-      if (!measuring && !measuringForSettle) return;
-      const now = Date.now();
-      for (const e of events as RecordedEvent[]) {
-        if (e.type === 'NodeHeartbeatRecorded')
-          lags.push(now - Date.parse((e.data as { sentAt: string }).sentAt));
-      }
-    },
-  });
-  const hubBus = new KafkaMessageBus({ brokers: kafka.brokers, clientId: 'bench-hub' });
-  const config = loadHubConfig({
-    DATABASE_URL: db.url,
-    KAFKA_BROKERS: kafka.brokers.join(','),
-    HCN_HTTP_PORT: '0',
+  const port = await freePort();
+  const hubUrl = `http://127.0.0.1:${port}`;
+  const common = { DATABASE_URL: db.url, KAFKA_BROKERS: kafka.brokers.join(',') };
+  const hub = new AppProcess('hub', 'apps/hub/src/main.ts', {
+    ...common,
+    HCN_HTTP_PORT: String(port),
     HCN_JOIN_TOKEN: JOIN_TOKEN,
     HCN_AGENT_SECRET: 'bench-agent-secret-0123456789-0123456789',
     HCN_NODE_TTL_SECONDS: String(TTL_S),
     HCN_HEARTBEAT_INTERVAL_SECONDS: String(INTERVAL_S),
     HCN_LIVENESS_SWEEP_MS: '250',
-  });
-  const hub = await startHub(config, { store, bus: hubBus, readModels });
+  }).start();
+  const projector = new AppProcess('projector', 'apps/projector/src/main.ts', common).start();
+  const pool = new Pool({ connectionString: db.url, max: 2 });
   const simBus = new KafkaMessageBus({ brokers: kafka.brokers, clientId: 'bench-fleet' });
   const fleet = new FleetSimulator({
-    hubUrl: hub.url,
+    hubUrl,
     joinToken: JOIN_TOKEN,
     bus: simBus,
     domains: ['east', 'west', 'north', 'south'],
   });
-  const appended = async (): Promise<number> =>
-    (await hub.metrics.heartbeatsAppended.get()).values[0]?.value ?? 0;
+  const probe = new LagProbe(pool, fleet);
   const results = [];
   try {
+    for (let i = 0; i < 240 && (await fetch(`${hubUrl}/readyz`).catch(() => undefined))?.status !== 200; i++)
+      await sleep(250);
     fleet.start(1000, 20);
     for (const size of FLEETS) {
       console.log(
         `[bench] fleet of ${size}: registering ${size - fleet.agents.length} more nodes while the others heartbeat`,
       );
       await fleet.grow(size - fleet.agents.length, 16, (done) => progress('registering', done, size));
-      console.log(
-        `[bench] ${size} nodes at 1 Hz: settling, then warm-up ${WARMUP_S}s and a ${WINDOW_S}s window`,
-      );
-      await settle(() => lags, 30000);
-      await sleep(WARMUP_S * 1000);
-      lags.length = 0;
-      measuring = true;
-      const [a0, p0, t0] = [await appended(), fleet.published, Date.now()];
+      console.log(`[bench] ${size} nodes at 1 Hz: warm-up ${WARMUP_S + 5}s, then a ${WINDOW_S}s window`);
+      await sleep((WARMUP_S + 5) * 1000);
+      probe.start();
+      const [a0, p0, t0] = [
+        await counter(hubUrl, 'hcn_heartbeats_appended_total'),
+        fleet.published,
+        Date.now(),
+      ];
       await sleep(WINDOW_S * 1000);
-      const [a1, p1, t1] = [await appended(), fleet.published, Date.now()];
-      measuring = false;
+      const [a1, p1, t1] = [
+        await counter(hubUrl, 'hcn_heartbeats_appended_total'),
+        fleet.published,
+        Date.now(),
+      ];
+      probe.stop();
       const seconds = (t1 - t0) / 1000;
-      const sorted = [...lags].sort((x, y) => x - y);
+      const sorted = [...probe.samples].sort((x, y) => x - y);
       const row = {
         nodes: size,
         offeredPerSec: Math.round((p1 - p0) / seconds),
@@ -96,16 +138,17 @@ export async function run(): Promise<void> {
         lagP50Ms: percentile(sorted, 50),
         lagP99Ms: percentile(sorted, 99),
         lagSamples: sorted.length,
-        skippedPublishTicks: fleet.skippedTicks,
+        offlineFlaps: await counter(hubUrl, 'hcn_nodes_went_offline_total'),
       };
       results.push(row);
       console.log(`[bench]   ${JSON.stringify(row)}`);
     }
     const holding = results.filter((r) => r.lagP99Ms <= 1000 && r.appendedToOffered >= 0.95);
     const largest = holding[holding.length - 1] ?? results[0];
-    const detection = await measureOfflineDetection(fleet, hub.liveness, largest.nodes);
+    const detection = await measureOfflineDetection(fleet, db.url, largest.nodes);
     fleet.stop();
-    const agentRss = await measureAgentRss(hub.url, kafka.brokers);
+    const agentRss = await measureAgentRss(hubUrl, kafka.brokers);
+    const processes = { hubRssMiB: rssMiB(hub.pid), projectorRssMiB: rssMiB(projector.pid) };
     report('heartbeats', {
       ttlSeconds: TTL_S,
       intervalSeconds: INTERVAL_S,
@@ -114,68 +157,65 @@ export async function run(): Promise<void> {
       largestHolding: largest.nodes,
       detection,
       agentRss,
+      processes,
     });
   } finally {
     fleet.stop();
-    await hub.close();
-    await projector.stop();
-    await Promise.all([hubBus.close(), simBus.close()]);
-    await store.close();
-    await readModels.destroy();
+    probe.stop();
+    await simBus.close();
+    await pool.end();
+    await hub.kill('SIGTERM');
+    await projector.kill('SIGTERM');
     await kafka.stop();
     await db.stop();
   }
 }
 
-/** Waits until the projector's recent heartbeat lag is under a second (or `maxMs` passes). */
-async function settle(lags: () => number[], maxMs: number): Promise<void> {
-  const deadline = Date.now() + maxMs;
-  while (Date.now() < deadline) {
-    lags().length = 0;
-    measuringForSettle = true;
-    await sleep(2000);
-    measuringForSettle = false;
-    const recent = [...lags()].sort((a, b) => a - b);
-    if (recent.length > 0 && percentile(recent, 90) < 1000) return;
-  }
+function rssMiB(pid: number | undefined): number {
+  if (!pid) return NaN;
+  return +(
+    Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024
+  ).toFixed(1);
 }
 
+/** Silences 20 nodes and reads, from the log, when NodeWentOffline was recorded for each. */
 async function measureOfflineDetection(
   fleet: FleetSimulator,
-  liveness: { get(id: string): { status: string } | undefined },
-  size: number,
+  url: string,
+  holding: number,
 ): Promise<Record<string, number>> {
   console.log(
-    `[bench] offline detection with all ${fleet.agents.length} nodes heartbeating (largest holding: ${size}): silencing 20`,
+    `[bench] offline detection with all ${fleet.agents.length} nodes heartbeating (largest holding: ${holding}): silencing 20`,
   );
   const { nodeIds, at } = fleet.silence(20);
+  await sleep((TTL_S + INTERVAL_S) * 1000 + 10000);
+  const store = await PostgresEventStore.connect({ connectionString: url });
   const detectedAfter: number[] = [];
-  const pending = new Set(nodeIds);
-  while (pending.size > 0 && Date.now() - at < 60000) {
-    for (const id of [...pending]) {
-      if (liveness.get(id)?.status === 'offline') {
-        detectedAfter.push(Date.now() - at);
-        pending.delete(id);
-      }
+  try {
+    for (const id of nodeIds) {
+      const offline = (await store.readStream(nodeStream(id))).find(
+        (e) => e.type === 'NodeWentOffline' && Date.parse(e.recordedAt) >= at,
+      );
+      if (offline) detectedAfter.push(Date.parse(offline.recordedAt) - at);
     }
-    await sleep(50);
+  } finally {
+    await store.close();
   }
   const sorted = detectedAfter.sort((x, y) => x - y);
   return {
     fleetNodes: fleet.agents.length,
     silenced: nodeIds.length,
     detected: sorted.length,
-    maxMs: sorted[sorted.length - 1] ?? NaN,
     p50Ms: percentile(sorted, 50),
+    maxMs: sorted[sorted.length - 1] ?? NaN,
     boundMs: (TTL_S + INTERVAL_S) * 1000,
   };
 }
 
+/** RSS of a real agent process idling against the hub, and of an idle Node process started the same way. */
 async function measureAgentRss(hubUrl: string, brokers: string[]): Promise<Record<string, number>> {
   console.log('[bench] agent RSS: one real agent process idling 20 s');
   const dir = mkdtempSync(join(tmpdir(), 'hcn-bench-agent-'));
-  const rssOf = (pid: number): number =>
-    Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
   const agent = new AppProcess('agent', 'apps/agent/src/main.ts', {
     HCN_HUB_URL: hubUrl,
     HCN_JOIN_TOKEN: JOIN_TOKEN,
@@ -186,7 +226,7 @@ async function measureAgentRss(hubUrl: string, brokers: string[]): Promise<Recor
   const baseline = new AppProcess('baseline', 'bench/idle-baseline.ts', {}).start();
   try {
     await sleep(20000);
-    return { agentRssMiB: +rssOf(agent.pid!).toFixed(1), baselineRssMiB: +rssOf(baseline.pid!).toFixed(1) };
+    return { agentRssMiB: rssMiB(agent.pid), baselineRssMiB: rssMiB(baseline.pid) };
   } finally {
     await agent.kill('SIGTERM');
     await baseline.kill('SIGKILL');

@@ -88,4 +88,49 @@ export const EVENT_STORE_MIGRATIONS: readonly string[] = [
   END
   $fn$;
   `,
+  `
+  -- appendMany, set-based when every request expects 'any' on distinct streams (heartbeats): one upsert bumps
+  -- each stream's revision under its row lock, one insert writes all events. Otherwise one hcn_append per stream.
+  CREATE OR REPLACE FUNCTION hcn_append_many(p_requests jsonb)
+  RETURNS TABLE (out_index int, out_revision bigint, out_txid xid8, out_seq bigint)
+  LANGUAGE plpgsql AS $fn$
+  DECLARE
+    r record;
+  BEGIN
+    IF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(p_requests) x WHERE x->>'expected' <> 'any')
+       AND (SELECT count(DISTINCT x->>'stream') = count(*) FROM jsonb_array_elements(p_requests) x) THEN
+      RETURN QUERY
+      WITH req AS (
+        SELECT t.x->>'stream' AS stream, t.x->'events' AS events, jsonb_array_length(t.x->'events') AS n, t.o AS idx
+        FROM jsonb_array_elements(p_requests) WITH ORDINALITY AS t(x, o)
+      ), bumped AS (
+        INSERT INTO hcn_streams AS s (stream_id, revision)
+        SELECT req.stream, req.n - 1 FROM req ORDER BY req.stream
+        ON CONFLICT (stream_id) DO UPDATE SET revision = s.revision + EXCLUDED.revision + 1
+        RETURNING s.stream_id, s.revision AS last_revision
+      ), ins AS (
+        INSERT INTO hcn_events (event_id, stream_id, revision, type, data, metadata)
+        SELECT (e.x->>'id')::uuid, req.stream, b.last_revision - req.n + e.o, e.x->>'type', e.x->'data', e.x->'meta'
+        FROM req JOIN bumped b ON b.stream_id = req.stream
+        CROSS JOIN LATERAL jsonb_array_elements(req.events) WITH ORDINALITY AS e(x, o)
+        ORDER BY req.stream, e.o
+        RETURNING hcn_events.stream_id, hcn_events.seq
+      ), last_seq AS (
+        SELECT ins.stream_id, max(ins.seq) AS seq FROM ins GROUP BY ins.stream_id
+      )
+      SELECT (req.idx - 1)::int, b.last_revision, pg_current_xact_id(), l.seq
+      FROM req JOIN bumped b ON b.stream_id = req.stream JOIN last_seq l ON l.stream_id = req.stream;
+      PERFORM pg_notify('hcn_events', '');
+      RETURN;
+    END IF;
+    FOR r IN
+      SELECT (t.o - 1)::int AS idx, t.x->>'stream' AS stream, t.x->>'expected' AS expected, t.x->'events' AS events
+      FROM jsonb_array_elements(p_requests) WITH ORDINALITY AS t(x, o)
+      ORDER BY t.x->>'stream', t.o
+    LOOP
+      RETURN QUERY SELECT r.idx, a.out_revision, a.out_txid, a.out_seq FROM hcn_append(r.stream, r.expected, r.events) a;
+    END LOOP;
+  END
+  $fn$;
+  `,
 ];

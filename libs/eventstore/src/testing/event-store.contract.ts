@@ -169,6 +169,30 @@ export function eventStoreContract(makeFixture: () => Promise<EventStoreFixture>
       expect((await store.readStream(b)).map(ns)).toEqual([0, 4]);
     });
 
+    it('numbers revisions per stream when every request expects any (existing and new streams)', async () => {
+      const [old, fresh] = [uniqueStream('c-many-old'), uniqueStream('c-many-new')];
+      await store.append(old, [thing(0), thing(1)], 'no_stream');
+      const outcomes = await store.appendMany([
+        { streamId: fresh, events: [thing(10), thing(11)], expectedRevision: 'any' },
+        { streamId: old, events: [thing(2), thing(3), thing(4)], expectedRevision: 'any' },
+      ]);
+      expect(outcomes.map((o) => o.ok && o.result.nextExpectedRevision)).toEqual([1, 4]);
+      const oldEvents = await store.readStream(old);
+      expect(oldEvents.map((e) => [e.revision, ns(e)])).toEqual([
+        [0, 0],
+        [1, 1],
+        [2, 2],
+        [3, 3],
+        [4, 4],
+      ]);
+      expect((await store.readStream(fresh)).map((e) => [e.revision, ns(e)])).toEqual([
+        [0, 10],
+        [1, 11],
+      ]);
+      const last = oldEvents[4];
+      expect(outcomes[1].ok && comparePositions(outcomes[1].result.position, last.position)).toBe(0);
+    });
+
     it('refuses only the request whose expected revision is wrong; the others are appended', async () => {
       const [ok, stale] = [uniqueStream('c-many-ok'), uniqueStream('c-many-stale')];
       await store.append(stale, [thing(0), thing(1)], 'no_stream');
