@@ -5,23 +5,22 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm install --no-audit --no-fund
 
-# Stage 2: sources, type-checked and linted.
+# Stage 2: compile (tsc -> dist/).
 FROM deps AS build
-COPY tsconfig.json nest-cli.json eslint.config.mjs ./
+COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY scripts ./scripts
 COPY libs ./libs
 COPY apps ./apps
-RUN npx tsc -p tsconfig.json --noEmit
+RUN npm run build && npm prune --omit=dev
 
-# Stage 3: runtime (TypeScript run through swc at start-up; no dev tooling beyond that).
+# Stage 3: runtime: compiled JavaScript and production dependencies only.
 FROM node:20-bookworm-slim AS runtime
 WORKDIR /app
 ENV NODE_ENV=production
 COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/package.json /app/tsconfig.json ./
-COPY --from=build /app/scripts ./scripts
-COPY --from=build /app/libs ./libs
-COPY --from=build /app/apps ./apps
+COPY --from=build /app/package.json ./
+COPY --from=build /app/scripts/register-dist.js ./scripts/register-dist.js
+COPY --from=build /app/dist ./dist
 USER node
-ENTRYPOINT ["node", "-r", "./scripts/register-ts.js"]
-CMD ["apps/hub/src/main.ts"]
+ENTRYPOINT ["node", "-r", "./scripts/register-dist.js"]
+CMD ["dist/apps/hub/src/main.js"]

@@ -1,6 +1,7 @@
 import { nodeStream } from '@hcn/contracts';
 import { PostgresEventStore } from '@hcn/eventstore';
 import { KafkaMessageBus } from '@hcn/messaging';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,21 +80,29 @@ class LagProbe {
  * PostgreSQL store; a fleet of virtual agents (this process) at 1 Hz each.
  */
 export async function run(): Promise<void> {
+  console.log('[bench] building (npm run build) so the apps run compiled, as in production');
+  const build = spawnSync('npm', ['run', '-s', 'build'], { stdio: 'inherit' });
+  if (build.status !== 0) throw new Error('build failed');
   const db = await benchDatabase('heartbeats');
   const kafka = await startKafkaForTests((line) => console.log(`[bench] ${line}`));
   const port = await freePort();
   const hubUrl = `http://127.0.0.1:${port}`;
   const common = { DATABASE_URL: db.url, KAFKA_BROKERS: kafka.brokers.join(',') };
-  const hub = new AppProcess('hub', 'apps/hub/src/main.ts', {
-    ...common,
-    HCN_HTTP_PORT: String(port),
-    HCN_JOIN_TOKEN: JOIN_TOKEN,
-    HCN_AGENT_SECRET: 'bench-agent-secret-0123456789-0123456789',
-    HCN_NODE_TTL_SECONDS: String(TTL_S),
-    HCN_HEARTBEAT_INTERVAL_SECONDS: String(INTERVAL_S),
-    HCN_LIVENESS_SWEEP_MS: '250',
-  }).start();
-  const projector = new AppProcess('projector', 'apps/projector/src/main.ts', common).start();
+  const hub = new AppProcess(
+    'hub',
+    'apps/hub/src/main.ts',
+    {
+      ...common,
+      HCN_HTTP_PORT: String(port),
+      HCN_JOIN_TOKEN: JOIN_TOKEN,
+      HCN_AGENT_SECRET: 'bench-agent-secret-0123456789-0123456789',
+      HCN_NODE_TTL_SECONDS: String(TTL_S),
+      HCN_HEARTBEAT_INTERVAL_SECONDS: String(INTERVAL_S),
+      HCN_LIVENESS_SWEEP_MS: '250',
+    },
+    true,
+  ).start();
+  const projector = new AppProcess('projector', 'apps/projector/src/main.ts', common, true).start();
   const pool = new Pool({ connectionString: db.url, max: 2 });
   const simBus = new KafkaMessageBus({ brokers: kafka.brokers, clientId: 'bench-fleet' });
   const fleet = new FleetSimulator({
@@ -140,12 +149,12 @@ export async function run(): Promise<void> {
         lagSamples: sorted.length,
         offlineFlaps: await counter(hubUrl, 'hcn_nodes_went_offline_total'),
       };
-      results.push(row);
-      console.log(`[bench]   ${JSON.stringify(row)}`);
+      const detection = await measureOfflineDetection(fleet, db.url);
+      results.push({ ...row, detection });
+      console.log(`[bench]   ${JSON.stringify({ ...row, detection })}`);
     }
     const holding = results.filter((r) => r.lagP99Ms <= 1000 && r.appendedToOffered >= 0.95);
     const largest = holding[holding.length - 1] ?? results[0];
-    const detection = await measureOfflineDetection(fleet, db.url, largest.nodes);
     fleet.stop();
     const agentRss = await measureAgentRss(hubUrl, kafka.brokers);
     const processes = { hubRssMiB: rssMiB(hub.pid), projectorRssMiB: rssMiB(projector.pid) };
@@ -155,7 +164,6 @@ export async function run(): Promise<void> {
       windowSeconds: WINDOW_S,
       fleets: results,
       largestHolding: largest.nodes,
-      detection,
       agentRss,
       processes,
     });
@@ -179,14 +187,7 @@ function rssMiB(pid: number | undefined): number {
 }
 
 /** Silences 20 nodes and reads, from the log, when NodeWentOffline was recorded for each. */
-async function measureOfflineDetection(
-  fleet: FleetSimulator,
-  url: string,
-  holding: number,
-): Promise<Record<string, number>> {
-  console.log(
-    `[bench] offline detection with all ${fleet.agents.length} nodes heartbeating (largest holding: ${holding}): silencing 20`,
-  );
+async function measureOfflineDetection(fleet: FleetSimulator, url: string): Promise<Record<string, number>> {
   const { nodeIds, at } = fleet.silence(20);
   await sleep((TTL_S + INTERVAL_S) * 1000 + 10000);
   const store = await PostgresEventStore.connect({ connectionString: url });
@@ -203,7 +204,6 @@ async function measureOfflineDetection(
   }
   const sorted = detectedAfter.sort((x, y) => x - y);
   return {
-    fleetNodes: fleet.agents.length,
     silenced: nodeIds.length,
     detected: sorted.length,
     p50Ms: percentile(sorted, 50),
@@ -216,20 +216,38 @@ async function measureOfflineDetection(
 async function measureAgentRss(hubUrl: string, brokers: string[]): Promise<Record<string, number>> {
   console.log('[bench] agent RSS: one real agent process idling 20 s');
   const dir = mkdtempSync(join(tmpdir(), 'hcn-bench-agent-'));
-  const agent = new AppProcess('agent', 'apps/agent/src/main.ts', {
+  const agent = new AppProcess(
+    'agent',
+    'apps/agent/src/main.ts',
+    {
+      HCN_HUB_URL: hubUrl,
+      HCN_JOIN_TOKEN: JOIN_TOKEN,
+      HCN_DOMAIN: 'east',
+      HCN_DATA_DIR: dir,
+      KAFKA_BROKERS: brokers.join(','),
+    },
+    true,
+  ).start();
+  const baseline = new AppProcess('baseline', 'bench/idle-baseline.ts', {}).start();
+  const sourceAgent = new AppProcess('agent-from-sources', 'apps/agent/src/main.ts', {
     HCN_HUB_URL: hubUrl,
     HCN_JOIN_TOKEN: JOIN_TOKEN,
     HCN_DOMAIN: 'east',
-    HCN_DATA_DIR: dir,
+    HCN_DATA_DIR: `${dir}-src`,
     KAFKA_BROKERS: brokers.join(','),
   }).start();
-  const baseline = new AppProcess('baseline', 'bench/idle-baseline.ts', {}).start();
   try {
     await sleep(20000);
-    return { agentRssMiB: rssMiB(agent.pid), baselineRssMiB: rssMiB(baseline.pid) };
+    return {
+      agentCompiledRssMiB: rssMiB(agent.pid),
+      agentFromSourcesRssMiB: rssMiB(sourceAgent.pid),
+      idleNodeWithSwcRegisterRssMiB: rssMiB(baseline.pid),
+    };
   } finally {
     await agent.kill('SIGTERM');
+    await sourceAgent.kill('SIGTERM');
     await baseline.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
+    rmSync(`${dir}-src`, { recursive: true, force: true });
   }
 }

@@ -37,8 +37,8 @@ describe('docker-compose.yml', () => {
   });
 
   it('runs each app from the one image with its entry point', () => {
-    expect(services.hub.command).toEqual(['apps/hub/src/main.ts']);
-    expect(services.projector.command).toEqual(['apps/projector/src/main.ts']);
-    expect(services['agent-west-1'].command).toEqual(['apps/agent/src/main.ts']);
+    expect(services.hub.command).toEqual(['dist/apps/hub/src/main.js']);
+    expect(services.projector.command).toEqual(['dist/apps/projector/src/main.js']);
+    expect(services['agent-west-1'].command).toEqual(['dist/apps/agent/src/main.js']);
   });
 });

@@ -13,6 +13,8 @@ export class AppProcess {
     readonly name: string,
     private readonly entry: string,
     private readonly env: Record<string, string>,
+    /** Run the compiled build (`npm run build` -> dist/) instead of the TypeScript sources. */
+    private readonly compiled = false,
   ) {}
 
   /** Process id while running. */
@@ -23,7 +25,10 @@ export class AppProcess {
   /** Starts (or restarts) the process. */
   start(): this {
     this.exitCode = undefined;
-    const child = spawn(process.execPath, ['-r', './scripts/register-ts.js', this.entry], {
+    const args = this.compiled
+      ? ['-r', './scripts/register-dist.js', `dist/${this.entry.replace(/\.ts$/, '.js')}`]
+      : ['-r', './scripts/register-ts.js', this.entry];
+    const child = spawn(process.execPath, args, {
       cwd: ROOT,
       env: { ...process.env, ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
