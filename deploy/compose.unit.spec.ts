@@ -10,7 +10,9 @@ import { loadHubConfig } from '../apps/hub/src/config';
  * validation, and the topology is the agreed one.
  */
 describe('docker-compose.yml', () => {
-  const compose = parse(readFileSync(join(__dirname, '..', 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+  const compose = parse(readFileSync(join(__dirname, '..', 'docker-compose.yml'), 'utf8'), {
+    merge: true,
+  }) as {
     services: Record<string, { image?: string; command?: string[]; environment?: Record<string, string> }>;
   };
   const services = compose.services;
@@ -28,7 +30,7 @@ describe('docker-compose.yml', () => {
     expect(config.kafkaBrokers).toEqual(['kafka:9092']);
   });
 
-  it('gives each agent a valid configuration in two domains, with the hub\'s join token', () => {
+  it("gives each agent a valid configuration in two domains, with the hub's join token", () => {
     const agents = Object.entries(services).filter(([name]) => name.startsWith('agent-'));
     const configs = agents.map(([, s]) => loadAgentConfig(s.environment!));
     expect(new Set(configs.map((c) => c.domainId))).toEqual(new Set(['east', 'west']));

@@ -1,6 +1,6 @@
-import { EventRegistry, hcnEventRegistry } from '@hcn/contracts';
-import { EsdbEventStore, EventStore, PostgresEventStore } from '@hcn/eventstore';
-import { KafkaMessageBus, MemoryMessageBus, MessageBus } from '@hcn/messaging';
+import type { EventRegistry } from '@hcn/contracts';
+import type { EventStore } from '@hcn/eventstore';
+import type { MessageBus } from '@hcn/messaging';
 
 /** Where the event store lives: EventStoreDB when its URL is set, else the PostgreSQL adapter. */
 export interface EventStoreSettings {
@@ -8,17 +8,25 @@ export interface EventStoreSettings {
   readonly databaseUrl: string;
 }
 
-/** Opens the configured event store adapter. */
+/**
+ * Opens the configured event store adapter. Adapters are loaded on demand, so a process that never opens an
+ * event store (the agent) does not load the EventStoreDB gRPC client or the PostgreSQL driver.
+ */
 export async function openEventStore(
   settings: EventStoreSettings,
-  registry: EventRegistry = hcnEventRegistry,
+  registry?: EventRegistry,
 ): Promise<EventStore> {
-  if (settings.eventStoreUrl) return new EsdbEventStore(settings.eventStoreUrl, registry);
-  return PostgresEventStore.connect({ connectionString: settings.databaseUrl, registry });
+  const { EsdbEventStore, PostgresEventStore } =
+    require('@hcn/eventstore') as typeof import('@hcn/eventstore');
+  const { hcnEventRegistry } = require('@hcn/contracts') as typeof import('@hcn/contracts');
+  const events = registry ?? hcnEventRegistry;
+  if (settings.eventStoreUrl) return new EsdbEventStore(settings.eventStoreUrl, events);
+  return PostgresEventStore.connect({ connectionString: settings.databaseUrl, registry: events });
 }
 
 /** Opens the configured message bus: Kafka when brokers are set, else the in-process bus (embedded mode). */
 export function openMessageBus(kafkaBrokers: readonly string[] | undefined, clientId: string): MessageBus {
+  const { KafkaMessageBus, MemoryMessageBus } = require('@hcn/messaging') as typeof import('@hcn/messaging');
   if (kafkaBrokers && kafkaBrokers.length > 0)
     return new KafkaMessageBus({ brokers: kafkaBrokers, clientId });
   return new MemoryMessageBus();
