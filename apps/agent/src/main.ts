@@ -1,4 +1,4 @@
-import { exitOnConfigError, openMessageBus } from '@hcn/platform';
+import { onShutdown, openMessageBus, runMain } from '@hcn/platform';
 import { Agent } from './agent';
 import { loadAgentConfig } from './config';
 
@@ -18,17 +18,10 @@ async function main(): Promise<void> {
   });
   await agent.start();
   console.log(`[agent] node ${agent.nodeId} running`);
-  const shutdown = async (): Promise<void> => {
+  onShutdown('agent', async () => {
     await agent.stop();
     await bus.close();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown());
-  process.on('SIGINT', () => void shutdown());
+  });
 }
 
-main().catch((error) => {
-  exitOnConfigError(error);
-  console.error('[agent] fatal:', error);
-  process.exit(1);
-});
+runMain('agent', main);

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { MemoryMessageBus } from '@hcn/messaging';
-import { exitOnConfigError, openEventStore, startEmbeddedPostgres } from '@hcn/platform';
+import { onShutdown, openEventStore, runMain, startEmbeddedPostgres } from '@hcn/platform';
 import { openReadModels } from '@hcn/read-models';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -65,11 +65,7 @@ async function main(): Promise<void> {
   console.log(`  Dashboard: ${hub.url}/`);
   console.log(`  API:       ${hub.url}/v1/nodes   docs: ${hub.url}/docs   metrics: ${hub.url}/metrics`);
   console.log(`  Join token for more agents: ${config.joinToken}\n`);
-  let closing = false;
-  const shutdown = async (): Promise<void> => {
-    if (closing) return;
-    closing = true;
-    console.log('[hcn] stopping ...');
+  onShutdown('hcn', async () => {
     await agent.stop();
     await hub.close();
     await projector.stop();
@@ -77,14 +73,7 @@ async function main(): Promise<void> {
     await store.close();
     await readModels.destroy();
     await postgres.stop();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void shutdown());
-  process.on('SIGTERM', () => void shutdown());
+  });
 }
 
-main().catch((error) => {
-  exitOnConfigError(error);
-  console.error('[hcn] failed to start:', error);
-  process.exit(1);
-});
+runMain('hcn', main);

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { exitOnConfigError, openEventStore, openMessageBus } from '@hcn/platform';
+import { onShutdown, openEventStore, openMessageBus, runMain } from '@hcn/platform';
 import { openReadModels } from '@hcn/read-models';
 import { loadHubConfig } from './config';
 import { startHub } from './hub';
@@ -15,19 +15,12 @@ async function main(): Promise<void> {
   const readModels = await openReadModels(config.databaseUrl);
   const hub = await startHub(config, { store, bus, readModels });
   console.log(`[hub] listening on ${hub.url} (docs: ${hub.url}/docs)`);
-  const shutdown = async (): Promise<void> => {
+  onShutdown('hub', async () => {
     await hub.close();
     await bus.close();
     await store.close();
     await readModels.destroy();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown());
-  process.on('SIGINT', () => void shutdown());
+  });
 }
 
-main().catch((error) => {
-  exitOnConfigError(error);
-  console.error('[hub] fatal:', error);
-  process.exit(1);
-});
+runMain('hub', main);

@@ -1,4 +1,4 @@
-import { brokerListSchema, exitOnConfigError, openEventStore, parseConfig } from '@hcn/platform';
+import { brokerListSchema, onShutdown, openEventStore, parseConfig, runMain } from '@hcn/platform';
 import { openReadModels } from '@hcn/read-models';
 import { z } from 'zod';
 import { startProjector } from './projector';
@@ -38,18 +38,11 @@ async function main(): Promise<void> {
     onError: (e) => console.error(`[projector] ${e.message}`),
   });
   console.log('[projector] running');
-  const shutdown = async (): Promise<void> => {
+  onShutdown('projector', async () => {
     await projector.stop();
     await store.close();
     await dataSource.destroy();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown());
-  process.on('SIGINT', () => void shutdown());
+  });
 }
 
-main().catch((error) => {
-  exitOnConfigError(error);
-  console.error('[projector] fatal:', error);
-  process.exit(1);
-});
+runMain('projector', main);

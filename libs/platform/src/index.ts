@@ -2,3 +2,4 @@ export * from './config';
 export * from './adapters';
 export * from './topics';
 export * from './embedded-postgres';
+export * from './process';
