@@ -93,6 +93,35 @@ async function appendScenarios(store: PostgresEventStore, pool: Pool) {
   return rows;
 }
 
+/** Baseline for catch-up: the same rows in the same index order, plain keyset pages of 1000 (no horizon, no validation). */
+async function rawKeysetRead(
+  store: PostgresEventStore,
+): Promise<{ events: number; seconds: number; eventsPerSec: number }> {
+  void store;
+  const pool = new Pool({ connectionString: currentUrl, max: 1 });
+  const started = process.hrtime.bigint();
+  let events = 0;
+  let last = ['0', '0'];
+  try {
+    for (;;) {
+      const { rows } = await pool.query(
+        `SELECT txid::text AS txid, seq::text AS seq, event_id, stream_id, revision, type, data, metadata, recorded_at
+         FROM hcn_events WHERE (txid, seq) > ($1::text::xid8, $2::bigint) ORDER BY txid, seq LIMIT 1000`,
+        last,
+      );
+      if (rows.length === 0) break;
+      events += rows.length;
+      last = [rows[rows.length - 1].txid, rows[rows.length - 1].seq];
+    }
+  } finally {
+    await pool.end();
+  }
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  return { events, seconds: +seconds.toFixed(2), eventsPerSec: Math.round(events / seconds) };
+}
+
+let currentUrl = '';
+
 async function catchUp(store: PostgresEventStore) {
   console.log(`[bench] catch-up: writing ${CATCH_UP_EVENTS} events`);
   const perAppend = 1000;
@@ -118,9 +147,15 @@ async function catchUp(store: PostgresEventStore) {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     return { events: seen, seconds: +seconds.toFixed(2), eventsPerSec: Math.round(seen / seconds) };
   };
+  const rawRead = await rawKeysetRead(store);
   const unfiltered = await measure();
   const filtered = await measure({ kind: 'streamPrefix', prefixes: ['catchup-'] });
-  return { unfiltered, filtered };
+  return {
+    rawRead,
+    unfiltered,
+    filtered,
+    unfilteredToRaw: +(unfiltered.eventsPerSec / rawRead.eventsPerSec).toFixed(3),
+  };
 }
 
 /** Event store benchmark: appends against a raw INSERT baseline, and subscription catch-up. */
@@ -132,6 +167,7 @@ export async function run(): Promise<void> {
     poolSize: 10,
   });
   const pool = new Pool({ connectionString: db.url, max: 10 });
+  currentUrl = db.url;
   try {
     await pool.query('CREATE TABLE raw_events (LIKE hcn_events INCLUDING ALL)');
     const appends = await appendScenarios(store, pool);

@@ -34,6 +34,16 @@ function staticChecks(): void {
   for (const [name, args] of [
     ['typecheck', [resolve(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit']],
     ['lint', [resolve(root, 'node_modules/eslint/bin/eslint.js'), '.']],
+    [
+      'format',
+      [
+        resolve(root, 'node_modules/prettier/bin/prettier.cjs'),
+        '--check',
+        '--log-level',
+        'warn',
+        '{apps,libs,bench,scripts,test,deploy}/**/*.{ts,js}',
+      ],
+    ],
   ] as const) {
     log(`${name} ...`);
     const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
