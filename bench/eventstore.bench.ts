@@ -147,6 +147,9 @@ async function catchUp(store: PostgresEventStore) {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     return { events: seen, seconds: +seconds.toFixed(2), eventsPerSec: Math.round(seen / seconds) };
   };
+  const analyze = new Pool({ connectionString: currentUrl, max: 1 });
+  await analyze.query('ANALYZE hcn_events'); // fresh statistics for both readers
+  await analyze.end();
   const rawRead = await rawKeysetRead(store);
   const unfiltered = await measure();
   const filtered = await measure({ kind: 'streamPrefix', prefixes: ['catchup-'] });

@@ -32,8 +32,9 @@ export const TEST_JOIN_TOKEN = 'test-join-token-0123456789';
 /** Starts a hub for a spec: short TTL and sweeps, memory bus unless one is given. */
 export async function startHubHarness(
   overrides: Record<string, string> = {},
-  bus: MessageBus = new MemoryMessageBus(),
+  sharedBus?: MessageBus,
 ): Promise<HubHarness> {
+  const bus = sharedBus ?? new MemoryMessageBus();
   const database = await createTestDatabase('hub');
   const config = loadHubConfig({
     DATABASE_URL: database.url,
@@ -79,7 +80,7 @@ export async function startHubHarness(
     close: async () => {
       await hub.close();
       await projector.stop();
-      await bus.close();
+      if (!sharedBus) await bus.close(); // a bus passed in belongs to the caller
       await store.close();
       await db.destroy();
       await database.drop();
