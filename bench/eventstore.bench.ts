@@ -106,7 +106,7 @@ async function rawKeysetRead(
     for (;;) {
       const { rows } = await pool.query(
         `SELECT txid::text AS txid, seq::text AS seq, event_id, stream_id, revision, type, data, metadata, recorded_at
-         FROM hcn_events WHERE (txid, seq) > ($1::text::xid8, $2::bigint) ORDER BY txid, seq LIMIT 1000`,
+         FROM hcn_events WHERE (txid, seq) > ($1::text::xid8, $2::bigint) ORDER BY hcn_events.txid, hcn_events.seq LIMIT 1000`,
         last,
       );
       if (rows.length === 0) break;
