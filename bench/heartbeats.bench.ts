@@ -19,6 +19,8 @@ const TTL_S = 5;
 const INTERVAL_S = 1;
 const JOIN_TOKEN = 'bench-join-token-0123456789';
 const SAMPLE_NODES = 200;
+/** Heap settings for the agent in production images (docker-compose sets the same NODE_OPTIONS). */
+const AGENT_NODE_OPTIONS = '--max-semi-space-size=1 --max-old-space-size=64';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -228,6 +230,19 @@ async function measureAgentRss(hubUrl: string, brokers: string[]): Promise<Recor
     },
     true,
   ).start();
+  const tuned = new AppProcess(
+    'agent-small-heap',
+    'apps/agent/src/main.ts',
+    {
+      HCN_HUB_URL: hubUrl,
+      HCN_JOIN_TOKEN: JOIN_TOKEN,
+      HCN_DOMAIN: 'east',
+      HCN_DATA_DIR: `${dir}-tuned`,
+      KAFKA_BROKERS: brokers.join(','),
+      NODE_OPTIONS: AGENT_NODE_OPTIONS,
+    },
+    true,
+  ).start();
   const baseline = new AppProcess('baseline', 'bench/idle-baseline.ts', {}).start();
   const sourceAgent = new AppProcess('agent-from-sources', 'apps/agent/src/main.ts', {
     HCN_HUB_URL: hubUrl,
@@ -240,12 +255,15 @@ async function measureAgentRss(hubUrl: string, brokers: string[]): Promise<Recor
     await sleep(20000);
     return {
       agentCompiledRssMiB: rssMiB(agent.pid),
+      agentCompiledSmallHeapRssMiB: rssMiB(tuned.pid),
       agentFromSourcesRssMiB: rssMiB(sourceAgent.pid),
       idleNodeWithSwcRegisterRssMiB: rssMiB(baseline.pid),
     };
   } finally {
     await agent.kill('SIGTERM');
     await sourceAgent.kill('SIGTERM');
+    await tuned.kill('SIGTERM');
+    rmSync(`${dir}-tuned`, { recursive: true, force: true });
     await baseline.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
     rmSync(`${dir}-src`, { recursive: true, force: true });
