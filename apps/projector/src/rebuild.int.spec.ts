@@ -148,4 +148,40 @@ describeWithPostgres('projector (real PostgreSQL)', () => {
       await database.drop();
     }
   });
+
+  it('moves a re-registered node between domains and refreshes both summaries', async () => {
+    const database = await createTestDatabase('proj_move');
+    const store = await PostgresEventStore.connect({
+      connectionString: database.url,
+      polling: { pollIntervalMs: 100 },
+    });
+    const db = await openReadModels(database.url, 4);
+    try {
+      const [a, b] = [randomUUID(), randomUUID()];
+      const at = new Date(Date.UTC(2026, 10, 22)).toISOString();
+      await store.append(
+        nodeStream(a),
+        [event('NodeRegistered', registration(a, 'dom-x', 1), at)],
+        'no_stream',
+      );
+      await store.append(
+        nodeStream(b),
+        [event('NodeRegistered', registration(b, 'dom-x', 2), at)],
+        'no_stream',
+      );
+      await store.append(nodeStream(a), [event('NodeReregistered', registration(a, 'dom-y', 1), at)], 0);
+      const projector = await startProjector(store, db);
+      await projector.whenCaughtUp();
+      await projector.stop();
+      const rows = await db.query('SELECT domain_id, nodes_online FROM domain_summary ORDER BY domain_id');
+      expect(rows).toEqual([
+        { domain_id: 'dom-x', nodes_online: 1 },
+        { domain_id: 'dom-y', nodes_online: 1 },
+      ]);
+    } finally {
+      await store.close();
+      await db.destroy();
+      await database.drop();
+    }
+  });
 });

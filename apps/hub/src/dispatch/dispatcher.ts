@@ -21,7 +21,6 @@ const COMMAND_OF: Record<string, AgentCommand['kind']> = {
  */
 export class Dispatcher {
   private subscription: Subscription | undefined;
-  private readonly domains = new Map<string, string>();
 
   constructor(
     private readonly store: EventStore,
@@ -65,13 +64,10 @@ export class Dispatcher {
     await this.dataSource.transaction((tx) => saveCheckpoint(tx, CHECKPOINT, position, 0, new Date()));
   }
 
+  /** The node's current domain, from its stream (commands are rare; a node may move between domains). */
   private async domainOf(nodeId: string): Promise<string | undefined> {
-    const known = this.domains.get(nodeId);
-    if (known) return known;
     const events = await this.store.readStream(nodeStream(nodeId), { direction: 'backwards' });
     const registration = events.find((e) => e.type === 'NodeRegistered' || e.type === 'NodeReregistered');
-    const domainId = (registration?.data as EventDataOf<'NodeRegistered'> | undefined)?.domainId;
-    if (domainId) this.domains.set(nodeId, domainId);
-    return domainId;
+    return (registration?.data as EventDataOf<'NodeRegistered'> | undefined)?.domainId;
   }
 }

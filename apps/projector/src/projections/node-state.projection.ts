@@ -164,6 +164,14 @@ export const nodeStateProjection: Projection = {
     const heartbeats = latestHeartbeats(events);
     for (const event of events) {
       if (event.type === 'NodeHeartbeatRecorded') continue;
+      if (event.type === 'NodeReregistered') {
+        // A node may move to another domain: its old domain's summary changes too.
+        const before: Array<{ domain_id: string }> = await tx.query(
+          'SELECT domain_id FROM node_state WHERE node_id = $1',
+          [(event.data as { nodeId: string }).nodeId],
+        );
+        before.forEach((row) => changes.domains.add(row.domain_id));
+      }
       await applyLifecycle(tx, event as unknown as HcnEvent, event.recordedAt);
       changes.nodes.add((event.data as { nodeId: string }).nodeId);
     }
