@@ -20,7 +20,8 @@ async function upsertRegistration(
        agent_version = EXCLUDED.agent_version, status = 'online', stop_requested = false,
        draining = CASE WHEN $13 THEN node_state.draining ELSE false END,
        registered_at = CASE WHEN $13 THEN node_state.registered_at ELSE EXCLUDED.registered_at END,
-       last_seen_at = EXCLUDED.last_seen_at, updated_at = EXCLUDED.updated_at`,
+       last_seen_at = GREATEST(node_state.last_seen_at, EXCLUDED.last_seen_at),
+       updated_at = GREATEST(node_state.updated_at, EXCLUDED.updated_at)`,
     [
       data.nodeId,
       data.domainId,
@@ -46,7 +47,7 @@ async function setColumns(
   sets: string,
   values: unknown[],
 ): Promise<void> {
-  await tx.query(`UPDATE node_state SET ${sets}, updated_at = $2 WHERE node_id = $1`, [
+  await tx.query(`UPDATE node_state SET ${sets}, updated_at = GREATEST(updated_at, $2) WHERE node_id = $1`, [
     nodeId,
     at,
     ...values,
@@ -78,7 +79,7 @@ async function applyHeartbeats(tx: EntityManager, events: readonly RecordedEvent
   });
   await tx.query(
     `UPDATE node_state n SET cpu_usage = h.cpu, memory_used_bytes = h.mem, disk_used_bytes = h.disk,
-       last_heartbeat_seq = h.seq, last_seen_at = GREATEST(n.last_seen_at, h.at), updated_at = h.at
+       last_heartbeat_seq = h.seq, last_seen_at = GREATEST(n.last_seen_at, h.at), updated_at = GREATEST(n.updated_at, h.at)
      FROM jsonb_to_recordset($1::jsonb) AS h(node_id uuid, seq int, cpu double precision, mem bigint, disk bigint, at timestamptz)
      WHERE n.node_id = h.node_id AND (n.last_heartbeat_seq IS NULL OR n.last_heartbeat_seq < h.seq)`,
     [JSON.stringify(rows)],
@@ -93,9 +94,13 @@ async function applyLifecycle(tx: EntityManager, event: HcnEvent, at: string): P
     case 'NodeWentOffline':
       return setColumns(tx, event.data.nodeId, at, `status = 'offline'`, []);
     case 'NodeCameOnline':
-      return setColumns(tx, event.data.nodeId, at, `status = 'online', last_seen_at = $3`, [
-        event.data.seenAt,
-      ]);
+      return setColumns(
+        tx,
+        event.data.nodeId,
+        at,
+        `status = 'online', last_seen_at = GREATEST(last_seen_at, $3::timestamptz)`,
+        [event.data.seenAt],
+      );
     case 'NodeDrainRequested':
       return setColumns(tx, event.data.nodeId, at, 'draining = true', []);
     case 'NodeStopRequested':

@@ -41,7 +41,25 @@ export class KafkaMessageBus implements MessageBus {
     });
   }
 
+  /**
+   * Creates missing topics. Right after a creation the broker's metadata may briefly lag ("does not host this
+   * topic-partition"); such transient answers are retried a few times before they count as failures.
+   */
   async createTopics(topics: readonly TopicSpec[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.createMissingTopics(topics);
+      } catch (error) {
+        const transient = /does not host this topic-partition|leader|not available|UNKNOWN_TOPIC/i.test(
+          (error as Error).message,
+        );
+        if (!transient || attempt >= 6) throw error;
+        await new Promise((r) => setTimeout(r, 200 * attempt));
+      }
+    }
+  }
+
+  private async createMissingTopics(topics: readonly TopicSpec[]): Promise<void> {
     await this.withAdmin(async (admin) => {
       const existing = new Set(await admin.listTopics());
       const missing = topics.filter((t) => !existing.has(t.name));
