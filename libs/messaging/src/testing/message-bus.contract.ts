@@ -2,7 +2,7 @@ import { eventually, sleep } from '@hcn/testing';
 import { randomUUID } from 'node:crypto';
 import { DLQ_HEADERS } from '../dead-letter';
 import { PoisonMessageError } from '../errors';
-import type { Consumer, IncomingMessage, MessageBus } from '../port';
+import type { ConsumeOptions, Consumer, IncomingMessage, MessageBus } from '../port';
 
 /** Builds the bus under test and tears it down. */
 export interface MessageBusFixture {
@@ -54,6 +54,24 @@ export function messageBusContract(makeFixture: () => Promise<MessageBusFixture>
     return consumer;
   }
 
+  /** A group consumer from the start of `topic` with quick retries; `extra` overrides settings. */
+  async function consumeFromStart(
+    topic: string,
+    handleBatch: ConsumeOptions['handleBatch'],
+    extra: Partial<ConsumeOptions> = {},
+  ): Promise<void> {
+    consumers.push(
+      await bus.consume({
+        groupId: unique('g'),
+        topics: [topic],
+        fromBeginning: true,
+        retryBackoffMs: 10,
+        handleBatch,
+        ...extra,
+      }),
+    );
+  }
+
   it('creates topics idempotently', async () => {
     const topic = unique('t');
     await bus.createTopics([{ name: topic, partitions: 2 }]);
@@ -102,22 +120,14 @@ export function messageBusContract(makeFixture: () => Promise<MessageBusFixture>
     const topic = await topicWith(1);
     const attempts = new Map<string, number>();
     const handled: string[] = [];
-    consumers.push(
-      await bus.consume({
-        groupId: unique('g'),
-        topics: [topic],
-        fromBeginning: true,
-        retryBackoffMs: 10,
-        handleBatch: async (batch) => {
-          for (const m of batch) {
-            const n = (attempts.get(text(m)) ?? 0) + 1;
-            attempts.set(text(m), n);
-            if (text(m) === 'flaky' && n === 1) throw new Error('transient failure');
-          }
-          handled.push(...batch.map(text));
-        },
-      }),
-    );
+    await consumeFromStart(topic, async (batch) => {
+      for (const m of batch) {
+        const n = (attempts.get(text(m)) ?? 0) + 1;
+        attempts.set(text(m), n);
+        if (text(m) === 'flaky' && n === 1) throw new Error('transient failure');
+      }
+      handled.push(...batch.map(text));
+    });
     await bus.publish(
       topic,
       ['one', 'flaky', 'two'].map((value) => ({ key: 'k', value })),
@@ -154,19 +164,11 @@ export function messageBusContract(makeFixture: () => Promise<MessageBusFixture>
   it('dead-letters a poison message with its reason and keeps consuming', async () => {
     const topic = await topicWith(1);
     const handled: string[] = [];
-    consumers.push(
-      await bus.consume({
-        groupId: unique('g'),
-        topics: [topic],
-        fromBeginning: true,
-        retryBackoffMs: 10,
-        handleBatch: async (batch) => {
-          for (const m of batch)
-            if (text(m).startsWith('bad')) throw new PoisonMessageError(`cannot parse ${text(m)}`);
-          handled.push(...batch.map(text));
-        },
-      }),
-    );
+    await consumeFromStart(topic, async (batch) => {
+      for (const m of batch)
+        if (text(m).startsWith('bad')) throw new PoisonMessageError(`cannot parse ${text(m)}`);
+      handled.push(...batch.map(text));
+    });
     const dead: IncomingMessage[] = [];
     await collect(`${topic}.dlq`, unique('dlq'), dead);
     await bus.publish(
@@ -192,18 +194,13 @@ export function messageBusContract(makeFixture: () => Promise<MessageBusFixture>
   it('dead-letters a message whose handler keeps failing after the retries', async () => {
     const topic = await topicWith(1);
     const handled: string[] = [];
-    consumers.push(
-      await bus.consume({
-        groupId: unique('g'),
-        topics: [topic],
-        fromBeginning: true,
-        maxAttempts: 2,
-        retryBackoffMs: 10,
-        handleBatch: async (batch) => {
-          if (batch.some((m) => text(m) === 'doomed')) throw new Error('database says no');
-          handled.push(...batch.map(text));
-        },
-      }),
+    await consumeFromStart(
+      topic,
+      async (batch) => {
+        if (batch.some((m) => text(m) === 'doomed')) throw new Error('database says no');
+        handled.push(...batch.map(text));
+      },
+      { maxAttempts: 2 },
     );
     const dead: IncomingMessage[] = [];
     await collect(`${topic}.dlq`, unique('dlq'), dead);
