@@ -7,3 +7,4 @@ export * from './events';
 export * from './util/wakeup';
 export * from './util/ids';
 export * from './messages/agent.messages';
+export * from './util/in-parallel';

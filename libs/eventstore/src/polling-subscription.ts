@@ -9,6 +9,11 @@ export interface Page {
   readonly checkpoint?: Position;
   /** True when the page reached the end of what is committed and readable now. */
   readonly exhausted: boolean;
+  /**
+   * False while events committed before the subscription started may still be unreadable (PostgreSQL: a
+   * transaction older than them is still open); caught-up is reported only once this is not false.
+   */
+  readonly complete?: boolean;
 }
 
 /** How a polling subscription reads pages. */
@@ -69,7 +74,7 @@ export class PollingSubscription implements Subscription {
         }
         await this.deliver(page);
         if (!page.exhausted || this.stopped) continue;
-        if (!caughtUp) {
+        if (!caughtUp && page.complete !== false) {
           caughtUp = true;
           this.options.onCaughtUp?.();
         }

@@ -1,3 +1,4 @@
+import { inParallel } from '@hcn/contracts';
 import { ConcurrencyError } from './errors';
 import type { AppendOutcome, AppendRequest, AppendResult, ExpectedRevision } from './port';
 
@@ -27,17 +28,12 @@ export async function appendEach(
   concurrency = 16,
 ): Promise<AppendOutcome[]> {
   const outcomes: AppendOutcome[] = new Array(requests.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < requests.length) {
-      const i = next++;
-      try {
-        outcomes[i] = { ok: true, result: await append(requests[i]) };
-      } catch (error) {
-        outcomes[i] = { ok: false, error: error as Error };
-      }
+  await inParallel([...requests.keys()], concurrency, async (i) => {
+    try {
+      outcomes[i] = { ok: true, result: await append(requests[i]) };
+    } catch (error) {
+      outcomes[i] = { ok: false, error: error as Error };
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, requests.length) }, worker));
+  });
   return outcomes;
 }

@@ -1,4 +1,4 @@
-import { AgentReport, NewEvent, agentReportSchema, deterministicUuid, heartbeatStream } from '@hcn/contracts';
+import { agentReportSchema, deterministicUuid, heartbeatStream, inParallel, NewEvent } from '@hcn/contracts';
 import { DuplicateEventIdError, EventStore } from '@hcn/eventstore';
 import {
   Consumer,
@@ -10,7 +10,6 @@ import {
 import { AGENT_REPORTS_TOPIC } from '@hcn/platform';
 import type { AgentCredentials } from '../auth/agent-credentials';
 import type { HubMetrics } from '../common/metrics';
-import { inParallel } from '../common/in-parallel';
 import type { LivenessService } from '../sagas/liveness.service';
 
 type Report = ReturnType<typeof agentReportSchema.parse>;
@@ -193,5 +192,3 @@ function ingestLagMs(reports: Report[]): number {
 function ignoreDuplicate(error: unknown): void {
   if (!(error instanceof DuplicateEventIdError)) throw error;
 }
-
-export type { AgentReport };

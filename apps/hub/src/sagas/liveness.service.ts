@@ -1,9 +1,8 @@
-import { EventDataOf, RecordedEvent, nodeStream } from '@hcn/contracts';
+import { EventDataOf, inParallel, nodeStream, RecordedEvent } from '@hcn/contracts';
 import { nodeDecider } from '@hcn/domain';
 import { EventStore, Subscription } from '@hcn/eventstore';
 import { randomUUID } from 'node:crypto';
 import { handleOnStream } from '../common/aggregate';
-import { inParallel } from '../common/in-parallel';
 import { requestContext } from '../common/command-context';
 import type { HubMetrics } from '../common/metrics';
 import type { HubConfig } from '../config';

@@ -114,18 +114,19 @@ export class PostgresEventStore implements EventStore {
    */
   async appendMany(requests: readonly AppendRequest[]): Promise<AppendOutcome[]> {
     if (requests.length === 0) return [];
+    const oneByOne = (): Promise<AppendOutcome[]> =>
+      appendEach((r) => this.append(r.streamId, r.events, r.expectedRevision), requests, 4);
     let payload: string;
     try {
       payload = JSON.stringify(
         requests.map((r) => {
           checkAppendRequest(r.streamId, r.events, r.expectedRevision);
-          const events = prepareEvents(this.registry, r.events);
-          const body = events.map((e) => ({ id: e.eventId, type: e.type, data: e.data, meta: e.metadata }));
-          return { stream: r.streamId, expected: String(r.expectedRevision), events: body };
+          const events = toSqlEvents(prepareEvents(this.registry, r.events));
+          return { stream: r.streamId, expected: String(r.expectedRevision), events };
         }),
       );
     } catch {
-      return appendEach((r) => this.append(r.streamId, r.events, r.expectedRevision), requests, 4);
+      return oneByOne();
     }
     try {
       const rows = await this.query<AppendRow & { out_index: number }>(
@@ -136,7 +137,7 @@ export class PostgresEventStore implements EventStore {
       for (const row of rows) outcomes[row.out_index] = { ok: true, result: toAppendResult(row) };
       return outcomes;
     } catch {
-      return appendEach((r) => this.append(r.streamId, r.events, r.expectedRevision), requests, 4);
+      return oneByOne();
     }
   }
 
@@ -172,7 +173,21 @@ export class PostgresEventStore implements EventStore {
 
   subscribeToAll(options: SubscribeToAllOptions): Subscription {
     if (this.closed) throw new Error('Event store is closed');
-    const subscription = new PollingSubscription(this, options, this.polling, (s) =>
+    // Caught up means: everything committed before the subscription started has been read, i.e. the horizon
+    // has passed every transaction id that was assigned then.
+    let target: bigint | undefined;
+    const source = {
+      readPage: async (
+        after: Position | undefined,
+        filter: EventFilter | undefined,
+        limit: number,
+      ): Promise<Page> => {
+        target ??= await this.nextTransactionId();
+        const page = await this.readPage(after, filter, limit);
+        return { ...page, complete: page.horizon >= target };
+      },
+    };
+    const subscription = new PollingSubscription(source, options, this.polling, (s) =>
       this.subscriptions.delete(s),
     );
     this.subscriptions.add(subscription);
@@ -216,7 +231,11 @@ export class PostgresEventStore implements EventStore {
    * One page of `$all` below the transaction horizon: scans at most `limit` rows in log order (a search window,
    * like EventStoreDB's), returns those matching the filter and a checkpoint at the last row scanned.
    */
-  async readPage(after: Position | undefined, filter: EventFilter | undefined, limit: number): Promise<Page> {
+  async readPage(
+    after: Position | undefined,
+    filter: EventFilter | undefined,
+    limit: number,
+  ): Promise<Page & { horizon: bigint }> {
     const params: unknown[] = [String(after?.commit ?? 0n), String(after?.prepare ?? 0n), limit];
     let match = "e.type NOT LIKE '$%' AND e.stream_id NOT LIKE '$%'";
     if (filter) {
@@ -247,13 +266,19 @@ export class PostgresEventStore implements EventStore {
     if (exhausted && (!after || horizon - 1n > (checkpoint?.commit ?? after.commit))) {
       checkpoint = { commit: horizon - 1n, prepare: MAX_SEQ };
     }
-    return { events, exhausted, checkpoint };
+    return { events, exhausted, checkpoint, horizon };
   }
 
   /**
    * Read-your-writes for readAll: waits (bounded by `readAllWaitMs`) until every transaction that was running
    * when the call began has ended, so the horizon covers everything committed before the call.
    */
+  /** The first transaction id not yet assigned (xmax of a snapshot taken now). */
+  private async nextTransactionId(): Promise<bigint> {
+    const rows = await this.query<{ x: string }>('SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS x');
+    return BigInt(rows[0].x);
+  }
+
   private async awaitInFlightTransactions(): Promise<void> {
     const rows = await this.query<{ xmin: string; xmax: string }>(
       'SELECT pg_snapshot_xmin(s)::text AS xmin, pg_snapshot_xmax(s)::text AS xmax FROM pg_current_snapshot() s',
@@ -345,9 +370,7 @@ export async function appendWithClient(
   events: readonly PreparedEvent[],
   expected: ExpectedRevision,
 ): Promise<AppendResult> {
-  const payload = JSON.stringify(
-    events.map((e) => ({ id: e.eventId, type: e.type, data: e.data, meta: e.metadata })),
-  );
+  const payload = JSON.stringify(toSqlEvents(events));
   const ids = events.map((e) => e.eventId);
   try {
     const { rows } = await client.query<AppendRow>({
@@ -380,6 +403,13 @@ async function retriedAppend(
     if ((error as { code?: string }).code === '25P02') return undefined; // caller's transaction already aborted
     throw translatePgError(error, streamId, 'any', ids);
   }
+}
+
+/** Prepared events in the shape the SQL functions read. */
+function toSqlEvents(
+  events: readonly PreparedEvent[],
+): Array<{ id: string; type: string; data: unknown; meta: unknown }> {
+  return events.map((e) => ({ id: e.eventId, type: e.type, data: e.data, meta: e.metadata }));
 }
 
 function escapeLike(text: string): string {
