@@ -13,6 +13,7 @@ export function detectHost(dataDir: string): NodeResources {
     cpuCores: cpus().length,
     memoryBytes: totalmem(),
     diskBytes: Number(fs.blocks) * Number(fs.bsize),
+    accelerators: 0,
   };
 }
 

@@ -3,6 +3,8 @@ import type { EntityManager } from 'typeorm';
 import type { ChangeSet, Projection } from '../projection';
 
 type Registration = EventDataOf<'NodeRegistered'>;
+/** Events of the node lifecycle this projection reads (the `Node*` types). */
+type NodeLifecycleEvent = Extract<HcnEvent, { type: `Node${string}` }>;
 
 async function upsertRegistration(
   tx: EntityManager,
@@ -86,7 +88,7 @@ async function applyHeartbeats(tx: EntityManager, events: readonly RecordedEvent
   );
 }
 
-async function applyLifecycle(tx: EntityManager, event: HcnEvent, at: string): Promise<void> {
+async function applyLifecycle(tx: EntityManager, event: NodeLifecycleEvent, at: string): Promise<void> {
   switch (event.type) {
     case 'NodeRegistered':
     case 'NodeReregistered':
@@ -177,7 +179,7 @@ export const nodeStateProjection: Projection = {
         );
         before.forEach((row) => changes.domains.add(row.domain_id));
       }
-      await applyLifecycle(tx, event as unknown as HcnEvent, event.recordedAt);
+      await applyLifecycle(tx, event as unknown as NodeLifecycleEvent, event.recordedAt);
       changes.nodes.add((event.data as { nodeId: string }).nodeId);
     }
     await applyHeartbeats(tx, [...heartbeats.values()]);

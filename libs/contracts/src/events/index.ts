@@ -1,13 +1,31 @@
 import type { z } from 'zod';
 import { EventRegistry } from '../registry';
+import { DOMAIN_EVENTS } from './domain.events';
 import { NODE_EVENTS } from './node.events';
+import { QUOTA_EVENTS } from './quota.events';
+import { TEMPLATE_EVENTS } from './template.events';
+import { WORKLOAD_EVENTS } from './workload.events';
 
 export * from './node.events';
+export * from './resources.schemas';
+export * from './domain.events';
+export * from './quota.events';
+export * from './workload.spec';
+export * from './workload.events';
+export * from './template.events';
+
+const ALL_EVENTS = [
+  ...NODE_EVENTS,
+  ...DOMAIN_EVENTS,
+  ...QUOTA_EVENTS,
+  ...WORKLOAD_EVENTS,
+  ...TEMPLATE_EVENTS,
+];
 
 /** Every event type HCN writes, with its schema; the store validates against it on append and on read. */
-export const hcnEventRegistry = new EventRegistry([...NODE_EVENTS]);
+export const hcnEventRegistry = new EventRegistry(ALL_EVENTS);
 
-type Defs = (typeof NODE_EVENTS)[number];
+type Defs = (typeof ALL_EVENTS)[number];
 /** Union of every HCN event as `{ type, data }`, for exhaustive switches. */
 export type HcnEvent = {
   [D in Defs as D['type']]: { type: D['type']; data: z.output<D['schema']> };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineEvent } from '../registry';
+import { resourcesSchema } from './resources.schemas';
 
 const labelKey = z
   .string()
@@ -25,6 +26,8 @@ export const nodeResourcesSchema = z.object({
   cpuCores: z.number().int().positive().max(4096),
   memoryBytes: z.number().int().positive(),
   diskBytes: z.number().int().nonnegative(),
+  /** Schedulable accelerator devices (GPU, NPU, DCU, MLU); detection comes with the accelerators work. */
+  accelerators: z.number().int().min(0).max(1024).default(0),
 });
 
 /** Resources found on a node. */
@@ -106,8 +109,28 @@ export const NodeLabelsChanged = defineEvent(
   z.object({ nodeId: nodeIdSchema, labels: labelsSchema }),
 );
 
+/** Capacity on the node was set aside for one allocation (appended with the node stream's expected revision). */
+export const CapacityReserved = defineEvent(
+  'CapacityReserved',
+  1,
+  z.object({
+    nodeId: nodeIdSchema,
+    allocationId: z.string().uuid(),
+    workloadId: z.string().uuid(),
+    resources: resourcesSchema,
+  }),
+);
+/** Capacity held for an allocation was given back. */
+export const CapacityReleased = defineEvent(
+  'CapacityReleased',
+  1,
+  z.object({ nodeId: nodeIdSchema, allocationId: z.string().uuid(), reason: z.string().max(200) }),
+);
+
 /** Every node event definition. */
 export const NODE_EVENTS = [
+  CapacityReserved,
+  CapacityReleased,
   NodeRegistered,
   NodeReregistered,
   NodeHeartbeatRecorded,

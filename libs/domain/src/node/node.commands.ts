@@ -1,4 +1,4 @@
-import type { EventDataOf } from '@hcn/contracts';
+import type { EventDataOf, ResourceAmounts } from '@hcn/contracts';
 
 /** Commands the node decider accepts. Time is passed in (`now`, ISO-8601); the decider reads no clock. */
 export type NodeCommand =
@@ -8,7 +8,15 @@ export type NodeCommand =
   | { type: 'RequestDrain'; nodeId: string; reason: string }
   | { type: 'RequestStop'; nodeId: string; reason: string }
   | { type: 'ChangeLabels'; nodeId: string; labels: Record<string, string> }
-  | { type: 'Deregister'; nodeId: string; reason: string };
+  | { type: 'Deregister'; nodeId: string; reason: string }
+  | {
+      type: 'ReserveCapacity';
+      nodeId: string;
+      allocationId: string;
+      workloadId: string;
+      resources: ResourceAmounts;
+    }
+  | { type: 'ReleaseCapacity'; nodeId: string; allocationId: string; reason: string };
 
 /** An event the node decider emits (type and data; the handler adds ids and metadata). */
 export type NodeEvent =
@@ -19,4 +27,6 @@ export type NodeEvent =
   | { type: 'NodeDrainRequested'; data: EventDataOf<'NodeDrainRequested'> }
   | { type: 'NodeStopRequested'; data: EventDataOf<'NodeStopRequested'> }
   | { type: 'NodeDeregistered'; data: EventDataOf<'NodeDeregistered'> }
-  | { type: 'NodeLabelsChanged'; data: EventDataOf<'NodeLabelsChanged'> };
+  | { type: 'NodeLabelsChanged'; data: EventDataOf<'NodeLabelsChanged'> }
+  | { type: 'CapacityReserved'; data: EventDataOf<'CapacityReserved'> }
+  | { type: 'CapacityReleased'; data: EventDataOf<'CapacityReleased'> };

@@ -1,5 +1,7 @@
 import { sameJson } from '../equality';
+import type { ResourceAmounts } from '@hcn/contracts';
 import { DomainError, assertNever } from '../errors';
+import { NO_RESOURCES, addAmounts, shortfalls } from '../resources';
 import type { NodeCommand, NodeEvent } from './node.commands';
 import { NodeState, initialNodeState } from './node.state';
 
@@ -59,9 +61,61 @@ export function decideNode(command: NodeCommand, state: NodeState): NodeEvent[] 
     case 'Deregister':
       requireKnown(state, command.nodeId);
       return [{ type: 'NodeDeregistered', data: { nodeId: command.nodeId, reason: command.reason } }];
+    case 'ReserveCapacity':
+      return reserve(command, state);
+    case 'ReleaseCapacity':
+      if (!state.reservations[command.allocationId]) return [];
+      return [
+        {
+          type: 'CapacityReleased',
+          data: { nodeId: command.nodeId, allocationId: command.allocationId, reason: command.reason },
+        },
+      ];
     default:
       return assertNever(command);
   }
+}
+
+/** What the node has in total (CPU in millicores). */
+export function nodeCapacity(state: NodeState): ResourceAmounts {
+  const r = state.registration;
+  return r
+    ? { cpuMillis: r.cpuCores * 1000, memoryBytes: r.memoryBytes, accelerators: r.accelerators }
+    : NO_RESOURCES;
+}
+
+/** What is reserved on the node now. */
+export function nodeReserved(state: NodeState): ResourceAmounts {
+  return Object.values(state.reservations).reduce(addAmounts, NO_RESOURCES);
+}
+
+function reserve(command: NodeCommand & { type: 'ReserveCapacity' }, state: NodeState): NodeEvent[] {
+  requireKnown(state, command.nodeId);
+  if (state.reservations[command.allocationId]) return [];
+  const details = { nodeId: command.nodeId, allocationId: command.allocationId };
+  if (state.status !== 'online')
+    throw new DomainError('NODE.OFFLINE', `Node ${command.nodeId} is offline`, details);
+  if (state.draining) throw new DomainError('NODE.DRAINING', `Node ${command.nodeId} is draining`, details);
+  const capacity = nodeCapacity(state);
+  const reserved = nodeReserved(state);
+  const free = {
+    cpuMillis: capacity.cpuMillis - reserved.cpuMillis,
+    memoryBytes: capacity.memoryBytes - reserved.memoryBytes,
+    accelerators: capacity.accelerators - reserved.accelerators,
+  };
+  const missing = shortfalls(command.resources, free);
+  if (missing.length > 0) {
+    throw new DomainError(
+      'NODE.INSUFFICIENT_CAPACITY',
+      `Node ${command.nodeId} cannot fit: ${missing.join('; ')}`,
+      {
+        ...details,
+        missing,
+      },
+    );
+  }
+  const { nodeId, allocationId, workloadId, resources } = command;
+  return [{ type: 'CapacityReserved', data: { nodeId, allocationId, workloadId, resources } }];
 }
 
 /** Folds one node event into the state. */
@@ -89,6 +143,15 @@ export function evolveNode(state: NodeState, event: NodeEvent): NodeState {
       return { ...state, labels: event.data.labels };
     case 'NodeDeregistered':
       return { ...initialNodeState, status: 'deregistered' };
+    case 'CapacityReserved':
+      return {
+        ...state,
+        reservations: { ...state.reservations, [event.data.allocationId]: event.data.resources },
+      };
+    case 'CapacityReleased': {
+      const { [event.data.allocationId]: _released, ...rest } = state.reservations;
+      return { ...state, reservations: rest };
+    }
     default:
       return assertNever(event);
   }

@@ -13,6 +13,7 @@ const registration = {
   cpuCores: 32,
   memoryBytes: 128 * 2 ** 30,
   diskBytes: 2 * 2 ** 40,
+  accelerators: 0,
   labels: { rack: 'r1' },
   isHead: false,
   agentVersion: '0.1.0',
@@ -117,5 +118,63 @@ describe('node decider', () => {
         'NODE.DEREGISTERED',
       );
     });
+  });
+});
+
+describe('node capacity', () => {
+  const A1 = '00000000-0000-4000-8000-0000000000a1';
+  const A2 = '00000000-0000-4000-8000-0000000000a2';
+  const W = '00000000-0000-4000-8000-000000000001';
+  const need = (cpuMillis: number) => ({ cpuMillis, memoryBytes: 2 ** 30, accelerators: 0 });
+  const reserve = (allocationId: string, cpuMillis: number) =>
+    ({ type: 'ReserveCapacity', nodeId, allocationId, workloadId: W, resources: need(cpuMillis) }) as const;
+  const reserved = (allocationId: string, cpuMillis: number): NodeEvent => ({
+    type: 'CapacityReserved',
+    data: { nodeId, allocationId, workloadId: W, resources: need(cpuMillis) },
+  });
+  const drained: NodeEvent = { type: 'NodeDrainRequested', data: { nodeId, reason: 'x' } };
+
+  it.each([
+    ['fits on an empty node', [registered], reserve(A1, 32000), [reserved(A1, 32000)], undefined],
+    [
+      'is idempotent on the allocation id',
+      [registered, reserved(A1, 32000)],
+      reserve(A1, 32000),
+      [],
+      undefined,
+    ],
+    [
+      'refuses what no longer fits',
+      [registered, reserved(A1, 30000)],
+      reserve(A2, 2001),
+      undefined,
+      'NODE.INSUFFICIENT_CAPACITY',
+    ],
+    [
+      'fits again after a release',
+      [
+        registered,
+        reserved(A1, 30000),
+        { type: 'CapacityReleased', data: { nodeId, allocationId: A1, reason: 'done' } },
+      ],
+      reserve(A2, 32000),
+      [reserved(A2, 32000)],
+      undefined,
+    ],
+    ['refuses an offline node', [registered, wentOffline], reserve(A1, 1), undefined, 'NODE.OFFLINE'],
+    ['refuses a draining node', [registered, drained], reserve(A1, 1), undefined, 'NODE.DRAINING'],
+    ['refuses an unknown node', [], reserve(A1, 1), undefined, 'NODE.NOT_FOUND'],
+  ])('reserve %s', (_name, history, command, events, code) => {
+    const result = given(history as NodeEvent[]).when(command);
+    if (code) expect(errorCode(result)).toBe(code);
+    else expect(result).toEqual({ events });
+  });
+
+  it('releases only what is reserved', () => {
+    const release = { type: 'ReleaseCapacity', nodeId, allocationId: A1, reason: 'ended' } as const;
+    expect(given([registered, reserved(A1, 1)]).when(release)).toEqual({
+      events: [{ type: 'CapacityReleased', data: { nodeId, allocationId: A1, reason: 'ended' } }],
+    });
+    expect(given([registered]).when(release)).toEqual({ events: [] });
   });
 });

@@ -1,4 +1,4 @@
-import type { EventDataOf } from '@hcn/contracts';
+import type { EventDataOf, ResourceAmounts } from '@hcn/contracts';
 
 /** Lifecycle status of a node. */
 export type NodeStatus = 'unregistered' | 'online' | 'offline' | 'deregistered';
@@ -12,6 +12,8 @@ export interface NodeState {
   readonly labels: Readonly<Record<string, string>>;
   /** Last heartbeat the node stream knows of (set by online transitions). */
   readonly lastSeenAt?: string;
+  /** Capacity set aside per allocation id. */
+  readonly reservations: Readonly<Record<string, ResourceAmounts>>;
 }
 
 /** State before any event. */
@@ -20,4 +22,5 @@ export const initialNodeState: NodeState = {
   draining: false,
   stopRequested: false,
   labels: {},
+  reservations: {},
 };

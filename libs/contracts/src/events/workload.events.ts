@@ -1,0 +1,200 @@
+import { z } from 'zod';
+import { defineEvent } from '../registry';
+import { domainIdSchema, nodeIdSchema } from './node.events';
+import { resourcesSchema, schedulingPolicySchema } from './resources.schemas';
+import { workloadSpecSchema } from './workload.spec';
+
+const id = z.string().uuid();
+const at = z.string().datetime({ offset: true });
+const instance = z.number().int().min(0).max(999);
+const attempt = z.number().int().min(0);
+
+/** What the scheduler concluded about one candidate (a child domain or a node) in one scope. */
+export const candidateVerdictSchema = z.object({
+  id: z.string().max(64),
+  kind: z.enum(['domain', 'node']),
+  accepted: z.boolean(),
+  reason: z.string().max(64).optional(),
+  detail: z.string().max(500).optional(),
+  score: z.number().optional(),
+});
+
+/** A workload was admitted. */
+export const WorkloadSubmitted = defineEvent(
+  'WorkloadSubmitted',
+  1,
+  z.object({ workloadId: id, spec: workloadSpecSchema, idempotencyKey: z.string().max(128).nullable() }),
+);
+/** One hop of a delegation chain: a scope handed an instance down to a child domain or a node. */
+export const WorkloadDelegated = defineEvent(
+  'WorkloadDelegated',
+  1,
+  z.object({
+    workloadId: id,
+    instance,
+    attempt,
+    hop: z.number().int().min(0),
+    fromScope: domainIdSchema.nullable(),
+    to: z.string().max(64),
+    toKind: z.enum(['domain', 'node']),
+    policy: schedulingPolicySchema,
+    candidates: z.array(candidateVerdictSchema),
+  }),
+);
+/** A scope could not place an instance; the parent backs off to a sibling. */
+export const DelegationRejected = defineEvent(
+  'DelegationRejected',
+  1,
+  z.object({
+    workloadId: id,
+    instance,
+    attempt,
+    scope: z.string().max(64),
+    reason: z.string().max(64),
+    detail: z.string().max(2000),
+    candidates: z.array(candidateVerdictSchema),
+  }),
+);
+/** An instance has capacity reserved on a node and will run there. */
+export const AllocationPlaced = defineEvent(
+  'AllocationPlaced',
+  1,
+  z.object({
+    workloadId: id,
+    allocationId: id,
+    instance,
+    attempt,
+    generation: z.number().int().min(1),
+    nodeId: nodeIdSchema,
+    domainId: domainIdSchema,
+    resources: resourcesSchema,
+  }),
+);
+/** No node can take an instance now; it is retried when capacity appears. */
+export const WorkloadUnschedulable = defineEvent(
+  'WorkloadUnschedulable',
+  1,
+  z.object({
+    workloadId: id,
+    instance,
+    attempt,
+    reasons: z.record(z.string(), z.number().int()),
+    detail: z.string().max(2000),
+  }),
+);
+/** The agent started the allocation's process. */
+export const AllocationStarted = defineEvent(
+  'AllocationStarted',
+  1,
+  z.object({ workloadId: id, allocationId: id, nodeId: nodeIdSchema, pid: z.number().int(), startedAt: at }),
+);
+/** The allocation's process exited with code 0. */
+export const AllocationCompleted = defineEvent(
+  'AllocationCompleted',
+  1,
+  z.object({
+    workloadId: id,
+    allocationId: id,
+    nodeId: nodeIdSchema,
+    exitCode: z.number().int(),
+    endedAt: at,
+  }),
+);
+/** The allocation failed: spawn error, non-zero exit or an unexpected signal. */
+export const AllocationFailed = defineEvent(
+  'AllocationFailed',
+  1,
+  z.object({
+    workloadId: id,
+    allocationId: id,
+    nodeId: nodeIdSchema,
+    reason: z.string().max(2000),
+    exitCode: z.number().int().nullable(),
+    signal: z.string().max(16).nullable(),
+    endedAt: at,
+  }),
+);
+/** The allocation's node went offline; the instance is rescheduled by its restart policy. */
+export const AllocationLost = defineEvent(
+  'AllocationLost',
+  1,
+  z.object({
+    workloadId: id,
+    allocationId: id,
+    nodeId: nodeIdSchema,
+    reason: z.string().max(500),
+    lostAt: at,
+  }),
+);
+/** A user asked that the workload stop. */
+export const WorkloadStopRequested = defineEvent(
+  'WorkloadStopRequested',
+  1,
+  z.object({ workloadId: id, reason: z.string().max(500) }),
+);
+/** The hub asked a node to stop one allocation (stop, restart, replacement after an update, deletion). */
+export const AllocationStopRequested = defineEvent(
+  'AllocationStopRequested',
+  1,
+  z.object({
+    workloadId: id,
+    allocationId: id,
+    nodeId: nodeIdSchema,
+    gracePeriodSeconds: z.number().min(0),
+    reason: z.string().max(500),
+  }),
+);
+/** The allocation ended because it was asked to; `endedBy` says whether SIGTERM sufficed. */
+export const AllocationStopped = defineEvent(
+  'AllocationStopped',
+  1,
+  z.object({
+    workloadId: id,
+    allocationId: id,
+    nodeId: nodeIdSchema,
+    endedBy: z.enum(['SIGTERM', 'SIGKILL', 'not-running']),
+    exitCode: z.number().int().nullable(),
+    signal: z.string().max(16).nullable(),
+    endedAt: at,
+  }),
+);
+/** A user asked for fresh allocations of every instance. */
+export const WorkloadRestartRequested = defineEvent(
+  'WorkloadRestartRequested',
+  1,
+  z.object({ workloadId: id, reason: z.string().max(500) }),
+);
+/** The spec changed; allocations of older generations are replaced. */
+export const WorkloadUpdated = defineEvent(
+  'WorkloadUpdated',
+  1,
+  z.object({ workloadId: id, generation: z.number().int().min(2), spec: workloadSpecSchema }),
+);
+/** The workload was deleted; its allocations are stopped and its quota released. */
+export const WorkloadDeleted = defineEvent(
+  'WorkloadDeleted',
+  1,
+  z.object({ workloadId: id, reason: z.string().max(500) }),
+);
+
+/** Every workload event definition. */
+export const WORKLOAD_EVENTS = [
+  WorkloadSubmitted,
+  WorkloadDelegated,
+  DelegationRejected,
+  AllocationPlaced,
+  WorkloadUnschedulable,
+  AllocationStarted,
+  AllocationCompleted,
+  AllocationFailed,
+  AllocationLost,
+  WorkloadStopRequested,
+  AllocationStopRequested,
+  AllocationStopped,
+  WorkloadRestartRequested,
+  WorkloadUpdated,
+  WorkloadDeleted,
+] as const;
+
+/** Stream of a workload: submission, every hop, every allocation's life. */
+export const workloadStream = (workloadId: string): string => `workload-${workloadId}`;

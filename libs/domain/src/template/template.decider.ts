@@ -1,0 +1,128 @@
+import type { EventDataOf, TemplateDefinition } from '@hcn/contracts';
+import { sameJson } from '../equality';
+import { DomainError, assertNever } from '../errors';
+
+/** Commands on a job template. */
+export type TemplateCommand =
+  | { type: 'DefineTemplate'; definition: TemplateDefinition }
+  | { type: 'UpdateTemplate'; definition: TemplateDefinition }
+  | { type: 'DeleteTemplate'; templateId: string };
+
+/** Events of a template stream. */
+export type TemplateEvent =
+  | { type: 'TemplateDefined'; data: EventDataOf<'TemplateDefined'> }
+  | { type: 'TemplateUpdated'; data: EventDataOf<'TemplateUpdated'> }
+  | { type: 'TemplateDeleted'; data: EventDataOf<'TemplateDeleted'> };
+
+/** A template's current definition, or null (never defined or deleted). */
+export interface TemplateState {
+  readonly definition: TemplateDefinition | null;
+}
+
+/** Before definition. */
+export const initialTemplateState: TemplateState = { definition: null };
+
+function notFound(templateId: string): DomainError {
+  return new DomainError('TEMPLATE.NOT_FOUND', `Template ${templateId} does not exist`, { templateId });
+}
+
+/** Decides template changes. */
+export function decideTemplate(command: TemplateCommand, state: TemplateState): TemplateEvent[] {
+  switch (command.type) {
+    case 'DefineTemplate': {
+      const id = command.definition.templateId;
+      if (!state.definition) return [{ type: 'TemplateDefined', data: command.definition }];
+      if (sameJson(state.definition, command.definition)) return [];
+      throw new DomainError('TEMPLATE.ALREADY_EXISTS', `Template ${id} exists; use PUT to change it`, {
+        templateId: id,
+      });
+    }
+    case 'UpdateTemplate':
+      if (!state.definition) throw notFound(command.definition.templateId);
+      if (state.definition.namespace !== command.definition.namespace) {
+        throw new DomainError('TEMPLATE.NAMESPACE_IMMUTABLE', 'A template cannot move to another namespace', {
+          templateId: command.definition.templateId,
+        });
+      }
+      return sameJson(state.definition, command.definition)
+        ? []
+        : [{ type: 'TemplateUpdated', data: command.definition }];
+    case 'DeleteTemplate':
+      if (!state.definition) throw notFound(command.templateId);
+      return [{ type: 'TemplateDeleted', data: { templateId: command.templateId } }];
+    default:
+      return assertNever(command);
+  }
+}
+
+/** Folds one template event. */
+export function evolveTemplate(_state: TemplateState, event: TemplateEvent): TemplateState {
+  switch (event.type) {
+    case 'TemplateDefined':
+    case 'TemplateUpdated':
+      return { definition: event.data };
+    case 'TemplateDeleted':
+      return { definition: null };
+    default:
+      return assertNever(event);
+  }
+}
+
+/** The template decider. */
+export const templateDecider = {
+  initialState: initialTemplateState,
+  decide: decideTemplate,
+  evolve: evolveTemplate,
+};
+
+const PLACEHOLDER = /\$\{([a-zA-Z_][a-zA-Z0-9_]*)\}/g;
+
+function substitute(value: unknown, params: Readonly<Record<string, string>>): unknown {
+  if (typeof value === 'string') return value.replace(PLACEHOLDER, (_m, name: string) => params[name]);
+  if (Array.isArray(value)) return value.map((v) => substitute(v, params));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, params)]));
+  }
+  return value;
+}
+
+/**
+ * Fills a template's `${param}` placeholders (string values only) from `given` and the defaults. Throws
+ * TEMPLATE.UNKNOWN_PARAMETER or TEMPLATE.MISSING_PARAMETER; the result still has to pass the workload schema.
+ */
+export function instantiateTemplate(
+  definition: TemplateDefinition,
+  given: Readonly<Record<string, string>>,
+): Record<string, unknown> {
+  const declared = new Map(definition.parameters.map((p) => [p.name, p]));
+  const unknown = Object.keys(given).filter((name) => !declared.has(name));
+  if (unknown.length > 0) {
+    throw new DomainError(
+      'TEMPLATE.UNKNOWN_PARAMETER',
+      `Unknown template parameter(s): ${unknown.join(', ')}`,
+      {
+        templateId: definition.templateId,
+        unknown,
+        declared: [...declared.keys()],
+      },
+    );
+  }
+  const values: Record<string, string> = {};
+  const missing: string[] = [];
+  for (const p of definition.parameters) {
+    const value = given[p.name] ?? p.default;
+    if (value === undefined) missing.push(p.name);
+    else values[p.name] = value;
+  }
+  if (missing.length > 0) {
+    throw new DomainError(
+      'TEMPLATE.MISSING_PARAMETER',
+      `Missing template parameter(s): ${missing.join(', ')}`,
+      {
+        templateId: definition.templateId,
+        missing,
+      },
+    );
+  }
+  return substitute(definition.spec, values) as Record<string, unknown>;
+}

@@ -1,0 +1,70 @@
+import type { EventDataOf, WorkloadSpec } from '@hcn/contracts';
+
+type Hop = Omit<EventDataOf<'WorkloadDelegated'>, 'workloadId' | 'instance' | 'attempt' | 'hop'>;
+type Rejection = Omit<EventDataOf<'DelegationRejected'>, 'workloadId' | 'instance' | 'attempt'>;
+
+/** The scheduler's verdict for one instance attempt, as the saga hands it to the decider. */
+export interface DecisionRecord {
+  readonly instance: number;
+  readonly attempt: number;
+  readonly hops: readonly Hop[];
+  readonly rejections: readonly Rejection[];
+  readonly outcome:
+    | {
+        readonly kind: 'placed';
+        readonly allocationId: string;
+        readonly nodeId: string;
+        readonly domainId: string;
+      }
+    | {
+        readonly kind: 'unschedulable';
+        readonly reasons: Readonly<Record<string, number>>;
+        readonly detail: string;
+      };
+}
+
+/** How an allocation ended, as its agent reported it. */
+export interface AllocationEnd {
+  readonly allocationId: string;
+  readonly outcome: 'completed' | 'failed' | 'stopped';
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly reason: string;
+  readonly endedBy: 'SIGTERM' | 'SIGKILL' | 'not-running';
+  readonly at: string;
+}
+
+/** Commands the workload decider accepts (time passed in). */
+export type WorkloadCommand =
+  | { type: 'Submit'; workloadId: string; spec: WorkloadSpec; idempotencyKey: string | null }
+  | { type: 'RecordDecision'; decision: DecisionRecord }
+  | { type: 'RecordStarted'; allocationId: string; pid: number; at: string }
+  | ({ type: 'RecordEnded' } & AllocationEnd)
+  | { type: 'MarkLost'; allocationId: string; reason: string; at: string }
+  | { type: 'RequestStop'; reason: string }
+  | { type: 'RequestRestart'; reason: string }
+  | { type: 'Update'; spec: WorkloadSpec }
+  | { type: 'Delete'; reason: string };
+
+/** Events of a workload stream. */
+export type WorkloadEvent = {
+  [T in WorkloadEventType]: { type: T; data: EventDataOf<T> };
+}[WorkloadEventType];
+
+/** Types of the events in a workload stream. */
+export type WorkloadEventType =
+  | 'WorkloadSubmitted'
+  | 'WorkloadDelegated'
+  | 'DelegationRejected'
+  | 'AllocationPlaced'
+  | 'WorkloadUnschedulable'
+  | 'AllocationStarted'
+  | 'AllocationCompleted'
+  | 'AllocationFailed'
+  | 'AllocationLost'
+  | 'WorkloadStopRequested'
+  | 'AllocationStopRequested'
+  | 'AllocationStopped'
+  | 'WorkloadRestartRequested'
+  | 'WorkloadUpdated'
+  | 'WorkloadDeleted';

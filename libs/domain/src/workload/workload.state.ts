@@ -1,0 +1,91 @@
+import type { ResourceAmounts, WorkloadSpec } from '@hcn/contracts';
+
+/** Where one instance (replica) of a workload stands. */
+export type InstanceStatus =
+  | 'pending'
+  | 'unschedulable'
+  | 'placed'
+  | 'running'
+  | 'stopping'
+  | 'completed'
+  | 'failed'
+  | 'lost'
+  | 'stopped';
+
+/** Where one allocation (an instance's attempt on a node) stands. */
+export type AllocationStatus =
+  'placed' | 'running' | 'stopping' | 'completed' | 'failed' | 'lost' | 'stopped';
+
+/** One allocation of a workload. */
+export interface AllocationView {
+  readonly allocationId: string;
+  readonly instance: number;
+  readonly attempt: number;
+  readonly generation: number;
+  readonly nodeId: string;
+  readonly domainId: string;
+  readonly resources: ResourceAmounts;
+  readonly status: AllocationStatus;
+  readonly pid?: number;
+  readonly exitCode?: number | null;
+  readonly reason?: string;
+  /** When set, a new attempt follows once this allocation has ended (restart, update). */
+  readonly replace?: boolean;
+}
+
+/** One instance (replica) of a workload. */
+export interface InstanceView {
+  readonly instance: number;
+  readonly attempt: number;
+  readonly status: InstanceStatus;
+  readonly allocationId?: string;
+  /** Restarts used by the restart policy so far. */
+  readonly retries: number;
+  /** Earliest time the next attempt may be placed (ISO-8601), after a restart backoff. */
+  readonly notBefore?: string;
+  /** Reason codes of the last unschedulable verdict. */
+  readonly unschedulableReasons?: Readonly<Record<string, number>>;
+}
+
+/** Everything the workload decider knows, folded from `workload-<id>`. */
+export interface WorkloadState {
+  readonly exists: boolean;
+  readonly deleted: boolean;
+  readonly workloadId?: string;
+  readonly spec?: WorkloadSpec;
+  readonly idempotencyKey?: string | null;
+  readonly generation: number;
+  /** What the user wants: instances running, or everything stopped. */
+  readonly desired: 'running' | 'stopped';
+  readonly instances: readonly InstanceView[];
+  readonly allocations: Readonly<Record<string, AllocationView>>;
+  readonly hops: number;
+}
+
+/** Before submission. */
+export const initialWorkloadState: WorkloadState = {
+  exists: false,
+  deleted: false,
+  generation: 0,
+  desired: 'running',
+  instances: [],
+  allocations: {},
+  hops: 0,
+};
+
+/** Allocation statuses that still hold capacity on a node. */
+export const ACTIVE_ALLOCATION: ReadonlySet<AllocationStatus> = new Set(['placed', 'running', 'stopping']);
+
+/** Instance statuses waiting for a placement. */
+export const WAITING_INSTANCE: ReadonlySet<InstanceStatus> = new Set(['pending', 'unschedulable']);
+
+/** The workload's overall status, derived from its instances. */
+export function workloadStatus(state: WorkloadState): string {
+  if (state.deleted) return 'deleted';
+  const statuses = new Set(state.instances.map((i) => i.status));
+  for (const s of ['running', 'stopping', 'placed', 'pending', 'unschedulable'] as const) {
+    if (statuses.has(s)) return s === 'stopping' || s === 'placed' ? (s === 'placed' ? 'starting' : s) : s;
+  }
+  for (const s of ['failed', 'lost', 'stopped'] as const) if (statuses.has(s)) return s;
+  return 'completed';
+}
