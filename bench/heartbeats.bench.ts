@@ -98,6 +98,7 @@ export async function run(): Promise<void> {
       HCN_HTTP_PORT: String(port),
       HCN_JOIN_TOKEN: JOIN_TOKEN,
       HCN_AGENT_SECRET: 'bench-agent-secret-0123456789-0123456789',
+      HCN_ADMIN_TOKEN: 'bench-admin-token-0123456789',
       HCN_NODE_TTL_SECONDS: String(TTL_S),
       HCN_HEARTBEAT_INTERVAL_SECONDS: String(INTERVAL_S),
       HCN_LIVENESS_SWEEP_MS: '250',

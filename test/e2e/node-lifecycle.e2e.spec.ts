@@ -20,6 +20,8 @@ import { freePort } from '../services/ports';
 const TTL = 4;
 const INTERVAL = 1;
 const JOIN_TOKEN = 'e2e-join-token-0123456789';
+const ADMIN_TOKEN = 'e2e-admin-token-0123456789';
+const AUTH = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
 interface NodeView {
   nodeId: string;
@@ -42,7 +44,7 @@ describeWithPostgres('node lifecycle, distributed (processes, real Kafka + Postg
 
     const agentDir = (name: string): string => join(dataRoot, name);
     const nodes = async (): Promise<NodeView[]> =>
-      ((await (await fetch(`${hubUrl}/v1/nodes?limit=100`)).json()) as { items: NodeView[] }).items;
+      ((await (await fetch(`${hubUrl}/v1/nodes?limit=100`, { headers: AUTH })).json()) as { items: NodeView[] }).items;
 
     function agent(name: string, domain: string, brokers: string): AppProcess {
       const p = new AppProcess(name, 'apps/agent/src/main.ts', {
@@ -75,6 +77,7 @@ describeWithPostgres('node lifecycle, distributed (processes, real Kafka + Postg
         HCN_HTTP_PORT: String(port),
         HCN_JOIN_TOKEN: JOIN_TOKEN,
         HCN_AGENT_SECRET: 'e2e-agent-secret-0123456789-0123456789',
+        HCN_ADMIN_TOKEN: ADMIN_TOKEN,
         HCN_NODE_TTL_SECONDS: String(TTL),
         HCN_HEARTBEAT_INTERVAL_SECONDS: String(INTERVAL),
         HCN_LIVENESS_SWEEP_MS: '250',
@@ -105,7 +108,7 @@ describeWithPostgres('node lifecycle, distributed (processes, real Kafka + Postg
         async () => (await nodes()).filter((n) => n.status === 'online').length === 3,
         60000,
       );
-      const domains = (await (await fetch(`${hubUrl}/v1/domains`)).json()) as Array<{
+      const domains = (await (await fetch(`${hubUrl}/v1/domains`, { headers: AUTH })).json()) as Array<{
         domainId: string;
         nodes: { online: number };
       }>;
@@ -179,7 +182,7 @@ describeWithPostgres('node lifecycle, distributed (processes, real Kafka + Postg
       const a2Id = readFileSync(join(agentDir('a2'), 'node-id'), 'utf8').trim();
       const response = await fetch(`${hubUrl}/v1/nodes/${a2Id}/stop`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...AUTH },
         body: JSON.stringify({ reason: 'e2e' }),
       });
       expect(response.status).toBe(202);

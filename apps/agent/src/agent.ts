@@ -7,6 +7,7 @@ import { UsageSampler, detectHost } from './detectors/host.detector';
 import { HubClient } from './hub-client';
 import { NodeIdentity } from './identity';
 import { Outbox } from './outbox/outbox';
+import { ReportBody, WorkloadRunner } from './workload-runner';
 
 /** Version the agent reports at registration. */
 export const AGENT_VERSION = '0.1.0';
@@ -30,6 +31,8 @@ export class Agent {
   private readonly sampler: UsageSampler;
   private readonly applied: AppliedCommands;
   private readonly hub: HubClient;
+  private readonly runner: WorkloadRunner;
+  private logTimer: NodeJS.Timeout | undefined;
   private session: RegisterNodeResponse | undefined;
   private timer: NodeJS.Timeout | undefined;
   private commands: Consumer | undefined;
@@ -48,6 +51,11 @@ export class Agent {
     this.sampler = new UsageSampler(config.dataDir);
     this.applied = new AppliedCommands(config.dataDir);
     this.hub = new HubClient(config.hubUrl);
+    this.runner = new WorkloadRunner(
+      config.dataDir,
+      () => this.nodeId ?? '',
+      (body) => this.enqueue(body),
+    );
   }
 
   /** The node id once registered. */
@@ -63,8 +71,19 @@ export class Agent {
   /** Registers (retrying until the hub answers), starts heartbeats and command consumption. */
   async start(): Promise<void> {
     await this.registerWithRetry();
+    this.runner.recover();
     await this.consumeCommands();
     this.schedule();
+    this.logTimer = setInterval(() => {
+      this.runner.shipLogs();
+      if (this.outbox.size > 0) void this.flush();
+    }, 1000);
+    this.logTimer.unref();
+  }
+
+  /** Allocations running on this node now. */
+  get runningAllocations(): string[] {
+    return this.runner.running();
   }
 
   /** Sends a final report, flushes what it can and stops. */
@@ -72,7 +91,10 @@ export class Agent {
     if (this.stopped) return;
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.logTimer) clearInterval(this.logTimer);
     await this.commands?.stop().catch(() => undefined);
+    await this.runner.stopAll('the agent is stopping');
+    this.runner.shipLogs();
     if (this.session) {
       await this.report(true);
       await this.flush();
@@ -142,9 +164,24 @@ export class Agent {
       seq,
       sentAt: new Date().toISOString(),
       usage,
-      runningAllocations: [],
+      runningAllocations: this.runner.running(),
       final,
     }));
+  }
+
+  /** Puts an allocation or logs report in the outbox and flushes soon. */
+  private enqueue(body: ReportBody): void {
+    const session = this.session;
+    if (!session) return;
+    this.outbox.add((seq) => ({
+      ...body,
+      nodeId: session.nodeId,
+      domainId: this.config.domainId,
+      credential: session.credential,
+      seq,
+      sentAt: new Date().toISOString(),
+    }));
+    if (body.kind === 'allocation') void this.flush();
   }
 
   /** Publishes pending reports in order; on failure they stay in the outbox for the next attempt. */
@@ -208,9 +245,17 @@ export class Agent {
         this.log(`stop requested by the hub: ${command.reason}`);
         void this.stop().then(() => this.options.onRemoteStop?.(command.reason));
         return;
+      case 'run':
+        this.log(`running allocation ${command.placement.allocationId}: ${command.placement.command}`);
+        this.runner.run(command);
+        return;
+      case 'stop-allocation':
+        this.log(`stopping allocation ${command.allocationId}: ${command.reason}`);
+        void this.runner.stop(command);
+        return;
       default: {
-        const unreachable: never = command.kind;
-        throw new Error(`Unknown command ${String(unreachable)}`);
+        const unreachable: never = command;
+        throw new Error(`Unknown command ${JSON.stringify(unreachable)}`);
       }
     }
   }

@@ -1,5 +1,21 @@
 import { brokerListSchema, envNumber, parseConfig } from '@hcn/platform';
 import { z } from 'zod';
+import { ApiToken, apiTokenSchema } from './auth/api-tokens';
+
+const tokensJson = z
+  .string()
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'HCN_API_TOKENS must be a JSON array of {name, token, role, namespaces}',
+      });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.array(apiTokenSchema));
 
 const schema = z
   .object({
@@ -17,6 +33,14 @@ const schema = z
     HCN_HEARTBEAT_INTERVAL_SECONDS: envNumber(5).pipe(z.number().positive()),
     HCN_HEARTBEAT_RETENTION_SECONDS: envNumber(86400).pipe(z.number().int().positive()),
     HCN_LIVENESS_SWEEP_MS: envNumber(1000).pipe(z.number().int().positive()),
+    HCN_ADMIN_TOKEN: z.string().min(16, 'HCN_ADMIN_TOKEN must be at least 16 characters').optional(),
+    HCN_API_TOKENS: tokensJson.default([]),
+    HCN_CLAIM_DELAY_MS: envNumber(2000).pipe(z.number().int().min(0)),
+    HCN_SCHEDULER_TICK_MS: envNumber(200).pipe(z.number().int().positive()),
+  })
+  .refine((c) => c.HCN_ADMIN_TOKEN !== undefined || c.HCN_API_TOKENS.some((t) => t.role === 'admin'), {
+    message: 'configure an admin API token: HCN_ADMIN_TOKEN, or an admin entry in HCN_API_TOKENS',
+    path: ['HCN_ADMIN_TOKEN'],
   })
   .refine((c) => c.HCN_NODE_TTL_SECONDS > c.HCN_HEARTBEAT_INTERVAL_SECONDS, {
     message: 'HCN_NODE_TTL_SECONDS must be longer than HCN_HEARTBEAT_INTERVAL_SECONDS',
@@ -36,6 +60,11 @@ export interface HubConfig {
   readonly heartbeatIntervalSeconds: number;
   readonly heartbeatRetentionSeconds: number;
   readonly livenessSweepMs: number;
+  /** API tokens of the user API (the admin token first when given). */
+  readonly apiTokens: readonly ApiToken[];
+  /** How long a hub waits before scheduling a submission another hub accepted. */
+  readonly claimDelayMs: number;
+  readonly schedulerTickMs: number;
 }
 
 /** Reads and validates the hub's configuration from the environment (throws ConfigError listing every problem). */
@@ -53,5 +82,13 @@ export function loadHubConfig(env: NodeJS.ProcessEnv): HubConfig {
     heartbeatIntervalSeconds: c.HCN_HEARTBEAT_INTERVAL_SECONDS,
     heartbeatRetentionSeconds: c.HCN_HEARTBEAT_RETENTION_SECONDS,
     livenessSweepMs: c.HCN_LIVENESS_SWEEP_MS,
+    apiTokens: [
+      ...(c.HCN_ADMIN_TOKEN
+        ? [{ name: 'admin', token: c.HCN_ADMIN_TOKEN, role: 'admin' as const, namespaces: ['*'] }]
+        : []),
+      ...c.HCN_API_TOKENS,
+    ],
+    claimDelayMs: c.HCN_CLAIM_DELAY_MS,
+    schedulerTickMs: c.HCN_SCHEDULER_TICK_MS,
   };
 }

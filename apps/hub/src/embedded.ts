@@ -12,12 +12,15 @@ import { loadHubConfig } from './config';
 import { startHub } from './hub';
 
 /** Secrets generated on the first embedded run and kept in the data directory. */
-function embeddedSecrets(dataDir: string): { joinToken: string; agentSecret: string } {
+function embeddedSecrets(dataDir: string): { joinToken: string; agentSecret: string; adminToken: string } {
   const path = join(dataDir, 'secrets.json');
-  if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8'));
+  const kept = existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : {};
+  if (kept.adminToken) return kept;
   const secrets = {
     joinToken: randomBytes(24).toString('base64url'),
     agentSecret: randomBytes(32).toString('base64url'),
+    ...kept,
+    adminToken: randomBytes(24).toString('base64url'),
   };
   writeFileSync(path, JSON.stringify(secrets), { mode: 0o600 });
   return secrets;
@@ -42,7 +45,9 @@ async function main(): Promise<void> {
     DATABASE_URL: databaseUrl,
     HCN_JOIN_TOKEN: process.env.HCN_JOIN_TOKEN ?? secrets.joinToken,
     HCN_AGENT_SECRET: process.env.HCN_AGENT_SECRET ?? secrets.agentSecret,
+    HCN_ADMIN_TOKEN: process.env.HCN_ADMIN_TOKEN ?? secrets.adminToken,
   });
+  const adminToken = config.apiTokens[0].token;
   const store = await openEventStore({ databaseUrl });
   const readModels = await openReadModels(databaseUrl);
   const bus = new MemoryMessageBus();
@@ -62,7 +67,8 @@ async function main(): Promise<void> {
   const agent = new Agent(agentConfig, bus, { log: (line) => console.log(line) });
   await agent.start();
   console.log(`\n  HCN is running (embedded mode).`);
-  console.log(`  Dashboard: ${hub.url}/`);
+  console.log(`  Dashboard: ${hub.url}/#token=${adminToken}`);
+  console.log(`  Admin API token (Authorization: Bearer ...): ${adminToken}`);
   console.log(`  API:       ${hub.url}/v1/nodes   docs: ${hub.url}/docs   metrics: ${hub.url}/metrics`);
   console.log(`  Join token for more agents: ${config.joinToken}\n`);
   onShutdown('hcn', async () => {

@@ -1,4 +1,6 @@
 import { AgentReport, heartbeatStream, nodeStream } from '@hcn/contracts';
+
+type HeartbeatReport = Extract<AgentReport, { kind: 'heartbeat' }>;
 import { DLQ_HEADERS, IncomingMessage } from '@hcn/messaging';
 import { AGENT_REPORTS_TOPIC, commandTopicFor } from '@hcn/platform';
 import { describeWithPostgres, eventually } from '@hcn/testing';
@@ -9,8 +11,8 @@ function heartbeat(
   nodeId: string,
   credential: string,
   seq: number,
-  overrides: Partial<AgentReport> = {},
-): AgentReport {
+  overrides: Partial<HeartbeatReport> = {},
+): HeartbeatReport {
   return {
     kind: 'heartbeat',
     nodeId,

@@ -1,9 +1,29 @@
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { MESSAGE_BUS, MessageBus } from '@hcn/messaging';
 import { DynamicModule, Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import type { DataSource } from 'typeorm';
 import { AgentCredentials } from './auth/agent-credentials';
+import { ApiTokens } from './auth/api-tokens';
+import { AuthGuard } from './auth/auth.guard';
+import { DefineDomainHandler } from './commands/define-domain/define-domain.handler';
+import { TemplateChangeHandler } from './commands/define-template/define-template.handler';
+import { DeleteWorkloadHandler } from './commands/delete-workload/delete-workload.handler';
+import { DomainsController } from './commands/domains.controller';
+import { QuotasController } from './commands/quotas.controller';
+import { RestartWorkloadHandler } from './commands/restart-workload/restart-workload.handler';
+import { SetQuotaHandler } from './commands/set-quota/set-quota.handler';
+import { StopWorkloadHandler } from './commands/stop-workload/stop-workload.handler';
+import { SubmitWorkloadHandler } from './commands/submit-workload/submit-workload.handler';
+import { TemplatesController } from './commands/templates.controller';
+import { UpdateWorkloadHandler } from './commands/update-workload/update-workload.handler';
+import { WorkloadsController } from './commands/workloads.controller';
+import { LogStore } from './logs/log-store';
+import { WorkloadQueriesController } from './queries/workloads.controller';
+import { ClusterView } from './scheduling/cluster-view';
+import { PlacementService } from './scheduling/placement.service';
+import { TemplateCatalog } from './scheduling/template-catalog';
 import { ChangeNodeLabelsHandler } from './commands/change-node-labels/change-node-labels.handler';
 import { DrainNodeHandler } from './commands/drain-node/drain-node.handler';
 import { NodeOperationsController } from './commands/node-operations.controller';
@@ -26,6 +46,10 @@ export interface HubDependencies {
   readonly metrics: HubMetrics;
   readonly credentials: AgentCredentials;
   readonly clock: Clock;
+  readonly view: ClusterView;
+  readonly placement: PlacementService;
+  readonly logs: LogStore;
+  readonly templates: TemplateCatalog;
 }
 
 /** The hub's Nest module: controllers, CQRS command handlers and the ports as providers. */
@@ -39,6 +63,11 @@ export class HubModule {
         RegisterNodeController,
         NodeOperationsController,
         NodesController,
+        WorkloadsController,
+        WorkloadQueriesController,
+        DomainsController,
+        QuotasController,
+        TemplatesController,
         HealthController,
         DashboardController,
       ],
@@ -50,10 +79,24 @@ export class HubModule {
         { provide: CLOCK, useValue: deps.clock },
         { provide: HubMetrics, useValue: deps.metrics },
         { provide: AgentCredentials, useValue: deps.credentials },
+        { provide: ApiTokens, useValue: new ApiTokens(deps.config.apiTokens) },
+        { provide: ClusterView, useValue: deps.view },
+        { provide: PlacementService, useValue: deps.placement },
+        { provide: LogStore, useValue: deps.logs },
+        { provide: TemplateCatalog, useValue: deps.templates },
+        { provide: APP_GUARD, useClass: AuthGuard },
         RegisterNodeHandler,
         DrainNodeHandler,
         StopNodeHandler,
         ChangeNodeLabelsHandler,
+        SubmitWorkloadHandler,
+        StopWorkloadHandler,
+        RestartWorkloadHandler,
+        UpdateWorkloadHandler,
+        DeleteWorkloadHandler,
+        DefineDomainHandler,
+        SetQuotaHandler,
+        TemplateChangeHandler,
       ],
     };
   }

@@ -12,7 +12,13 @@ import type { HubConfig } from './config';
 import { Dispatcher } from './dispatch/dispatcher';
 import { HubModule } from './hub.module';
 import { AgentReportsConsumer } from './ingest/agent-reports.consumer';
+import { AllocationReports } from './ingest/allocation-reports';
+import { LogStore } from './logs/log-store';
 import { LivenessService } from './sagas/liveness.service';
+import { WorkloadSaga } from './sagas/workload.saga';
+import { ClusterView } from './scheduling/cluster-view';
+import { PlacementService } from './scheduling/placement.service';
+import { TemplateCatalog } from './scheduling/template-catalog';
 import type { Clock } from './tokens';
 
 /** A running hub. */
@@ -21,6 +27,8 @@ export interface RunningHub {
   readonly url: string;
   readonly metrics: HubMetrics;
   readonly liveness: LivenessService;
+  readonly saga: WorkloadSaga;
+  readonly view: ClusterView;
   close(): Promise<void>;
 }
 
@@ -38,23 +46,43 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
   const metrics = new HubMetrics();
   const credentials = new AgentCredentials(config.agentSecret);
   const liveness = new LivenessService(ports.store, config, clock, metrics);
-  const consumer = new AgentReportsConsumer(ports.bus, ports.store, credentials, liveness, metrics);
+  const logs = new LogStore(ports.readModels);
+  const allocationReports = new AllocationReports(ports.store, logs);
+  const consumer = new AgentReportsConsumer(
+    ports.bus,
+    ports.store,
+    credentials,
+    liveness,
+    metrics,
+    allocationReports,
+  );
   const dispatcher = new Dispatcher(ports.store, ports.bus, ports.readModels, metrics);
+  const view = new ClusterView(ports.store);
+  const placement = new PlacementService(ports.store, view, metrics);
+  const templates = new TemplateCatalog(ports.store);
+  const saga = new WorkloadSaga(ports.store, view, placement, clock, {
+    claimDelayMs: config.claimDelayMs,
+    tickMs: config.schedulerTickMs,
+  });
   const app = await NestFactory.create(
-    HubModule.register({ config, ...ports, metrics, credentials, clock }),
+    HubModule.register({ config, ...ports, metrics, credentials, clock, view, placement, logs, templates }),
     { logger: ['error', 'warn'] },
   );
   app.useGlobalFilters(new HcnExceptionFilter());
   app.enableShutdownHooks();
   const openApi = new DocumentBuilder()
     .setTitle('HCN hub')
-    .setDescription('Heterogeneous compute network hub: agents, nodes, domains')
+    .setDescription('Heterogeneous compute network hub: agents, nodes, domains, workloads, quotas, templates')
+    .addBearerAuth()
     .setVersion('0.1.0')
     .build();
   SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, openApi), {
     jsonDocumentUrl: 'docs/openapi.json',
   });
   liveness.start();
+  await view.start();
+  templates.start();
+  await saga.start();
   await consumer.start();
   await dispatcher.start();
   await app.listen(config.httpPort, config.httpHost);
@@ -65,9 +93,14 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
     url,
     metrics,
     liveness,
+    saga,
+    view,
     close: async () => {
       await consumer.stop();
+      await saga.stop();
       await dispatcher.stop();
+      await templates.stop();
+      await view.stop();
       await liveness.stop();
       await app.close();
     },

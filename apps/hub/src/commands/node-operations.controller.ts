@@ -1,3 +1,4 @@
+import { RequireRole } from '../auth/auth.guard';
 import { Body, Controller, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -10,6 +11,7 @@ import { StopNodeCommand } from './stop-node/stop-node.command';
 
 /** Operator commands on one node: drain, remote graceful stop, labels. */
 @ApiTags('nodes')
+@RequireRole('admin')
 @Controller('v1/nodes/:id')
 export class NodeOperationsController {
   constructor(private readonly commands: CommandBus) {}

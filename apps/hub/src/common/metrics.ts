@@ -47,6 +47,29 @@ export class HubMetrics {
     registers: [this.registry],
   });
 
+  readonly schedulingSeconds = new Histogram({
+    name: 'hcn_scheduling_decision_seconds',
+    help: 'Time of one pure scheduling decision',
+    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05],
+    registers: [this.registry],
+  });
+  readonly reservationsRefused = new Counter({
+    name: 'hcn_reservations_refused_total',
+    help: 'Capacity reservations the node decider refused (stale scheduling state), by reason',
+    labelNames: ['reason'],
+    registers: [this.registry],
+  });
+  readonly allocationsPlaced = new Counter({
+    name: 'hcn_allocations_placed_total',
+    help: 'AllocationPlaced events appended by this hub',
+    registers: [this.registry],
+  });
+  readonly workloadsSubmitted = new Counter({
+    name: 'hcn_workloads_submitted_total',
+    help: 'Workloads admitted by this hub',
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }

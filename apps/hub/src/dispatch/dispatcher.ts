@@ -1,18 +1,34 @@
-import { AgentCommand, EventDataOf, Position, RecordedEvent, nodeStream } from '@hcn/contracts';
+import {
+  AgentCommand,
+  EventDataOf,
+  Position,
+  RecordedEvent,
+  WorkloadSpec,
+  nodeStream,
+  workloadStream,
+} from '@hcn/contracts';
 import { EventStore, Subscription } from '@hcn/eventstore';
 import { MessageBus } from '@hcn/messaging';
 import { commandTopicFor } from '@hcn/platform';
 import { loadCheckpoint, saveCheckpoint } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
 import type { HubMetrics } from '../common/metrics';
+import { placementCommand } from './placement-command';
 
 const CHECKPOINT = 'dispatcher';
+/** Commands buffered before a publish even when the page is not over. */
+const MAX_BUFFERED = 500;
 
-/** Which events become agent commands, and how. */
-const COMMAND_OF: Record<string, AgentCommand['kind']> = {
-  NodeStopRequested: 'stop',
-  NodeDrainRequested: 'drain',
-};
+/** Event types the dispatcher reads: commands to relay, and the specs and domains it needs to build them. */
+const FOLLOWED = [
+  'NodeStopRequested',
+  'NodeDrainRequested',
+  'AllocationPlaced',
+  'AllocationStopRequested',
+  'AllocationLost',
+  'WorkloadSubmitted',
+  'WorkloadUpdated',
+];
 
 /**
  * Relays appended command events to each node's domain command topic. It reads only the log (a checkpointed
@@ -21,6 +37,10 @@ const COMMAND_OF: Record<string, AgentCommand['kind']> = {
  */
 export class Dispatcher {
   private subscription: Subscription | undefined;
+  /** Spec of each workload generation seen, and the domain of each allocation placed. */
+  private readonly specs = new Map<string, WorkloadSpec>();
+  private readonly domains = new Map<string, string>();
+  private readonly buffer: Array<{ topic: string; messages: Array<{ key: string; value: string }> }> = [];
 
   constructor(
     private readonly store: EventStore,
@@ -33,7 +53,7 @@ export class Dispatcher {
     const after = await loadCheckpoint(this.dataSource.manager, CHECKPOINT);
     this.subscription = this.store.subscribeToAll({
       after,
-      filter: { kind: 'eventTypePrefix', prefixes: Object.keys(COMMAND_OF) },
+      filter: { kind: 'eventTypePrefix', prefixes: FOLLOWED },
       onEvent: (event) => this.relay(event),
       onCheckpoint: (position) => this.checkpoint(position),
       onError: (error) => console.error(`[dispatcher] ${error.message}`),
@@ -42,30 +62,93 @@ export class Dispatcher {
 
   async stop(): Promise<void> {
     await this.subscription?.stop();
+    await this.flush();
   }
 
+  /** Builds the command of an event and buffers it; the buffer is published before each checkpoint. */
   private async relay(event: RecordedEvent): Promise<void> {
-    const kind = COMMAND_OF[event.type];
-    if (!kind) return;
-    const data = event.data as EventDataOf<'NodeStopRequested'>;
-    const domainId = await this.domainOf(data.nodeId);
+    const command = await this.commandOf(event);
+    if (!command) return;
+    const domainId = await this.domainOf(command.nodeId, event);
     if (!domainId) return;
-    const command: AgentCommand = {
-      commandId: event.eventId,
-      nodeId: data.nodeId,
-      kind,
-      reason: data.reason,
-    };
-    await this.bus.publish(commandTopicFor(domainId), [{ key: data.nodeId, value: JSON.stringify(command) }]);
-    this.metrics.commandsDispatched.inc();
+    this.buffer.push({
+      topic: commandTopicFor(domainId),
+      messages: [{ key: command.nodeId, value: JSON.stringify(command) }],
+    });
+    if (this.buffer.length >= MAX_BUFFERED) await this.flush();
+  }
+
+  /** Publishes what is buffered, in order, in one batch. */
+  private async flush(): Promise<void> {
+    if (this.buffer.length === 0) return;
+    const batch = this.buffer.splice(0, this.buffer.length);
+    await this.bus.publishAll(batch);
+    this.metrics.commandsDispatched.inc(batch.length);
+  }
+
+  private async commandOf(event: RecordedEvent): Promise<AgentCommand | undefined> {
+    switch (event.type) {
+      case 'WorkloadSubmitted':
+      case 'WorkloadUpdated': {
+        const data = event.data as EventDataOf<'WorkloadUpdated'>;
+        this.specs.set(`${data.workloadId}@${data.generation ?? 1}`, data.spec);
+        return undefined;
+      }
+      case 'NodeStopRequested':
+      case 'NodeDrainRequested': {
+        const data = event.data as EventDataOf<'NodeStopRequested'>;
+        const kind = event.type === 'NodeStopRequested' ? 'stop' : 'drain';
+        return { commandId: event.eventId, nodeId: data.nodeId, kind, reason: data.reason };
+      }
+      case 'AllocationPlaced': {
+        const data = event.data as EventDataOf<'AllocationPlaced'>;
+        this.domains.set(data.allocationId, data.domainId);
+        const spec = await this.specOf(data.workloadId, data.generation);
+        return spec ? placementCommand(event.eventId, data, spec) : undefined;
+      }
+      case 'AllocationStopRequested':
+      case 'AllocationLost': {
+        const data = event.data as EventDataOf<'AllocationStopRequested'>;
+        return {
+          commandId: event.eventId,
+          nodeId: data.nodeId,
+          kind: 'stop-allocation',
+          workloadId: data.workloadId,
+          allocationId: data.allocationId,
+          gracePeriodSeconds: data.gracePeriodSeconds ?? 0,
+          reason: data.reason,
+        };
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  /** The spec of one generation: cached from the subscription, read from the stream after a restart. */
+  private async specOf(workloadId: string, generation: number): Promise<WorkloadSpec | undefined> {
+    const cached = this.specs.get(`${workloadId}@${generation}`);
+    if (cached) return cached;
+    for (const e of await this.store.readStream(workloadStream(workloadId))) {
+      if (e.type === 'WorkloadSubmitted')
+        this.specs.set(`${workloadId}@1`, (e.data as { spec: WorkloadSpec }).spec);
+      if (e.type === 'WorkloadUpdated') {
+        const data = e.data as EventDataOf<'WorkloadUpdated'>;
+        this.specs.set(`${workloadId}@${data.generation}`, data.spec);
+      }
+    }
+    return this.specs.get(`${workloadId}@${generation}`);
   }
 
   private async checkpoint(position: Position): Promise<void> {
+    await this.flush();
     await this.dataSource.transaction((tx) => saveCheckpoint(tx, CHECKPOINT, position, 0, new Date()));
   }
 
-  /** The node's current domain, from its stream (commands are rare; a node may move between domains). */
-  private async domainOf(nodeId: string): Promise<string | undefined> {
+  /** The command topic's domain: the allocation's, else the node's current one from its stream. */
+  private async domainOf(nodeId: string, event: RecordedEvent): Promise<string | undefined> {
+    const allocationId = (event.data as { allocationId?: string }).allocationId;
+    const known = allocationId ? this.domains.get(allocationId) : undefined;
+    if (known) return known;
     const events = await this.store.readStream(nodeStream(nodeId), { direction: 'backwards' });
     const registration = events.find((e) => e.type === 'NodeRegistered' || e.type === 'NodeReregistered');
     return (registration?.data as EventDataOf<'NodeRegistered'> | undefined)?.domainId;

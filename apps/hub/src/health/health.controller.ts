@@ -1,3 +1,4 @@
+import { Public } from '../auth/auth.guard';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
@@ -8,6 +9,7 @@ import { READ_MODELS } from '../tokens';
 
 /** Liveness, readiness and Prometheus metrics. */
 @ApiExcludeController()
+@Public()
 @Controller()
 export class HealthController {
   constructor(

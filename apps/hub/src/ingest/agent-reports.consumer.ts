@@ -1,4 +1,11 @@
-import { agentReportSchema, deterministicUuid, heartbeatStream, inParallel, NewEvent } from '@hcn/contracts';
+import {
+  ParsedAgentReport,
+  agentReportSchema,
+  deterministicUuid,
+  heartbeatStream,
+  inParallel,
+  NewEvent,
+} from '@hcn/contracts';
 import { DuplicateEventIdError, EventStore } from '@hcn/eventstore';
 import {
   Consumer,
@@ -11,8 +18,9 @@ import { AGENT_REPORTS_TOPIC } from '@hcn/platform';
 import type { AgentCredentials } from '../auth/agent-credentials';
 import type { HubMetrics } from '../common/metrics';
 import type { LivenessService } from '../sagas/liveness.service';
+import type { AllocationReports } from './allocation-reports';
 
-type Report = ReturnType<typeof agentReportSchema.parse>;
+type Report = Extract<ParsedAgentReport, { kind: 'heartbeat' }>;
 type Rejected = { message: IncomingMessage; code: string; reason: string };
 
 /** Consumer group of the hubs reading agent reports. */
@@ -52,6 +60,7 @@ export class AgentReportsConsumer {
     private readonly credentials: AgentCredentials,
     private readonly liveness: LivenessService,
     private readonly metrics: HubMetrics,
+    private readonly allocationReports: AllocationReports,
   ) {}
 
   async start(): Promise<void> {
@@ -76,7 +85,7 @@ export class AgentReportsConsumer {
   async handle(messages: IncomingMessage[]): Promise<void> {
     const stop = this.metrics.ingestBatchSeconds.startTimer();
     this.metrics.reportsReceived.inc(messages.length);
-    const byNode = new Map<string, Array<{ message: IncomingMessage; report: Report }>>();
+    const byNode = new Map<string, Array<{ message: IncomingMessage; report: ParsedAgentReport }>>();
     const rejected: Rejected[] = [];
     for (const message of messages) {
       const verdict = this.check(message);
@@ -85,18 +94,22 @@ export class AgentReportsConsumer {
         byNode.set(nodeId, [...(byNode.get(nodeId) ?? []), { message, report: verdict.report }]);
       } else rejected.push({ message, ...verdict });
     }
+    const work: Array<{ message: IncomingMessage; report: ParsedAgentReport }> = [];
     const known = new Map<string, Report[]>();
     for (const [nodeId, items] of byNode) {
-      if (await this.liveness.lookup(nodeId))
-        known.set(
-          nodeId,
-          items.map((i) => i.report),
-        );
-      else
+      if (await this.liveness.lookup(nodeId)) {
+        const heartbeats = items.flatMap((i) => (i.report.kind === 'heartbeat' ? [i.report] : []));
+        if (heartbeats.length > 0) known.set(nodeId, heartbeats);
+        work.push(...items.filter((i) => i.report.kind !== 'heartbeat'));
+      } else
         for (const { message } of items)
           rejected.push({ message, ...this.reject('NODE.NOT_FOUND', `node ${nodeId} is not registered`) });
     }
     await this.appendHeartbeats(known);
+    for (const refused of await this.allocationReports.handle(work.map((w) => w.report))) {
+      const message = work.find((w) => w.report === refused.report)?.message;
+      if (message) rejected.push({ message, ...this.reject(refused.code, refused.reason) });
+    }
     this.liveness.noteIngestLag(ingestLagMs([...known.values()].flat()));
     if (rejected.length > 0) {
       await this.bus.publishAll(
@@ -109,7 +122,7 @@ export class AgentReportsConsumer {
     stop();
   }
 
-  private check(message: IncomingMessage): { report: Report } | { code: string; reason: string } {
+  private check(message: IncomingMessage): { report: ParsedAgentReport } | { code: string; reason: string } {
     let json: unknown;
     try {
       json = JSON.parse(message.value.toString('utf8'));

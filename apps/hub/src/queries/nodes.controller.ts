@@ -1,3 +1,4 @@
+import { RequireRole } from '../auth/auth.guard';
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { DataSource } from 'typeorm';
@@ -8,6 +9,7 @@ import { getNode, listDomains, listNodes, listNodesQuerySchema } from './nodes.q
 
 /** Read-model queries: nodes and domains. */
 @ApiTags('nodes')
+@RequireRole('viewer')
 @Controller('v1')
 export class NodesController {
   constructor(@Inject(READ_MODELS) private readonly db: DataSource) {}

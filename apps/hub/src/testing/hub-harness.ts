@@ -26,6 +26,9 @@ export interface HubHarness {
   close(): Promise<void>;
 }
 
+/** The admin API token of every harness hub (requests carry it unless they set their own Authorization). */
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
+
 /** The join token every harness hub accepts. */
 export const TEST_JOIN_TOKEN = 'test-join-token-0123456789';
 
@@ -44,6 +47,9 @@ export async function startHubHarness(
     HCN_NODE_TTL_SECONDS: '2',
     HCN_HEARTBEAT_INTERVAL_SECONDS: '0.5',
     HCN_LIVENESS_SWEEP_MS: '200',
+    HCN_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    HCN_CLAIM_DELAY_MS: '300',
+    HCN_SCHEDULER_TICK_MS: '50',
     ...overrides,
   });
   const store = await PostgresEventStore.connect({
@@ -56,7 +62,11 @@ export async function startHubHarness(
   const request: HubHarness['request'] = async (method, path, body, headers = {}) => {
     const response = await fetch(`${hub.url}${path}`, {
       method,
-      headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      headers: {
+        authorization: `Bearer ${TEST_ADMIN_TOKEN}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     const text = await response.text();

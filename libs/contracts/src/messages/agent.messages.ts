@@ -30,32 +30,101 @@ export interface RegisterNodeResponse {
   nodeTtlSeconds: number;
 }
 
-/** A report an agent publishes on `hcn.agent-reports` (key = node id). */
-export const agentReportSchema = z.object({
-  kind: z.literal('heartbeat'),
+const reportBase = {
   nodeId: nodeIdSchema,
   domainId: domainIdSchema,
   credential: z.string().min(1).max(512),
   /** Per-agent report sequence, strictly increasing across restarts. */
   seq: z.number().int().nonnegative(),
   sentAt: z.string().datetime({ offset: true }),
+};
+
+/** What an agent says about one allocation it runs. */
+export const allocationReportSchema = z.object({
+  kind: z.literal('allocation'),
+  ...reportBase,
+  workloadId: z.string().uuid(),
+  allocationId: z.string().uuid(),
+  status: z.enum(['started', 'completed', 'failed', 'stopped']),
+  pid: z.number().int().nullable().default(null),
+  exitCode: z.number().int().nullable().default(null),
+  signal: z.string().max(16).nullable().default(null),
+  reason: z.string().max(2000).default(''),
+  endedBy: z.enum(['SIGTERM', 'SIGKILL', 'not-running']).default('not-running'),
+  at: z.string().datetime({ offset: true }),
+});
+
+/** New output of an allocation's process; `offset` counts every byte the stream ever wrote. */
+export const logsReportSchema = z.object({
+  kind: z.literal('logs'),
+  ...reportBase,
+  workloadId: z.string().uuid(),
+  allocationId: z.string().uuid(),
+  chunks: z
+    .array(
+      z.object({
+        stream: z.enum(['stdout', 'stderr']),
+        offset: z.number().int().min(0),
+        text: z.string().max(262144),
+      }),
+    )
+    .max(8),
+});
+
+/** A heartbeat: usage and what runs. */
+export const heartbeatReportSchema = z.object({
+  kind: z.literal('heartbeat'),
+  ...reportBase,
   usage: nodeUsageSchema,
   runningAllocations: z.array(z.string().max(200)).max(10000).default([]),
   /** The last report before a graceful stop. */
   final: z.boolean().default(false),
 });
 
+/** A report an agent publishes on `hcn.agent-reports` (key = node id). */
+export const agentReportSchema = z.discriminatedUnion('kind', [
+  heartbeatReportSchema,
+  allocationReportSchema,
+  logsReportSchema,
+]);
+
 /** A report an agent publishes on `hcn.agent-reports`. */
 export type AgentReport = z.input<typeof agentReportSchema>;
+/** A validated report. */
+export type ParsedAgentReport = z.output<typeof agentReportSchema>;
 
-/** A command relayed to an agent on its domain's command topic (key = node id). */
-export const agentCommandSchema = z.object({
+const commandBase = {
   /** Id of the event that caused the command: agents apply each command once. */
   commandId: z.string().uuid(),
   nodeId: nodeIdSchema,
-  kind: z.enum(['stop', 'drain']),
-  reason: z.string().max(500),
+};
+
+/** What an agent needs to run one allocation. */
+export const placementSchema = z.object({
+  workloadId: z.string().uuid(),
+  allocationId: z.string().uuid(),
+  instance: z.number().int().min(0),
+  attempt: z.number().int().min(0),
+  command: z.string(),
+  args: z.array(z.string()),
+  env: z.record(z.string(), z.string()),
+  workingDir: z.string().optional(),
+  stopGraceSeconds: z.number().min(0),
 });
+
+/** A command relayed to an agent on its domain's command topic (key = node id). */
+export const agentCommandSchema = z.discriminatedUnion('kind', [
+  z.object({ ...commandBase, kind: z.enum(['stop', 'drain']), reason: z.string().max(500) }),
+  z.object({ ...commandBase, kind: z.literal('run'), placement: placementSchema }),
+  z.object({
+    ...commandBase,
+    kind: z.literal('stop-allocation'),
+    workloadId: z.string().uuid(),
+    allocationId: z.string().uuid(),
+    gracePeriodSeconds: z.number().min(0),
+    reason: z.string().max(500),
+  }),
+]);
 
 /** A command relayed to an agent. */
 export type AgentCommand = z.infer<typeof agentCommandSchema>;

@@ -2,6 +2,8 @@ import type { EventDataOf, TemplateDefinition } from '@hcn/contracts';
 import { sameJson } from '../equality';
 import { DomainError, assertNever } from '../errors';
 
+const PLACEHOLDER = /\$\{([a-zA-Z_][a-zA-Z0-9_]*)\}/g;
+
 /** Commands on a job template. */
 export type TemplateCommand =
   | { type: 'DefineTemplate'; definition: TemplateDefinition }
@@ -26,8 +28,30 @@ function notFound(templateId: string): DomainError {
   return new DomainError('TEMPLATE.NOT_FOUND', `Template ${templateId} does not exist`, { templateId });
 }
 
+/** Names used as `${name}` in a template's spec that its parameters do not declare. */
+export function undeclaredPlaceholders(definition: TemplateDefinition): string[] {
+  const declared = new Set(definition.parameters.map((p) => p.name));
+  const used = [...JSON.stringify(definition.spec).matchAll(PLACEHOLDER)].map((m) => m[1]);
+  return [...new Set(used.filter((name) => !declared.has(name)))];
+}
+
+function requireDeclared(definition: TemplateDefinition): void {
+  const undeclared = undeclaredPlaceholders(definition);
+  if (undeclared.length > 0) {
+    throw new DomainError(
+      'TEMPLATE.UNDECLARED_PARAMETER',
+      `Placeholders without a parameter: ${undeclared.join(', ')}`,
+      {
+        templateId: definition.templateId,
+        undeclared,
+      },
+    );
+  }
+}
+
 /** Decides template changes. */
 export function decideTemplate(command: TemplateCommand, state: TemplateState): TemplateEvent[] {
+  if (command.type !== 'DeleteTemplate') requireDeclared(command.definition);
   switch (command.type) {
     case 'DefineTemplate': {
       const id = command.definition.templateId;
@@ -74,8 +98,6 @@ export const templateDecider = {
   decide: decideTemplate,
   evolve: evolveTemplate,
 };
-
-const PLACEHOLDER = /\$\{([a-zA-Z_][a-zA-Z0-9_]*)\}/g;
 
 function substitute(value: unknown, params: Readonly<Record<string, string>>): unknown {
   if (typeof value === 'string') return value.replace(PLACEHOLDER, (_m, name: string) => params[name]);

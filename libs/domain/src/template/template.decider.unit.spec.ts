@@ -31,6 +31,13 @@ describe('template decider', () => {
     expect(() => instantiateTemplate(template, params)).toThrow(expect.objectContaining({ code }));
   });
 
+  it('refuses a template whose spec uses an undeclared placeholder', () => {
+    const bad = { ...template, spec: { ...template.spec, command: '${binary}' } };
+    expect(given([]).when({ type: 'DefineTemplate', definition: bad })).toMatchObject({
+      error: { code: 'TEMPLATE.UNDECLARED_PARAMETER' },
+    });
+  });
+
   it('defines, updates and deletes; a deleted template is gone', () => {
     const defined = { type: 'TemplateDefined' as const, data: template };
     expect(given([]).when({ type: 'DefineTemplate', definition: template })).toEqual({ events: [defined] });

@@ -26,6 +26,8 @@ export interface DecisionRecord {
 /** How an allocation ended, as its agent reported it. */
 export interface AllocationEnd {
   readonly allocationId: string;
+  /** The reporting node; it must be the allocation's. */
+  readonly nodeId: string;
   readonly outcome: 'completed' | 'failed' | 'stopped';
   readonly exitCode: number | null;
   readonly signal: string | null;
@@ -38,7 +40,7 @@ export interface AllocationEnd {
 export type WorkloadCommand =
   | { type: 'Submit'; workloadId: string; spec: WorkloadSpec; idempotencyKey: string | null }
   | { type: 'RecordDecision'; decision: DecisionRecord }
-  | { type: 'RecordStarted'; allocationId: string; pid: number; at: string }
+  | { type: 'RecordStarted'; allocationId: string; nodeId: string; pid: number; at: string }
   | ({ type: 'RecordEnded' } & AllocationEnd)
   | { type: 'MarkLost'; allocationId: string; reason: string; at: string }
   | { type: 'RequestStop'; reason: string }

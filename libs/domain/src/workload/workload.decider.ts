@@ -34,7 +34,7 @@ function requireSupported(spec: WorkloadSpec): void {
   }
 }
 
-function requireAllocation(state: WorkloadState, allocationId: string): AllocationView {
+function requireAllocation(state: WorkloadState, allocationId: string, nodeId?: string): AllocationView {
   const allocation = state.allocations[allocationId];
   if (!allocation) {
     throw new DomainError(
@@ -42,6 +42,16 @@ function requireAllocation(state: WorkloadState, allocationId: string): Allocati
       `Allocation ${allocationId} is not part of this workload`,
       {
         allocationId,
+      },
+    );
+  }
+  if (nodeId !== undefined && allocation.nodeId !== nodeId) {
+    throw new DomainError(
+      'AUTH.ALLOCATION_NOT_ON_NODE',
+      `Allocation ${allocationId} does not run on node ${nodeId}`,
+      {
+        allocationId,
+        nodeId,
       },
     );
   }
@@ -141,7 +151,7 @@ function recordDecision(decision: DecisionRecord, state: WorkloadState): Workloa
 }
 
 function recordEnded(end: AllocationEnd, state: WorkloadState): WorkloadEvent[] {
-  const allocation = requireAllocation(state, end.allocationId);
+  const allocation = requireAllocation(state, end.allocationId, end.nodeId);
   if (!ACTIVE_ALLOCATION.has(allocation.status)) return [];
   const workloadId = state.workloadId as string;
   const common = { workloadId, allocationId: end.allocationId, nodeId: allocation.nodeId };
@@ -218,7 +228,7 @@ export function decideWorkload(command: WorkloadCommand, state: WorkloadState): 
     case 'RecordDecision':
       return recordDecision(command.decision, state);
     case 'RecordStarted': {
-      const allocation = requireAllocation(state, command.allocationId);
+      const allocation = requireAllocation(state, command.allocationId, command.nodeId);
       if (allocation.status !== 'placed') return [];
       const { allocationId, pid, at } = command;
       return [

@@ -257,12 +257,14 @@ describe('workload decider', () => {
       given([submitted(), placed(A1), started]).when({
         type: 'RecordStarted',
         allocationId: A1,
+        nodeId: N1,
         pid: 42,
         at: T0,
       }),
     ).toEqual({ events: [] });
     const end = {
       allocationId: A1,
+      nodeId: N1,
       outcome: 'failed' as const,
       exitCode: 1,
       signal: null,
@@ -273,8 +275,12 @@ describe('workload decider', () => {
     expect(given([submitted(), placed(A1), failed(A1)]).when({ type: 'RecordEnded', ...end })).toEqual({
       events: [],
     });
+    const foreign = { type: 'RecordStarted', allocationId: A1, nodeId: A2, pid: 1, at: T0 } as const;
+    expect(given([submitted(), placed(A1)]).when(foreign)).toMatchObject({
+      error: { code: 'AUTH.ALLOCATION_NOT_ON_NODE' },
+    });
     expect(
-      given([submitted()]).when({ type: 'RecordStarted', allocationId: A2, pid: 1, at: T0 }),
+      given([submitted()]).when({ type: 'RecordStarted', allocationId: A2, nodeId: N1, pid: 1, at: T0 }),
     ).toMatchObject({ error: { code: 'WORKLOAD.ALLOCATION_NOT_FOUND' } });
   });
 });

@@ -1,3 +1,4 @@
+import { Public } from '../../auth/auth.guard';
 import { HcnError, RegisterNodeResponse, nodeStream, registerNodeRequestSchema } from '@hcn/contracts';
 import { nodeDecider, fold } from '@hcn/domain';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
@@ -14,6 +15,7 @@ import { RegisterNodeCommand } from './register-node.command';
 
 /** Agent registration and self-lookup. */
 @ApiTags('agents')
+@Public()
 @Controller('v1/agents')
 export class RegisterNodeController {
   constructor(

@@ -1,0 +1,10 @@
+import type { DomainDefinition } from '@hcn/contracts';
+
+/** Define a domain (`create`) or change its definition (`update`). */
+export class DefineDomainCommand {
+  constructor(
+    readonly definition: DomainDefinition,
+    readonly mode: 'create' | 'update',
+    readonly actor: string,
+  ) {}
+}

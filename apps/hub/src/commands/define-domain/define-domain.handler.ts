@@ -1,0 +1,69 @@
+import { DomainDefinition, domainStream } from '@hcn/contracts';
+import { DomainError, DomainEvent, checkTreePlacement, domainDecider, fold } from '@hcn/domain';
+import { EVENT_STORE, EventStore } from '@hcn/eventstore';
+import { Inject } from '@nestjs/common';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { handleOnStream } from '../../common/aggregate';
+import { requestContext } from '../../common/command-context';
+import { ClusterView } from '../../scheduling/cluster-view';
+import { CLOCK, Clock } from '../../tokens';
+import { DefineDomainCommand } from './define-domain.command';
+
+/** Result of a domain definition. */
+export interface DomainCommandResult {
+  domainId: string;
+  revision: number;
+  events: string[];
+}
+
+/**
+ * Checks the tree (parent defined, no cycle, head node registered), then DomainDefined / DomainUpdated through
+ * the domain decider. The tree comes from the cluster view, with the parent's own stream as a fallback.
+ */
+@CommandHandler(DefineDomainCommand)
+export class DefineDomainHandler implements ICommandHandler<DefineDomainCommand, DomainCommandResult> {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly view: ClusterView,
+  ) {}
+
+  async execute({ definition, mode, actor }: DefineDomainCommand): Promise<DomainCommandResult> {
+    await this.checkTree(definition);
+    const context = requestContext({ kind: 'user', id: actor }, this.clock());
+    const command = mode === 'create' ? ('DefineDomain' as const) : ('UpdateDomain' as const);
+    const handled = await handleOnStream(
+      this.store,
+      domainDecider,
+      domainStream(definition.domainId),
+      { type: command, definition },
+      context,
+    );
+    if (handled.events.length > 0) this.view.defineDomain(definition);
+    return {
+      domainId: definition.domainId,
+      revision: handled.revision,
+      events: handled.events.map((e) => e.type),
+    };
+  }
+
+  private async checkTree(definition: DomainDefinition): Promise<void> {
+    const parents = this.view.domainParents();
+    const parentId = definition.parentId;
+    if (parentId && !parents.has(parentId)) {
+      const events = await this.store.readStream(domainStream(parentId));
+      const parent = fold(
+        domainDecider,
+        events.map((e) => ({ type: e.type, data: e.data }) as DomainEvent),
+      ).definition;
+      if (parent) parents.set(parentId, parent.parentId);
+    }
+    checkTreePlacement(definition, parents);
+    const head = definition.headNodeId;
+    if (head && !this.view.node(head)?.registration) {
+      throw new DomainError('DOMAIN.HEAD_NODE_NOT_FOUND', `Head node ${head} is not registered`, {
+        headNodeId: head,
+      });
+    }
+  }
+}

@@ -1,0 +1,33 @@
+import { quotaStream } from '@hcn/contracts';
+import { quotaDecider } from '@hcn/domain';
+import { EVENT_STORE, EventStore } from '@hcn/eventstore';
+import { Inject } from '@nestjs/common';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { handleOnStream } from '../../common/aggregate';
+import { requestContext } from '../../common/command-context';
+import { CLOCK, Clock } from '../../tokens';
+import { SetQuotaCommand } from './set-quota.command';
+
+/** Appends QuotaSet (a no-op when the limits are unchanged). Lower limits do not evict what already runs. */
+@CommandHandler(SetQuotaCommand)
+export class SetQuotaHandler implements ICommandHandler<
+  SetQuotaCommand,
+  { namespace: string; revision: number; events: string[] }
+> {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute({ namespace, limits, actor }: SetQuotaCommand) {
+    const context = requestContext({ kind: 'user', id: actor }, this.clock());
+    const handled = await handleOnStream(
+      this.store,
+      quotaDecider,
+      quotaStream(namespace),
+      { type: 'SetLimits', namespace, limits },
+      context,
+    );
+    return { namespace, revision: handled.revision, events: handled.events.map((e) => e.type) };
+  }
+}

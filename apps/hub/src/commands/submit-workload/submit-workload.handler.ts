@@ -1,0 +1,76 @@
+import { HcnError, deterministicUuid, workloadStream } from '@hcn/contracts';
+import { sameJson, workloadDecider, workloadStatus } from '@hcn/domain';
+import { EVENT_STORE, EventStore } from '@hcn/eventstore';
+import { Inject } from '@nestjs/common';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { randomUUID } from 'node:crypto';
+import { requireNamespace } from '../../auth/principal';
+import { handleOnStream } from '../../common/aggregate';
+import { HubMetrics } from '../../common/metrics';
+import { PlacementService } from '../../scheduling/placement.service';
+import { CLOCK, Clock } from '../../tokens';
+import { WorkloadCommandResult, holdQuota, loadWorkload, userContext } from '../workload-command';
+import { SubmitWorkloadCommand } from './submit-workload.command';
+
+/** Reply to a submission. */
+export interface SubmitWorkloadResult extends WorkloadCommandResult {
+  /** False when the idempotency key named an existing identical submission. */
+  created: boolean;
+}
+
+/**
+ * Admission (namespace, type, quota), then WorkloadSubmitted, then a first placement attempt right away (other
+ * hubs leave this workload to this one for the claim delay). An idempotency key maps to one workload id per
+ * namespace: the same spec again answers the existing workload and writes nothing.
+ */
+@CommandHandler(SubmitWorkloadCommand)
+export class SubmitWorkloadHandler implements ICommandHandler<SubmitWorkloadCommand, SubmitWorkloadResult> {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly placement: PlacementService,
+    private readonly metrics: HubMetrics,
+  ) {}
+
+  async execute({ principal, spec, idempotencyKey }: SubmitWorkloadCommand): Promise<SubmitWorkloadResult> {
+    requireNamespace(principal, spec.namespace);
+    const workloadId = idempotencyKey
+      ? deterministicUuid(`workload:${spec.namespace}:${idempotencyKey}`)
+      : randomUUID();
+    const existing = await loadWorkload(this.store, workloadId);
+    if (existing.state.exists) {
+      if (!sameJson(existing.state.spec, spec) || existing.state.deleted) {
+        throw new HcnError(
+          'WORKLOAD.IDEMPOTENCY_CONFLICT',
+          'A different workload was already submitted with this idempotency key',
+          {
+            workloadId,
+            idempotencyKey,
+          },
+        );
+      }
+      const revision = existing.events.length - 1;
+      return { workloadId, status: workloadStatus(existing.state), revision, events: [], created: false };
+    }
+    workloadDecider.decide({ type: 'Submit', workloadId, spec, idempotencyKey }, existing.state); // type check first
+    const context = userContext(principal, this.clock, workloadId);
+    await holdQuota(this.store, workloadId, spec, context);
+    const handled = await handleOnStream(
+      this.store,
+      workloadDecider,
+      workloadStream(workloadId),
+      { type: 'Submit', workloadId, spec, idempotencyKey },
+      context,
+    );
+    this.metrics.workloadsSubmitted.inc();
+    await this.placement.placeDue(workloadId, { ...context, actor: { kind: 'system', id: 'scheduler' } });
+    const { state, events } = await loadWorkload(this.store, workloadId);
+    return {
+      workloadId,
+      status: workloadStatus(state),
+      revision: events.length - 1,
+      events: handled.events.map((e) => e.type),
+      created: true,
+    };
+  }
+}

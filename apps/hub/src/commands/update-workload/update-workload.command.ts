@@ -1,0 +1,11 @@
+import type { WorkloadSpec } from '@hcn/contracts';
+import type { Principal } from '../../auth/principal';
+
+/** Replace the spec of workload `workloadId`. */
+export class UpdateWorkloadCommand {
+  constructor(
+    readonly principal: Principal,
+    readonly workloadId: string,
+    readonly spec: WorkloadSpec,
+  ) {}
+}

@@ -1,0 +1,34 @@
+import { workloadDecider } from '@hcn/domain';
+import { EVENT_STORE, EventStore } from '@hcn/eventstore';
+import { Inject } from '@nestjs/common';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CLOCK, Clock } from '../../tokens';
+import {
+  WorkloadCommandResult,
+  holdQuota,
+  loadVisibleWorkload,
+  runWorkloadCommand,
+  userContext,
+} from '../workload-command';
+import { UpdateWorkloadCommand } from './update-workload.command';
+
+/**
+ * WorkloadUpdated (new generation): allocations whose spec changed are stopped and replaced, a new replica count
+ * adds or stops instances. The quota is re-held for the new spec first; over quota writes nothing.
+ */
+@CommandHandler(UpdateWorkloadCommand)
+export class UpdateWorkloadHandler implements ICommandHandler<UpdateWorkloadCommand, WorkloadCommandResult> {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute({ principal, workloadId, spec }: UpdateWorkloadCommand): Promise<WorkloadCommandResult> {
+    const { state } = await loadVisibleWorkload(this.store, principal, workloadId);
+    const command = { type: 'Update' as const, spec };
+    if (workloadDecider.decide(command, state).length > 0 && spec.namespace === state.spec?.namespace) {
+      await holdQuota(this.store, workloadId, spec, userContext(principal, this.clock, workloadId));
+    }
+    return runWorkloadCommand(this.store, this.clock, principal, workloadId, command);
+  }
+}

@@ -1,0 +1,99 @@
+import { HcnError, RecordedEvent, WorkloadSpec, quotaStream, workloadStream } from '@hcn/contracts';
+import {
+  WorkloadCommand,
+  WorkloadEvent,
+  WorkloadState,
+  fold,
+  quotaDecider,
+  scaleAmounts,
+  workloadDecider,
+  workloadStatus,
+} from '@hcn/domain';
+import type { EventStore } from '@hcn/eventstore';
+import { Principal, requireNamespace } from '../auth/principal';
+import { handleOnStream } from '../common/aggregate';
+import { CommandContext, requestContext } from '../common/command-context';
+import type { Clock } from '../tokens';
+
+/** What a workload command answers: the workload's state after it. */
+export interface WorkloadCommandResult {
+  workloadId: string;
+  status: string;
+  revision: number;
+  events: string[];
+}
+
+/** A workload's folded state and its recorded events. */
+export interface LoadedWorkload {
+  readonly state: WorkloadState;
+  readonly events: RecordedEvent[];
+}
+
+/** Reads and folds `workload-<id>`. */
+export async function loadWorkload(store: EventStore, workloadId: string): Promise<LoadedWorkload> {
+  const events = await store.readStream(workloadStream(workloadId));
+  const state = fold(
+    workloadDecider,
+    events.map((e) => ({ type: e.type, data: e.data }) as WorkloadEvent),
+  );
+  return { state, events };
+}
+
+/** Loads a workload the principal may act on; one of another namespace looks exactly like a missing one. */
+export async function loadVisibleWorkload(
+  store: EventStore,
+  principal: Principal,
+  workloadId: string,
+): Promise<LoadedWorkload> {
+  const loaded = await loadWorkload(store, workloadId);
+  const notFound = { code: 'WORKLOAD.NOT_FOUND', message: `Workload ${workloadId} does not exist` };
+  if (!loaded.state.exists || !loaded.state.spec) throw new HcnError(notFound.code, notFound.message);
+  requireNamespace(principal, loaded.state.spec.namespace, notFound);
+  return loaded;
+}
+
+/** The event context of a user request. */
+export function userContext(principal: Principal, clock: Clock, correlationId: string): CommandContext {
+  return { ...requestContext({ kind: 'user', id: principal.name }, clock()), correlationId };
+}
+
+/** Holds the quota a spec needs (per-replica resources times replicas); QUOTA.EXCEEDED writes nothing. */
+export async function holdQuota(
+  store: EventStore,
+  workloadId: string,
+  spec: WorkloadSpec,
+  context: CommandContext,
+): Promise<void> {
+  await handleOnStream(
+    store,
+    quotaDecider,
+    quotaStream(spec.namespace),
+    {
+      type: 'Hold',
+      namespace: spec.namespace,
+      workloadId,
+      resources: scaleAmounts(spec.resources, spec.replicas),
+    },
+    context,
+  );
+}
+
+/** Runs one user command on a workload the principal may act on. */
+export async function runWorkloadCommand(
+  store: EventStore,
+  clock: Clock,
+  principal: Principal,
+  workloadId: string,
+  command: WorkloadCommand,
+): Promise<WorkloadCommandResult> {
+  await loadVisibleWorkload(store, principal, workloadId);
+  const context = userContext(principal, clock, workloadId);
+  const handled = await handleOnStream(store, workloadDecider, workloadStream(workloadId), command, context);
+  const { state } = await loadWorkload(store, workloadId);
+  return {
+    workloadId,
+    status: workloadStatus(state),
+    revision: handled.revision,
+    events: handled.events.map((e) => e.type),
+  };
+}

@@ -1,0 +1,74 @@
+import { EVENT_STORE, EventStore } from '@hcn/eventstore';
+import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { DataSource } from 'typeorm';
+import { z } from 'zod';
+import { RequireRole } from '../auth/auth.guard';
+import { CurrentPrincipal } from '../auth/current-principal';
+import { Principal, visibleNamespaces } from '../auth/principal';
+import { loadVisibleWorkload } from '../commands/workload-command';
+import { workloadIdSchema } from '../commands/workloads.controller';
+import { parseBody } from '../common/parse-body';
+import { LogStore } from '../logs/log-store';
+import { READ_MODELS } from '../tokens';
+import { workloadView } from './workload-view';
+import { listWorkloads, listWorkloadsQuerySchema } from './workloads.query';
+
+const logsQuerySchema = z
+  .object({
+    lines: z.coerce.number().int().min(1).max(10000).default(100),
+    stream: z.enum(['stdout', 'stderr']).optional(),
+    allocation: z.string().uuid().optional(),
+  })
+  .strict();
+
+/** Workload queries: the list (read model), one workload (its stream) and its logs (shipped by agents). */
+@ApiTags('workloads')
+@RequireRole('viewer')
+@Controller('v1/workloads')
+export class WorkloadQueriesController {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(READ_MODELS) private readonly db: DataSource,
+    private readonly logs: LogStore,
+  ) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List workloads of the namespaces the token may see (filters, pagination)' })
+  list(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
+    const parsed = parseBody(listWorkloadsQuerySchema, query, 'WORKLOADS.QUERY');
+    return listWorkloads(this.db, { ...parsed, namespaces: visibleNamespaces(principal) });
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One workload: state, instances, allocations and every delegation hop' })
+  async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    const { state, events } = await loadVisibleWorkload(
+      this.store,
+      principal,
+      parseBody(workloadIdSchema, id, 'WORKLOAD.ID'),
+    );
+    return workloadView(state, events);
+  }
+
+  @Get(':id/logs')
+  @ApiOperation({
+    summary: "Last N lines of an allocation's output (default: each instance's current allocation)",
+  })
+  async tail(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Query() query: unknown) {
+    const { state } = await loadVisibleWorkload(
+      this.store,
+      principal,
+      parseBody(workloadIdSchema, id, 'WORKLOAD.ID'),
+    );
+    const q = parseBody(logsQuerySchema, query, 'LOGS.QUERY');
+    const allocationIds = q.allocation
+      ? [q.allocation].filter((a) => state.allocations[a])
+      : state.instances.flatMap((i) => (i.allocationId ? [i.allocationId] : []));
+    const allocations = [];
+    for (const allocationId of allocationIds) {
+      allocations.push({ allocationId, lines: await this.logs.tail(allocationId, q.lines, q.stream) });
+    }
+    return { workloadId: state.workloadId, allocations };
+  }
+}

@@ -1,0 +1,192 @@
+import { EventDataOf, RecordedEvent, inParallel, quotaStream, workloadStream } from '@hcn/contracts';
+import { ACTIVE_ALLOCATION, WorkloadEvent, WorkloadState, quotaDecider, workloadDecider } from '@hcn/domain';
+import type { EventStore, Subscription } from '@hcn/eventstore';
+import { handleOnStream } from '../common/aggregate';
+import { CommandContext } from '../common/command-context';
+import type { ClusterView } from '../scheduling/cluster-view';
+import type { PlacementService } from '../scheduling/placement.service';
+import type { Clock } from '../tokens';
+
+/** Allocation end events: the node's capacity goes back. */
+const ENDED = new Set(['AllocationCompleted', 'AllocationFailed', 'AllocationStopped', 'AllocationLost']);
+
+/** Tunables of the saga. */
+export interface WorkloadSagaOptions {
+  /** How long another hub waits before scheduling a submission it did not accept (the accepting hub goes first). */
+  readonly claimDelayMs: number;
+  /** How often due work is looked at. */
+  readonly tickMs: number;
+}
+
+/**
+ * The scheduling saga. It follows every workload stream and node-offline facts in the log, so any hub (also one
+ * restarted mid-burst) finds the work left to do: instances waiting for a placement (new, retried by restart
+ * policy, unschedulable when capacity appears), capacity of ended allocations to release, allocations on lost nodes,
+ * quota of deleted workloads. Races between hubs end at the streams' expected revisions.
+ */
+export class WorkloadSaga {
+  private readonly workloads = new Map<string, WorkloadState>();
+  private readonly due = new Map<string, number>();
+  private subscription: Subscription | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private caughtUp = false;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly view: ClusterView,
+    private readonly placement: PlacementService,
+    private readonly clock: Clock,
+    private readonly options: WorkloadSagaOptions,
+  ) {
+    view.onCapacity(() => this.retryUnschedulable());
+  }
+
+  /** Starts following the log; resolves once caught up. */
+  start(): Promise<void> {
+    const ready = new Promise<void>((resolve) => {
+      this.subscription = this.store.subscribeToAll({
+        filter: { kind: 'streamPrefix', prefixes: ['workload-', 'node-'] },
+        onEvent: (event) => this.apply(event),
+        onCaughtUp: () => {
+          this.caughtUp = true;
+          resolve();
+        },
+        onError: (error) => console.error(`[workload-saga] ${error.message}`),
+      });
+    });
+    this.timer = setInterval(() => this.kick(), this.options.tickMs);
+    this.timer.unref();
+    return ready;
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.subscription?.stop();
+    await this.running;
+  }
+
+  /** Workloads with something still to do (for tests and metrics). */
+  get backlog(): number {
+    return this.due.size;
+  }
+
+  private context(cause: string, correlation: string): CommandContext {
+    return {
+      correlationId: correlation,
+      causationId: cause,
+      actor: { kind: 'system', id: 'scheduler' },
+      now: this.clock(),
+    };
+  }
+
+  private apply(event: RecordedEvent): void {
+    if (event.type === 'NodeWentOffline') return this.nodeLost(event);
+    if (!event.streamId.startsWith('workload-')) return;
+    const workloadId = event.streamId.slice('workload-'.length);
+    const before = this.workloads.get(workloadId) ?? workloadDecider.initialState;
+    const after = workloadDecider.evolve(before, { type: event.type, data: event.data } as WorkloadEvent);
+    this.workloads.set(workloadId, after);
+    if (ENDED.has(event.type)) void this.releaseCapacity(event);
+    if (event.type === 'WorkloadDeleted') void this.releaseQuota(after, event);
+    const waiting = after.instances.filter((i) => i.status === 'pending');
+    if (waiting.length === 0 || after.desired !== 'running' || after.deleted) return;
+    const notBefore = Math.min(...waiting.map((i) => (i.notBefore ? Date.parse(i.notBefore) : 0)));
+    const claimAt = Date.parse(event.recordedAt) + this.options.claimDelayMs;
+    this.markDue(workloadId, Math.max(notBefore, event.type === 'WorkloadSubmitted' ? claimAt : 0));
+  }
+
+  private markDue(workloadId: string, at: number): void {
+    const current = this.due.get(workloadId);
+    if (current === undefined || at < current) this.due.set(workloadId, at);
+  }
+
+  private retryUnschedulable(): void {
+    for (const [workloadId, state] of this.workloads) {
+      if (
+        state.desired === 'running' &&
+        !state.deleted &&
+        state.instances.some((i) => i.status === 'unschedulable')
+      )
+        this.markDue(workloadId, 0);
+    }
+  }
+
+  private kick(): void {
+    if (this.running || !this.caughtUp) return;
+    this.running = this.runDue().finally(() => (this.running = undefined));
+  }
+
+  private async runDue(): Promise<void> {
+    const now = this.clock().getTime();
+    const ready = [...this.due].filter(([, at]) => at <= now).map(([id]) => id);
+    const byPriority = ready.sort(
+      (a, b) => (this.workloads.get(b)?.spec?.priority ?? 0) - (this.workloads.get(a)?.spec?.priority ?? 0),
+    );
+    byPriority.forEach((id) => this.due.delete(id));
+    await inParallel(byPriority, 4, async (workloadId) => {
+      try {
+        const outcomes = await this.placement.placeDue(
+          workloadId,
+          this.context(`saga:${workloadId}`, workloadId),
+        );
+        if (outcomes.includes('skipped')) this.markDue(workloadId, now + 1000);
+      } catch (error) {
+        console.error(`[workload-saga] placing ${workloadId}: ${(error as Error).message}`);
+        this.markDue(workloadId, now + 1000);
+      }
+    });
+  }
+
+  private async releaseCapacity(event: RecordedEvent): Promise<void> {
+    const { allocationId, nodeId } = event.data as { allocationId: string; nodeId: string };
+    if (!this.view.node(nodeId)?.reservations[allocationId]) return;
+    await this.placement
+      .releaseOn(nodeId, allocationId, event.type, this.context(event.eventId, event.metadata.correlationId))
+      .catch((error: Error) => console.error(`[workload-saga] release ${allocationId}: ${error.message}`));
+  }
+
+  private async releaseQuota(state: WorkloadState, event: RecordedEvent): Promise<void> {
+    const spec = state.spec;
+    if (!spec || !state.workloadId) return;
+    await handleOnStream(
+      this.store,
+      quotaDecider,
+      quotaStream(spec.namespace),
+      {
+        type: 'Release',
+        namespace: spec.namespace,
+        workloadId: state.workloadId,
+        reason: 'workload deleted',
+      },
+      this.context(event.eventId, state.workloadId),
+    ).catch((error: Error) =>
+      console.error(`[workload-saga] quota release ${state.workloadId}: ${error.message}`),
+    );
+  }
+
+  /** Marks every active allocation on a node that went offline as lost; the restart policy decides what follows. */
+  private nodeLost(event: RecordedEvent): void {
+    const { nodeId } = event.data as EventDataOf<'NodeWentOffline'>;
+    const lost: Array<[string, string]> = [];
+    for (const [workloadId, state] of this.workloads) {
+      for (const a of Object.values(state.allocations)) {
+        if (a.nodeId === nodeId && ACTIVE_ALLOCATION.has(a.status)) lost.push([workloadId, a.allocationId]);
+      }
+    }
+    void inParallel(lost, 4, async ([workloadId, allocationId]) => {
+      await handleOnStream(
+        this.store,
+        workloadDecider,
+        workloadStream(workloadId),
+        {
+          type: 'MarkLost',
+          allocationId,
+          reason: `node ${nodeId} went offline`,
+          at: event.metadata.occurredAt,
+        },
+        this.context(event.eventId, workloadId),
+      ).catch((error: Error) => console.error(`[workload-saga] lost ${allocationId}: ${error.message}`));
+    });
+  }
+}

@@ -1,0 +1,196 @@
+import { DomainDefinition, EventDataOf, RecordedEvent, nodeStream } from '@hcn/contracts';
+import { NodeEvent, NodeState, fold, nodeCapacity, nodeDecider, nodeReserved } from '@hcn/domain';
+import type { EventStore, Subscription } from '@hcn/eventstore';
+import { ClusterSnapshot, DomainView, NodeView, SchedulingIndex } from '@hcn/scheduling';
+
+/** Event types the view follows (heartbeats excluded: liveness turns them into online/offline facts). */
+export const CLUSTER_EVENT_TYPES = [
+  'NodeRegistered',
+  'NodeReregistered',
+  'NodeWentOffline',
+  'NodeCameOnline',
+  'NodeDrainRequested',
+  'NodeStopRequested',
+  'NodeDeregistered',
+  'NodeLabelsChanged',
+  'CapacityReserved',
+  'CapacityReleased',
+  'DomainDefined',
+  'DomainUpdated',
+];
+
+/** Node events that can let a waiting workload fit. */
+const CAPACITY_APPEARS = new Set([
+  'NodeRegistered',
+  'NodeReregistered',
+  'NodeCameOnline',
+  'CapacityReleased',
+]);
+
+/**
+ * The hub's in-memory picture of the tree and the nodes, folded from the log with the node decider. It hands the
+ * scheduler an index, rebuilt lazily after structural changes and updated in place for reservations.
+ */
+export class ClusterView {
+  private readonly nodes = new Map<string, NodeState>();
+  private readonly domains = new Map<string, DomainDefinition>();
+  private readonly placements = new Map<string, number>();
+  private index: SchedulingIndex | undefined;
+  private subscription: Subscription | undefined;
+  private caughtUp!: Promise<void>;
+  private readonly listeners: Array<(event: RecordedEvent) => void> = [];
+
+  constructor(private readonly store: EventStore) {}
+
+  /** Follows the log; resolves once caught up. */
+  start(): Promise<void> {
+    this.caughtUp = new Promise((resolve) => {
+      this.subscription = this.store.subscribeToAll({
+        filter: { kind: 'eventTypePrefix', prefixes: CLUSTER_EVENT_TYPES },
+        onEvent: (event) => this.apply(event),
+        onCaughtUp: () => resolve(),
+        onError: (error) => console.error(`[cluster-view] ${error.message}`),
+      });
+    });
+    return this.caughtUp;
+  }
+
+  async stop(): Promise<void> {
+    await this.subscription?.stop();
+  }
+
+  /** Calls `listener` after each applied event whose type suggests capacity appeared. */
+  onCapacity(listener: (event: RecordedEvent) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Applies one recorded event (idempotent: node state reservations are keyed by allocation id). */
+  apply(event: RecordedEvent): void {
+    if (event.type === 'DomainDefined' || event.type === 'DomainUpdated') {
+      this.domains.set((event.data as DomainDefinition).domainId, event.data as DomainDefinition);
+      this.index = undefined;
+    } else {
+      this.applyNode({ type: event.type, data: event.data } as NodeEvent);
+    }
+    if (CAPACITY_APPEARS.has(event.type) || event.type.startsWith('Domain'))
+      this.listeners.forEach((l) => l(event));
+  }
+
+  /** Applies a domain definition this hub just appended, without waiting for the subscription. */
+  defineDomain(definition: DomainDefinition): void {
+    this.domains.set(definition.domainId, definition);
+    this.index = undefined;
+  }
+
+  /** Applies a node event this hub just appended, without waiting for the subscription. */
+  applyNode(event: NodeEvent): void {
+    const nodeId = (event.data as { nodeId: string }).nodeId;
+    const before = this.nodes.get(nodeId) ?? nodeDecider.initialState;
+    if (event.type === 'CapacityReserved' && before.reservations[event.data.allocationId]) return;
+    if (event.type === 'CapacityReleased' && !before.reservations[event.data.allocationId]) return;
+    const after = nodeDecider.evolve(before, event);
+    this.nodes.set(nodeId, after);
+    if (event.type === 'CapacityReserved') {
+      this.countPlacement(after.registration?.domainId);
+      this.index?.reserve(nodeId, event.data.resources);
+    } else if (event.type === 'CapacityReleased') {
+      this.index?.release(nodeId, before.reservations[event.data.allocationId]);
+    } else {
+      this.index = undefined;
+    }
+  }
+
+  /** Counts a placement in a domain and its ancestors (round-robin reads these counters). */
+  private countPlacement(domainId: string | undefined): void {
+    for (let at = domainId, steps = 0; at && steps < 64; steps++) {
+      this.placements.set(at, (this.placements.get(at) ?? 0) + 1);
+      at = this.domains.get(at)?.parentId ?? undefined;
+    }
+  }
+
+  /** Re-reads one node's stream (after a reservation was refused on stale state). */
+  async refreshNode(nodeId: string): Promise<void> {
+    const events = await this.store.readStream(nodeStream(nodeId));
+    this.nodes.set(
+      nodeId,
+      fold(
+        nodeDecider,
+        events.map((e) => ({ type: e.type, data: e.data }) as NodeEvent),
+      ),
+    );
+    this.index = undefined;
+  }
+
+  /** The scheduling index over the current picture. */
+  schedulingIndex(): SchedulingIndex {
+    this.index ??= SchedulingIndex.fromSnapshot(this.snapshot());
+    return this.index;
+  }
+
+  /** A node's folded state. */
+  node(nodeId: string): NodeState | undefined {
+    return this.nodes.get(nodeId);
+  }
+
+  /** Node id that holds a reservation for `allocationId`, if any. */
+  reservationsOf(allocationId: string): string[] {
+    return [...this.nodes].filter(([, s]) => s.reservations[allocationId]).map(([id]) => id);
+  }
+
+  /** Parent of every defined domain (for tree checks). */
+  domainParents(): Map<string, string | null> {
+    return new Map([...this.domains].map(([id, d]) => [id, d.parentId]));
+  }
+
+  /** A domain's definition. */
+  domain(domainId: string): DomainDefinition | undefined {
+    return this.domains.get(domainId);
+  }
+
+  /** The tree and nodes as the scheduler sees them; domains nodes name but nobody defined become roots. */
+  snapshot(): ClusterSnapshot {
+    const nodes: NodeView[] = [];
+    const undefinedDomains = new Set<string>();
+    for (const [nodeId, state] of this.nodes) {
+      const registration = state.registration;
+      if (!registration || state.status === 'deregistered') continue;
+      if (!this.domains.has(registration.domainId)) undefinedDomains.add(registration.domainId);
+      nodes.push({
+        nodeId,
+        domainId: registration.domainId,
+        labels: state.labels,
+        online: state.status === 'online',
+        draining: state.draining,
+        capacity: nodeCapacity(state),
+        allocated: nodeReserved(state),
+      });
+    }
+    const domains: DomainView[] = [...this.domains.values()].map((d) => this.domainView(d));
+    for (const domainId of undefinedDomains) {
+      domains.push({
+        domainId,
+        parentId: null,
+        region: null,
+        labels: {},
+        policy: 'least-loaded',
+        placements: this.placements.get(domainId) ?? 0,
+      });
+    }
+    return { domains, nodes };
+  }
+
+  private domainView(d: DomainDefinition): DomainView {
+    const parentId = d.parentId && this.domains.has(d.parentId) ? d.parentId : null;
+    return {
+      domainId: d.domainId,
+      parentId,
+      region: d.region,
+      labels: d.labels,
+      policy: d.policy,
+      placements: this.placements.get(d.domainId) ?? 0,
+    };
+  }
+}
+
+/** The data of a capacity reservation. */
+export type Reservation = EventDataOf<'CapacityReserved'>;

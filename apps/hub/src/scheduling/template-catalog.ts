@@ -1,0 +1,40 @@
+import type { RecordedEvent, TemplateDefinition } from '@hcn/contracts';
+import type { EventStore, Subscription } from '@hcn/eventstore';
+
+/** The job templates that exist, folded from `template-*` streams, for listing. */
+export class TemplateCatalog {
+  private readonly templates = new Map<string, TemplateDefinition>();
+  private subscription: Subscription | undefined;
+
+  constructor(private readonly store: EventStore) {}
+
+  /** Follows the template streams. */
+  start(): void {
+    this.subscription = this.store.subscribeToAll({
+      filter: { kind: 'streamPrefix', prefixes: ['template-'] },
+      onEvent: (event) => this.apply(event),
+      onError: (error) => console.error(`[templates] ${error.message}`),
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.subscription?.stop();
+  }
+
+  /** Applies one template event (also called right after this hub appended one). */
+  apply(event: Pick<RecordedEvent, 'type' | 'data'>): void {
+    if (event.type === 'TemplateDeleted')
+      this.templates.delete((event.data as { templateId: string }).templateId);
+    else {
+      const definition = event.data as TemplateDefinition;
+      this.templates.set(definition.templateId, definition);
+    }
+  }
+
+  /** Templates in the given namespaces (`*` = all), by id. */
+  list(namespaces: readonly string[] | '*'): TemplateDefinition[] {
+    return [...this.templates.values()]
+      .filter((t) => namespaces === '*' || namespaces.includes(t.namespace))
+      .sort((a, b) => a.templateId.localeCompare(b.templateId));
+  }
+}
