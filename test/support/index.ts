@@ -88,5 +88,17 @@ export async function eventually(
   }
   throw new Error(`Timed out after ${timeoutMs} ms waiting for: ${what}`);
 }
+/** Retries `assertion` (which throws while unmet) until it passes, rethrowing its last error after `timeoutMs`. */
+export async function eventuallyExpect(assertion: () => void | Promise<void>, timeoutMs = 10000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await assertion();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await sleep(50);
+    }
+  }
+}
 export * from './tcp-proxy';
 export * from './processes';

@@ -41,7 +41,9 @@ export class WorkloadsController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<SubmitWorkloadResult> {
     const { idempotencyKey, ...spec } = parseBody(submitBodySchema, body, 'WORKLOAD.SPEC');
-    const key = idempotencyKey ?? parseBody(idempotencyHeader, header, 'WORKLOAD.IDEMPOTENCY_KEY') ?? null;
+    const fromHeader =
+      header === undefined ? undefined : parseBody(idempotencyHeader, header, 'WORKLOAD.IDEMPOTENCY_KEY');
+    const key = idempotencyKey ?? fromHeader ?? null;
     const result: SubmitWorkloadResult = await this.commands.execute(
       new SubmitWorkloadCommand(principal, spec, key),
     );

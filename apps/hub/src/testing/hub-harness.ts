@@ -114,3 +114,24 @@ export function registrationBody(overrides: Record<string, unknown> = {}): Recor
     ...overrides,
   };
 }
+
+/** Registers a node through the API; returns its id and credential. */
+export async function registerNode(
+  h: HubHarness,
+  overrides: Record<string, unknown> = {},
+): Promise<{ nodeId: string; credential: string }> {
+  const response = await h.request('POST', '/v1/agents/register', registrationBody(overrides));
+  if (response.status !== 200) throw new Error(`registration failed: ${JSON.stringify(response.body)}`);
+  return response.body;
+}
+
+/** A small valid process workload spec. */
+export function processSpec(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name: 'job',
+    command: 'sh',
+    args: ['-c', 'echo hello'],
+    resources: { cpuMillis: 500, memoryBytes: 2 ** 28 },
+    ...overrides,
+  };
+}

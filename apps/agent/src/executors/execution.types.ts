@@ -1,0 +1,57 @@
+/** What to run for one allocation. */
+export interface ProcessSpec {
+  allocationId: string;
+  workloadId: string;
+  instanceId: string;
+  nodeId: string;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  /** Relative to the allocation dir when relative; default: the allocation dir itself. */
+  workingDir?: string;
+  stopGraceSeconds: number;
+}
+
+/** What the executor reports (the agent turns these into reports to the hub). */
+export type ExecutionEvent =
+  | { kind: 'started'; allocationId: string; pid: number; at: string }
+  | { kind: 'completed'; allocationId: string; exitCode: number; at: string }
+  | {
+      kind: 'failed';
+      allocationId: string;
+      reason: string;
+      exitCode: number | null;
+      signal: string | null;
+      at: string;
+    }
+  | {
+      kind: 'stopped';
+      allocationId: string;
+      endedBy: 'SIGTERM' | 'SIGKILL';
+      exitCode: number | null;
+      signal: string | null;
+      at: string;
+      reason: string;
+    };
+
+/** Which output stream of a process. */
+export type OutputStream = 'stdout' | 'stderr';
+
+/** A slice of output not shipped before; `offset` counts every byte the stream ever wrote. */
+export interface OutputChunk {
+  stream: OutputStream;
+  offset: number;
+  text: string;
+}
+
+/** Construction options of the process executor. */
+export interface ProcessExecutorOptions {
+  /** Each allocation gets `<baseDir>/<allocationId>/`. */
+  baseDir: string;
+  onEvent: (e: ExecutionEvent) => void;
+  /** Size at which a log file is rotated (default 10 MiB). */
+  maxLogBytes?: number;
+  /** Rotated files kept besides the current one: `stdout.log.1` … `.N` (default 3). */
+  keepLogFiles?: number;
+  now?: () => Date;
+}
