@@ -1,15 +1,39 @@
 import { DataSource } from 'typeorm';
 import { ProjectionCheckpoints1763770000000 } from './migrations/1763770000000-projection-checkpoints';
 import { NodeState1763770100000 } from './migrations/1763770100000-node-state';
+import { WorkloadState1763770200000 } from './migrations/1763770200000-workload-state';
+import { QuotaUsage1763770300000 } from './migrations/1763770300000-quota-usage';
+import { NodeCapacity1763770400000 } from './migrations/1763770400000-node-capacity';
+import { AllocationLogs1763771000000 } from './migrations/1763771000000-allocation-logs';
+import { AllocationStateRow } from './allocation-state.entity';
 import { DomainSummaryRow } from './domain-summary.entity';
+import { NodeReservationRow } from './node-reservation.entity';
 import { NodeStateRow } from './node-state.entity';
 import { ProjectionCheckpoint } from './projection-checkpoint.entity';
+import { QuotaHoldRow, QuotaUsageRow } from './quota-usage.entity';
+import { WorkloadStateRow } from './workload-state.entity';
 
 /** Every read-model entity. */
-export const READ_MODEL_ENTITIES = [ProjectionCheckpoint, NodeStateRow, DomainSummaryRow];
+export const READ_MODEL_ENTITIES = [
+  ProjectionCheckpoint,
+  NodeStateRow,
+  DomainSummaryRow,
+  NodeReservationRow,
+  WorkloadStateRow,
+  AllocationStateRow,
+  QuotaUsageRow,
+  QuotaHoldRow,
+];
 
 /** Every read-model migration, in order. Tables are only ever changed by migrations (never `synchronize`). */
-export const READ_MODEL_MIGRATIONS = [ProjectionCheckpoints1763770000000, NodeState1763770100000];
+export const READ_MODEL_MIGRATIONS = [
+  ProjectionCheckpoints1763770000000,
+  NodeState1763770100000,
+  WorkloadState1763770200000,
+  QuotaUsage1763770300000,
+  NodeCapacity1763770400000,
+  AllocationLogs1763771000000,
+];
 
 const MIGRATION_LOCK = 4_711_002;
 
