@@ -89,7 +89,10 @@ export async function eventually(
   throw new Error(`Timed out after ${timeoutMs} ms waiting for: ${what}`);
 }
 /** Retries `assertion` (which throws while unmet) until it passes, rethrowing its last error after `timeoutMs`. */
-export async function eventuallyExpect(assertion: () => void | Promise<void>, timeoutMs = 10000): Promise<void> {
+export async function eventuallyExpect(
+  assertion: () => void | Promise<void>,
+  timeoutMs = 10000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -102,3 +105,4 @@ export async function eventuallyExpect(assertion: () => void | Promise<void>, ti
 }
 export * from './tcp-proxy';
 export * from './processes';
+export * from './log-invariants';

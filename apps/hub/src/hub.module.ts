@@ -30,6 +30,7 @@ import { NodeOperationsController } from './commands/node-operations.controller'
 import { RegisterNodeController } from './commands/register-node/register-node.controller';
 import { RegisterNodeHandler } from './commands/register-node/register-node.handler';
 import { StopNodeHandler } from './commands/stop-node/stop-node.handler';
+import { HotStreams } from './common/cached-aggregate';
 import { HubMetrics } from './common/metrics';
 import type { HubConfig } from './config';
 import { HealthController } from './health/health.controller';
@@ -50,6 +51,7 @@ export interface HubDependencies {
   readonly placement: PlacementService;
   readonly logs: LogStore;
   readonly templates: TemplateCatalog;
+  readonly hot: HotStreams;
 }
 
 /** The hub's Nest module: controllers, CQRS command handlers and the ports as providers. */
@@ -84,6 +86,7 @@ export class HubModule {
         { provide: PlacementService, useValue: deps.placement },
         { provide: LogStore, useValue: deps.logs },
         { provide: TemplateCatalog, useValue: deps.templates },
+        { provide: HotStreams, useValue: deps.hot },
         { provide: APP_GUARD, useClass: AuthGuard },
         RegisterNodeHandler,
         DrainNodeHandler,

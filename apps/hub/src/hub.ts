@@ -6,6 +6,7 @@ import { NestFactory } from '@nestjs/core';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { DataSource } from 'typeorm';
 import { AgentCredentials } from './auth/agent-credentials';
+import { HotStreams } from './common/cached-aggregate';
 import { HcnExceptionFilter } from './common/hcn-exception.filter';
 import { HubMetrics } from './common/metrics';
 import type { HubConfig } from './config';
@@ -58,14 +59,33 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
   );
   const dispatcher = new Dispatcher(ports.store, ports.bus, ports.readModels, metrics);
   const view = new ClusterView(ports.store);
-  const placement = new PlacementService(ports.store, view, metrics);
+  const hot = new HotStreams(ports.store);
+  const placement = new PlacementService(ports.store, view, metrics, hot);
   const templates = new TemplateCatalog(ports.store);
-  const saga = new WorkloadSaga(ports.store, view, placement, clock, {
-    claimDelayMs: config.claimDelayMs,
-    tickMs: config.schedulerTickMs,
-  });
+  const saga = new WorkloadSaga(
+    ports.store,
+    view,
+    placement,
+    clock,
+    {
+      claimDelayMs: config.claimDelayMs,
+      tickMs: config.schedulerTickMs,
+    },
+    hot,
+  );
   const app = await NestFactory.create(
-    HubModule.register({ config, ...ports, metrics, credentials, clock, view, placement, logs, templates }),
+    HubModule.register({
+      config,
+      ...ports,
+      metrics,
+      credentials,
+      clock,
+      view,
+      placement,
+      logs,
+      templates,
+      hot,
+    }),
     { logger: ['error', 'warn'] },
   );
   app.useGlobalFilters(new HcnExceptionFilter());

@@ -4,7 +4,6 @@ import {
   WorkloadEvent,
   WorkloadState,
   fold,
-  quotaDecider,
   scaleAmounts,
   workloadDecider,
   workloadStatus,
@@ -12,6 +11,7 @@ import {
 import type { EventStore } from '@hcn/eventstore';
 import { Principal, requireNamespace } from '../auth/principal';
 import { handleOnStream } from '../common/aggregate';
+import type { HotStreams } from '../common/cached-aggregate';
 import { CommandContext, requestContext } from '../common/command-context';
 import type { Clock } from '../tokens';
 
@@ -59,14 +59,12 @@ export function userContext(principal: Principal, clock: Clock, correlationId: s
 
 /** Holds the quota a spec needs (per-replica resources times replicas); QUOTA.EXCEEDED writes nothing. */
 export async function holdQuota(
-  store: EventStore,
+  hot: HotStreams,
   workloadId: string,
   spec: WorkloadSpec,
   context: CommandContext,
 ): Promise<void> {
-  await handleOnStream(
-    store,
-    quotaDecider,
+  await hot.quotas.handle(
     quotaStream(spec.namespace),
     {
       type: 'Hold',

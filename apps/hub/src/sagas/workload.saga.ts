@@ -1,7 +1,8 @@
 import { EventDataOf, RecordedEvent, inParallel, quotaStream, workloadStream } from '@hcn/contracts';
-import { ACTIVE_ALLOCATION, WorkloadEvent, WorkloadState, quotaDecider, workloadDecider } from '@hcn/domain';
+import { ACTIVE_ALLOCATION, WorkloadEvent, WorkloadState, workloadDecider } from '@hcn/domain';
 import type { EventStore, Subscription } from '@hcn/eventstore';
 import { handleOnStream } from '../common/aggregate';
+import type { HotStreams } from '../common/cached-aggregate';
 import { CommandContext } from '../common/command-context';
 import type { ClusterView } from '../scheduling/cluster-view';
 import type { PlacementService } from '../scheduling/placement.service';
@@ -38,6 +39,7 @@ export class WorkloadSaga {
     private readonly placement: PlacementService,
     private readonly clock: Clock,
     private readonly options: WorkloadSagaOptions,
+    private readonly hot: HotStreams,
   ) {
     view.onCapacity(() => this.retryUnschedulable());
   }
@@ -149,20 +151,20 @@ export class WorkloadSaga {
   private async releaseQuota(state: WorkloadState, event: RecordedEvent): Promise<void> {
     const spec = state.spec;
     if (!spec || !state.workloadId) return;
-    await handleOnStream(
-      this.store,
-      quotaDecider,
-      quotaStream(spec.namespace),
-      {
-        type: 'Release',
-        namespace: spec.namespace,
-        workloadId: state.workloadId,
-        reason: 'workload deleted',
-      },
-      this.context(event.eventId, state.workloadId),
-    ).catch((error: Error) =>
-      console.error(`[workload-saga] quota release ${state.workloadId}: ${error.message}`),
-    );
+    await this.hot.quotas
+      .handle(
+        quotaStream(spec.namespace),
+        {
+          type: 'Release',
+          namespace: spec.namespace,
+          workloadId: state.workloadId,
+          reason: 'workload deleted',
+        },
+        this.context(event.eventId, state.workloadId),
+      )
+      .catch((error: Error) =>
+        console.error(`[workload-saga] quota release ${state.workloadId}: ${error.message}`),
+      );
   }
 
   /** Marks every active allocation on a node that went offline as lost; the restart policy decides what follows. */

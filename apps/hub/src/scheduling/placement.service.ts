@@ -6,13 +6,13 @@ import {
   WorkloadEvent,
   WorkloadState,
   fold,
-  nodeDecider,
   workloadDecider,
 } from '@hcn/domain';
 import type { EventStore } from '@hcn/eventstore';
 import { Decision, decide } from '@hcn/scheduling';
 import { handleOnStream } from '../common/aggregate';
 import { CommandContext } from '../common/command-context';
+import type { HotStreams } from '../common/cached-aggregate';
 import type { HubMetrics } from '../common/metrics';
 import type { ClusterView } from './cluster-view';
 
@@ -70,6 +70,7 @@ export class PlacementService {
     private readonly store: EventStore,
     private readonly view: ClusterView,
     private readonly metrics: HubMetrics,
+    private readonly hot: HotStreams,
   ) {}
 
   /** Places every instance of the workload that waits and is due at `now`. */
@@ -134,9 +135,7 @@ export class PlacementService {
     context: CommandContext,
   ): Promise<boolean> {
     try {
-      const handled = await handleOnStream(
-        this.store,
-        nodeDecider,
+      const handled = await this.hot.nodes.handle(
         nodeStream(nodeId),
         { type: 'ReserveCapacity', nodeId, allocationId, workloadId, resources: spec.resources },
         context,
@@ -202,9 +201,7 @@ export class PlacementService {
     reason: string,
     context: CommandContext,
   ): Promise<void> {
-    const handled = await handleOnStream(
-      this.store,
-      nodeDecider,
+    const handled = await this.hot.nodes.handle(
       nodeStream(nodeId),
       { type: 'ReleaseCapacity', nodeId, allocationId, reason },
       context,

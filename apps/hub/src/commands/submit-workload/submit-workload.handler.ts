@@ -8,6 +8,7 @@ import { requireNamespace } from '../../auth/principal';
 import { handleOnStream } from '../../common/aggregate';
 import { HubMetrics } from '../../common/metrics';
 import { PlacementService } from '../../scheduling/placement.service';
+import { HotStreams } from '../../common/cached-aggregate';
 import { CLOCK, Clock } from '../../tokens';
 import { WorkloadCommandResult, holdQuota, loadWorkload, userContext } from '../workload-command';
 import { SubmitWorkloadCommand } from './submit-workload.command';
@@ -28,6 +29,7 @@ export class SubmitWorkloadHandler implements ICommandHandler<SubmitWorkloadComm
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly hot: HotStreams,
     private readonly placement: PlacementService,
     private readonly metrics: HubMetrics,
   ) {}
@@ -54,7 +56,7 @@ export class SubmitWorkloadHandler implements ICommandHandler<SubmitWorkloadComm
     }
     workloadDecider.decide({ type: 'Submit', workloadId, spec, idempotencyKey }, existing.state); // type check first
     const context = userContext(principal, this.clock, workloadId);
-    await holdQuota(this.store, workloadId, spec, context);
+    await holdQuota(this.hot, workloadId, spec, context);
     const handled = await handleOnStream(
       this.store,
       workloadDecider,

@@ -2,6 +2,7 @@ import { workloadDecider } from '@hcn/domain';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { HotStreams } from '../../common/cached-aggregate';
 import { CLOCK, Clock } from '../../tokens';
 import {
   WorkloadCommandResult,
@@ -21,13 +22,14 @@ export class UpdateWorkloadHandler implements ICommandHandler<UpdateWorkloadComm
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly hot: HotStreams,
   ) {}
 
   async execute({ principal, workloadId, spec }: UpdateWorkloadCommand): Promise<WorkloadCommandResult> {
     const { state } = await loadVisibleWorkload(this.store, principal, workloadId);
     const command = { type: 'Update' as const, spec };
     if (workloadDecider.decide(command, state).length > 0 && spec.namespace === state.spec?.namespace) {
-      await holdQuota(this.store, workloadId, spec, userContext(principal, this.clock, workloadId));
+      await holdQuota(this.hot, workloadId, spec, userContext(principal, this.clock, workloadId));
     }
     return runWorkloadCommand(this.store, this.clock, principal, workloadId, command);
   }

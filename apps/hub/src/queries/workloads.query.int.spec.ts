@@ -1,0 +1,170 @@
+import { ValidationError } from '@hcn/contracts';
+import { AllocationStateRow, WorkloadStateRow, openReadModels } from '@hcn/read-models';
+import { TestDatabase, createTestDatabase, describeWithPostgres } from '@hcn/testing';
+import type { DataSource } from 'typeorm';
+import { listAllocations, listWorkloads } from './workloads.query';
+
+const id = (n: number): string => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+const NODE = id(900);
+const at = (s: number): Date => new Date(Date.UTC(2026, 10, 22, 0, 0, s));
+
+function workload(n: number, namespace: string, status: string, extra: { name?: string } = {}) {
+  return {
+    workloadId: id(n),
+    namespace,
+    name: `job-${n}`,
+    type: 'process',
+    status,
+    priority: 0,
+    replicas: 1,
+    generation: 1,
+    spec: { resources: { cpuMillis: 100, memoryBytes: 1000, accelerators: 0 }, env: { SECRET: 'x' } },
+    instances: [
+      {
+        instance: 0,
+        attempt: 0,
+        status: 'running' as const,
+        allocationId: id(100 + n),
+        nodeId: n % 2 ? NODE : id(901),
+        retries: 0,
+        replace: false,
+      },
+    ],
+    hops: 2,
+    stopRequested: false,
+    deleted: status === 'deleted',
+    submittedAt: at(n),
+    updatedAt: at(n + 100),
+    lastRevision: 3,
+    ...extra,
+  };
+}
+
+describeWithPostgres('workload queries (real PostgreSQL)', () => {
+  let database: TestDatabase;
+  let db: DataSource;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('q_wl');
+    db = await openReadModels(database.url, 2);
+    await db
+      .getRepository(WorkloadStateRow)
+      .insert([
+        workload(1, 'team-a', 'running'),
+        workload(2, 'team-a', 'pending'),
+        workload(3, 'team-b', 'failed'),
+        workload(4, 'team-a', 'deleted'),
+        workload(5, 'team-a', 'running', { name: 'trainer' }),
+        workload(6, 'team-c', 'completed'),
+      ]);
+    await db.getRepository(AllocationStateRow).insert(
+      [1, 0, 2].map((attempt) => ({
+        allocationId: id(200 + attempt),
+        workloadId: id(1),
+        namespace: 'team-a',
+        instance: 0,
+        attempt,
+        generation: 1,
+        nodeId: NODE,
+        domainId: 'site-a',
+        status: attempt === 2 ? 'running' : 'failed',
+        cpuMillis: 100,
+        memoryBytes: String(2 ** 40),
+        accelerators: 1,
+        exitCode: attempt === 2 ? null : 1,
+        signal: null,
+        reason: attempt === 2 ? null : 'exit 1',
+        pid: 7,
+        placedAt: at(attempt),
+        startedAt: at(attempt + 1),
+        endedAt: attempt === 2 ? null : at(attempt + 2),
+        updatedAt: at(attempt + 2),
+      })),
+    );
+  });
+  afterAll(async () => {
+    await db.destroy();
+    await database.drop();
+  });
+
+  const names = (page: { items: Array<{ name: string }> }) => page.items.map((i) => i.name);
+
+  it('lists the visible namespaces newest first, without deleted ones or specs', async () => {
+    const page = await listWorkloads(db, { namespaces: ['team-a', 'team-b'] });
+    expect(names(page)).toEqual(['trainer', 'job-3', 'job-2', 'job-1']);
+    expect(page.total).toBe(4);
+    expect(page.nextCursor).toBeNull();
+    expect(page.items[0]).toMatchObject({
+      workloadId: id(5),
+      resources: { cpuMillis: 100, memoryBytes: 1000, accelerators: 0 },
+      submittedAt: at(5).toISOString(),
+      hops: 2,
+    });
+    expect(page.items[0]).not.toHaveProperty('spec');
+    expect((await listWorkloads(db, { namespaces: [] })).total).toBe(0);
+    expect((await listWorkloads(db, { namespaces: '*' })).total).toBe(5);
+  });
+
+  it('filters by namespace, status, name part, node and deletion', async () => {
+    const scope = { namespaces: '*' as const };
+    expect(names(await listWorkloads(db, { ...scope, namespace: 'team-a', status: 'running' }))).toEqual([
+      'trainer',
+      'job-1',
+    ]);
+    expect(names(await listWorkloads(db, { ...scope, status: ['failed', 'completed'] }))).toEqual([
+      'job-6',
+      'job-3',
+    ]);
+    expect(names(await listWorkloads(db, { ...scope, name: 'rain' }))).toEqual(['trainer']);
+    expect(names(await listWorkloads(db, { ...scope, nodeId: NODE }))).toEqual(['trainer', 'job-3', 'job-1']);
+    expect(names(await listWorkloads(db, { ...scope, status: 'deleted' }))).toEqual(['job-4']);
+    expect((await listWorkloads(db, { ...scope, includeDeleted: 'true' })).total).toBe(6);
+    expect((await listWorkloads(db, { namespaces: ['team-b'], namespace: 'team-a' })).total).toBe(0);
+  });
+
+  it('pages by offset and by cursor', async () => {
+    const scope = { namespaces: '*' as const, limit: 2 };
+    const first = await listWorkloads(db, scope);
+    expect(names(first)).toEqual(['job-6', 'trainer']);
+    expect(names(await listWorkloads(db, { ...scope, offset: '2' }))).toEqual(['job-3', 'job-2']);
+    const second = await listWorkloads(db, { ...scope, cursor: first.nextCursor! });
+    expect(names(second)).toEqual(['job-3', 'job-2']);
+    const third = await listWorkloads(db, { ...scope, cursor: second.nextCursor! });
+    expect(names(third)).toEqual(['job-1']);
+    expect(third.nextCursor).toBeNull();
+    expect(third.total).toBe(5);
+  });
+
+  it('rejects bad parameters with WORKLOADS.* validation errors', async () => {
+    const bad = async (query: Record<string, unknown>, code: string) => {
+      const error = await listWorkloads(db, { namespaces: '*', ...query } as never).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).code).toBe(code);
+    };
+    await bad({ status: 'sleeping' }, 'WORKLOADS.QUERY');
+    await bad({ limit: 0 }, 'WORKLOADS.QUERY');
+    await bad({ name: "x' OR 1=1" }, 'WORKLOADS.QUERY');
+    await bad({ nodeId: 'nope' }, 'WORKLOADS.QUERY');
+    await bad({ unknown: 1 }, 'WORKLOADS.QUERY');
+    await bad({ cursor: 'garbage' }, 'WORKLOADS.QUERY');
+    await bad({ cursor: 'x', offset: 3 }, 'WORKLOADS.QUERY');
+    await bad({ namespaces: ['Not A Namespace'] }, 'WORKLOADS.SCOPE');
+    await expect(listAllocations(db, 'nope')).rejects.toMatchObject({ code: 'WORKLOADS.ID' });
+  });
+
+  it("lists a workload's allocations by instance and attempt, within the caller's scope", async () => {
+    const allocations = await listAllocations(db, id(1));
+    expect(allocations.map((a) => [a.attempt, a.status])).toEqual([
+      [0, 'failed'],
+      [1, 'failed'],
+      [2, 'running'],
+    ]);
+    expect(allocations[2]).toMatchObject({
+      resources: { cpuMillis: 100, memoryBytes: 2 ** 40, accelerators: 1 },
+      endedAt: null,
+      startedAt: at(3).toISOString(),
+    });
+    expect(await listAllocations(db, id(1), ['team-b'])).toEqual([]);
+    expect(await listAllocations(db, id(2))).toEqual([]);
+  });
+});
