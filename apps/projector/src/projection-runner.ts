@@ -1,8 +1,9 @@
-import { Position, RecordedEvent, formatPosition } from '@hcn/contracts';
+import type { Position, RecordedEvent } from '@hcn/contracts';
 import type { EventStore, Subscription } from '@hcn/eventstore';
 import { loadCheckpoint, saveCheckpoint } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
-import { ChangeSet, Projection, emptyChanges } from './projection';
+import { changePayload } from './change-payload';
+import { ChangeSet, Projection, emptyChanges, isEmptyChangeSet } from './projection';
 
 /** Channel on which the projector announces committed read-model changes. */
 export const READ_MODEL_CHANNEL = 'hcn_read_models';
@@ -71,14 +72,9 @@ export class ProjectionRunner {
     await this.dataSource.transaction(async (tx) => {
       if (events.length > 0) await this.projection.apply(tx, events, changes);
       await saveCheckpoint(tx, this.projection.name, position, events.length, new Date());
-      if (changes.nodes.size > 0 || changes.domains.size > 0) {
-        const payload = JSON.stringify({
-          projection: this.projection.name,
-          position: formatPosition(position),
-          domains: [...changes.domains].slice(0, 100),
-          nodes: [...changes.nodes].slice(0, 100),
-        });
-        await tx.query('SELECT pg_notify($1, $2)', [READ_MODEL_CHANNEL, payload.slice(0, 7900)]);
+      if (!isEmptyChangeSet(changes)) {
+        const payload = changePayload(this.projection.name, position, changes);
+        await tx.query('SELECT pg_notify($1, $2)', [READ_MODEL_CHANNEL, payload]);
       }
     });
     this.options.onBatch?.({ events, position });

@@ -6,6 +6,9 @@ import type { EntityManager } from 'typeorm';
 export interface ChangeSet {
   readonly domains: Set<string>;
   readonly nodes: Set<string>;
+  readonly workloads: Set<string>;
+  /** Namespaces whose quota usage changed. */
+  readonly namespaces: Set<string>;
 }
 
 /** A read-model projection: applies ordered batches of events inside the runner's transaction. */
@@ -19,5 +22,10 @@ export interface Projection {
 
 /** An empty change set. */
 export function emptyChanges(): ChangeSet {
-  return { domains: new Set(), nodes: new Set() };
+  return { domains: new Set(), nodes: new Set(), workloads: new Set(), namespaces: new Set() };
+}
+
+/** True when the change set names nothing. */
+export function isEmptyChangeSet(changes: ChangeSet): boolean {
+  return [changes.domains, changes.nodes, changes.workloads, changes.namespaces].every((s) => s.size === 0);
 }

@@ -1,6 +1,9 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** Per-domain counts and capacity, derived from node_state in the same transaction. */
+/**
+ * Per-domain counts and capacity, derived from node_state in the same transaction, plus the domain's definition
+ * (DomainDefined / DomainUpdated). A row exists once the domain is defined or has a node.
+ */
 @Entity({ name: 'domain_summary' })
 export class DomainSummaryRow {
   @PrimaryColumn({ type: 'text', name: 'domain_id' })
@@ -31,4 +34,42 @@ export class DomainSummaryRow {
   /** Resource tags present in the domain (architectures, OSes, label keys=values). */
   @Column({ type: 'jsonb', name: 'resource_tags' })
   resourceTags!: string[];
+
+  /** Accelerator devices on the domain's nodes that are not deregistered. */
+  @Column({ type: 'int', name: 'accelerators_total' })
+  acceleratorsTotal!: number;
+
+  /** Capacity reserved for allocations on the domain's nodes that are not deregistered. */
+  @Column({ type: 'bigint', name: 'reserved_cpu_millis' })
+  reservedCpuMillis!: string;
+
+  @Column({ type: 'bigint', name: 'reserved_memory_bytes' })
+  reservedMemoryBytes!: string;
+
+  @Column({ type: 'int', name: 'reserved_accelerators' })
+  reservedAccelerators!: number;
+
+  /** True once a DomainDefined was applied; the columns below are null (labels empty) before. */
+  @Column({ type: 'boolean' })
+  defined!: boolean;
+
+  /** Revision in the domain stream of the definition applied (a replayed event changes nothing). */
+  @Column({ type: 'int', name: 'definition_revision', nullable: true })
+  definitionRevision!: number | null;
+
+  @Column({ type: 'text', name: 'parent_id', nullable: true })
+  parentId!: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  region!: string | null;
+
+  @Column({ type: 'jsonb' })
+  labels!: Record<string, string>;
+
+  /** Scheduling policy the domain names. */
+  @Column({ type: 'text', nullable: true })
+  policy!: string | null;
+
+  @Column({ type: 'uuid', name: 'head_node_id', nullable: true })
+  headNodeId!: string | null;
 }

@@ -3,3 +3,7 @@ export * from './data-source';
 export * from './checkpoints';
 export * from './node-state.entity';
 export * from './domain-summary.entity';
+export * from './node-reservation.entity';
+export * from './workload-state.entity';
+export * from './allocation-state.entity';
+export * from './quota-usage.entity';

@@ -28,6 +28,10 @@ export class NodeStateRow {
   @Column({ type: 'bigint', name: 'disk_bytes' })
   diskBytes!: string;
 
+  /** Schedulable accelerator devices (from the registration). */
+  @Column({ type: 'int' })
+  accelerators!: number;
+
   @Column({ type: 'jsonb' })
   labels!: Record<string, string>;
 
@@ -64,6 +68,16 @@ export class NodeStateRow {
 
   @Column({ type: 'int', name: 'last_heartbeat_seq', nullable: true })
   lastHeartbeatSeq!: number | null;
+
+  /** CPU reserved for allocations (CapacityReserved minus CapacityReleased), in millicores. */
+  @Column({ type: 'bigint', name: 'reserved_cpu_millis' })
+  reservedCpuMillis!: string;
+
+  @Column({ type: 'bigint', name: 'reserved_memory_bytes' })
+  reservedMemoryBytes!: string;
+
+  @Column({ type: 'int', name: 'reserved_accelerators' })
+  reservedAccelerators!: number;
 
   /** Recorded-at of the last event applied (drives lag metrics). */
   @Column({ type: 'timestamptz', name: 'updated_at' })

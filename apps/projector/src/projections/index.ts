@@ -1,5 +1,11 @@
 import type { Projection } from '../projection';
 import { nodeStateProjection } from './node-state.projection';
+import { quotaUsageProjection } from './quota-usage.projection';
+import { workloadsProjection } from './workloads.projection';
 
 /** Every projection the projector runs. */
-export const PROJECTIONS: readonly Projection[] = [nodeStateProjection];
+export const PROJECTIONS: readonly Projection[] = [
+  nodeStateProjection,
+  workloadsProjection,
+  quotaUsageProjection,
+];

@@ -1,6 +1,9 @@
 import type { EventDataOf, HcnEvent, RecordedEvent } from '@hcn/contracts';
 import type { EntityManager } from 'typeorm';
 import type { ChangeSet, Projection } from '../projection';
+import { applyDomainDefinition, refreshDomainSummaries } from './domain-summary';
+import { applyCapacityEvent, isCapacityEvent, refreshReservedCapacity } from './node-capacity';
+import { later } from './workloads.model';
 
 type Registration = EventDataOf<'NodeRegistered'>;
 /** Events of the node lifecycle this projection reads (the `Node*` types). */
@@ -14,11 +17,12 @@ async function upsertRegistration(
 ): Promise<void> {
   await tx.query(
     `INSERT INTO node_state (node_id, domain_id, hostname, arch, os, cpu_cores, memory_bytes, disk_bytes, labels, is_head,
-       agent_version, status, draining, stop_requested, registered_at, last_seen_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'online', false, false, $12, $12, $12)
+       agent_version, status, draining, stop_requested, registered_at, last_seen_at, updated_at, accelerators)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'online', false, false, $12, $12, $12, $14)
      ON CONFLICT (node_id) DO UPDATE SET domain_id = EXCLUDED.domain_id, hostname = EXCLUDED.hostname,
        arch = EXCLUDED.arch, os = EXCLUDED.os, cpu_cores = EXCLUDED.cpu_cores, memory_bytes = EXCLUDED.memory_bytes,
        disk_bytes = EXCLUDED.disk_bytes, labels = EXCLUDED.labels, is_head = EXCLUDED.is_head,
+       accelerators = EXCLUDED.accelerators,
        agent_version = EXCLUDED.agent_version, status = 'online', stop_requested = false,
        draining = CASE WHEN $13 THEN node_state.draining ELSE false END,
        registered_at = CASE WHEN $13 THEN node_state.registered_at ELSE EXCLUDED.registered_at END,
@@ -38,6 +42,7 @@ async function upsertRegistration(
       data.agentVersion,
       at,
       reregistered,
+      data.accelerators ?? 0,
     ],
   );
 }
@@ -120,77 +125,65 @@ async function applyLifecycle(tx: EntityManager, event: NodeLifecycleEvent, at: 
   }
 }
 
-/**
- * Recomputes the summary rows of the given domains from node_state (so rebuilds give identical rows). Resource
- * tags come from registrations and labels only, so heartbeat-only batches keep them as they are.
- */
-export async function refreshDomainSummaries(
-  tx: EntityManager,
-  domains: ReadonlySet<string>,
-  tagsChanged: boolean,
-): Promise<void> {
-  if (domains.size === 0) return;
-  const ids = [...domains];
-  await tx.query(
-    `INSERT INTO domain_summary AS d (domain_id, nodes_online, nodes_offline, nodes_draining, cpu_cores_total,
-       cpu_cores_available, memory_bytes_total, memory_bytes_available, resource_tags)
-     SELECT n.domain_id,
-       count(*) FILTER (WHERE n.status = 'online'),
-       count(*) FILTER (WHERE n.status = 'offline'),
-       count(*) FILTER (WHERE n.draining AND n.status <> 'deregistered'),
-       coalesce(sum(n.cpu_cores) FILTER (WHERE n.status <> 'deregistered'), 0),
-       coalesce(sum(n.cpu_cores * (1 - coalesce(n.cpu_usage, 0))) FILTER (WHERE n.status = 'online' AND NOT n.draining), 0),
-       coalesce(sum(n.memory_bytes) FILTER (WHERE n.status <> 'deregistered'), 0),
-       coalesce(sum(n.memory_bytes - coalesce(n.memory_used_bytes, 0)) FILTER (WHERE n.status = 'online' AND NOT n.draining), 0),
-       '[]'::jsonb
-     FROM node_state n WHERE n.domain_id = ANY($1) GROUP BY n.domain_id
-     ON CONFLICT (domain_id) DO UPDATE SET nodes_online = EXCLUDED.nodes_online, nodes_offline = EXCLUDED.nodes_offline,
-       nodes_draining = EXCLUDED.nodes_draining, cpu_cores_total = EXCLUDED.cpu_cores_total,
-       cpu_cores_available = EXCLUDED.cpu_cores_available, memory_bytes_total = EXCLUDED.memory_bytes_total,
-       memory_bytes_available = EXCLUDED.memory_bytes_available`,
-    [ids],
-  );
-  if (!tagsChanged) return;
-  await tx.query(
-    `UPDATE domain_summary d SET resource_tags = (
-       SELECT coalesce(jsonb_agg(DISTINCT t.tag ORDER BY t.tag), '[]'::jsonb) FROM node_state m
-       CROSS JOIN LATERAL (SELECT 'arch=' || m.arch AS tag UNION ALL SELECT 'os=' || m.os
-         UNION ALL SELECT l.key || '=' || l.value FROM jsonb_each_text(m.labels) l) t
-       WHERE m.domain_id = d.domain_id AND m.status <> 'deregistered')
-     WHERE d.domain_id = ANY($1)`,
-    [ids],
-  );
+/** What the non-heartbeat events of a batch touched. */
+interface Touched {
+  /** Nodes whose capacity events were applied, with the latest such event's time. */
+  readonly capacity: Map<string, string>;
+  /** True when registrations, labels or domain definitions changed (resource tags are recomputed). */
+  tags: boolean;
 }
 
-/** Projection of node-* and heartbeat-* streams into node_state and domain_summary. */
+/** Applies one non-heartbeat event: a node lifecycle event, a capacity event or a domain definition. */
+async function applyEvent(tx: EntityManager, event: RecordedEvent, changes: ChangeSet, touched: Touched) {
+  if (event.type === 'DomainDefined' || event.type === 'DomainUpdated') {
+    changes.domains.add(await applyDomainDefinition(tx, event));
+    touched.tags = true;
+    return;
+  }
+  if (isCapacityEvent(event)) {
+    const nodeId = await applyCapacityEvent(tx, event);
+    touched.capacity.set(nodeId, later(touched.capacity.get(nodeId) ?? event.recordedAt, event.recordedAt));
+    changes.nodes.add(nodeId);
+    return;
+  }
+  const nodeId = (event.data as { nodeId: string }).nodeId;
+  if (event.type === 'NodeReregistered') {
+    // A node may move to another domain: its old domain's summary changes too.
+    const before: Array<{ domain_id: string }> = await tx.query(
+      'SELECT domain_id FROM node_state WHERE node_id = $1',
+      [nodeId],
+    );
+    before.forEach((row) => changes.domains.add(row.domain_id));
+  }
+  await applyLifecycle(tx, event as unknown as NodeLifecycleEvent, event.recordedAt);
+  changes.nodes.add(nodeId);
+  touched.tags = true;
+}
+
+/**
+ * Projection of node-* and heartbeat-* streams (lifecycle, heartbeats, capacity reservations) and domain-* streams
+ * (definitions) into node_state, node_reservation and domain_summary.
+ */
 export const nodeStateProjection: Projection = {
   name: 'node-state',
-  filter: { kind: 'eventTypePrefix', prefixes: ['Node'] },
-  tables: ['node_state', 'domain_summary'],
+  filter: { kind: 'eventTypePrefix', prefixes: ['Node', 'Capacity', 'Domain'] },
+  tables: ['node_state', 'domain_summary', 'node_reservation'],
   async apply(tx: EntityManager, events: readonly RecordedEvent[], changes: ChangeSet): Promise<void> {
     const heartbeats = latestHeartbeats(events);
+    const touched: Touched = { capacity: new Map(), tags: false };
     for (const event of events) {
-      if (event.type === 'NodeHeartbeatRecorded') continue;
-      if (event.type === 'NodeReregistered') {
-        // A node may move to another domain: its old domain's summary changes too.
-        const before: Array<{ domain_id: string }> = await tx.query(
-          'SELECT domain_id FROM node_state WHERE node_id = $1',
-          [(event.data as { nodeId: string }).nodeId],
-        );
-        before.forEach((row) => changes.domains.add(row.domain_id));
-      }
-      await applyLifecycle(tx, event as unknown as NodeLifecycleEvent, event.recordedAt);
-      changes.nodes.add((event.data as { nodeId: string }).nodeId);
+      if (event.type !== 'NodeHeartbeatRecorded') await applyEvent(tx, event, changes, touched);
     }
+    await refreshReservedCapacity(tx, touched.capacity);
     await applyHeartbeats(tx, [...heartbeats.values()]);
     for (const nodeId of heartbeats.keys()) changes.nodes.add(nodeId);
-    const lifecycle = events.some((e) => e.type !== 'NodeHeartbeatRecorded');
-    if (changes.nodes.size === 0) return;
-    const rows: Array<{ domain_id: string }> = await tx.query(
-      'SELECT DISTINCT domain_id FROM node_state WHERE node_id = ANY($1)',
-      [[...changes.nodes]],
-    );
-    for (const row of rows) changes.domains.add(row.domain_id);
-    await refreshDomainSummaries(tx, changes.domains, lifecycle);
+    if (changes.nodes.size > 0) {
+      const rows: Array<{ domain_id: string }> = await tx.query(
+        'SELECT DISTINCT domain_id FROM node_state WHERE node_id = ANY($1)',
+        [[...changes.nodes]],
+      );
+      for (const row of rows) changes.domains.add(row.domain_id);
+    }
+    await refreshDomainSummaries(tx, changes.domains, touched.tags);
   },
 };

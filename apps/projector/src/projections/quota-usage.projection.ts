@@ -1,0 +1,114 @@
+import { EventDataOf, HcnEvent, RecordedEvent, quotaStream } from '@hcn/contracts';
+import type { EntityManager } from 'typeorm';
+import type { ChangeSet, Projection } from '../projection';
+import { later } from './workloads.model';
+
+/** Events of quota-* streams. */
+type QuotaEvent = Extract<HcnEvent, { type: `Quota${string}` }>;
+
+/** What one batch does to one namespace: its events in order, the first and last times. */
+interface NamespaceBatch {
+  readonly events: Array<QuotaEvent & { revision: number }>;
+  firstAt: string;
+  lastAt: string;
+}
+
+/** Groups a batch by namespace; only events of the namespace's own stream count (its revisions guard replays). */
+function groupByNamespace(events: readonly RecordedEvent[]): Map<string, NamespaceBatch> {
+  const groups = new Map<string, NamespaceBatch>();
+  for (const recorded of events) {
+    const event = recorded as unknown as QuotaEvent & RecordedEvent;
+    if (recorded.streamId !== quotaStream(event.data.namespace)) continue;
+    const at = recorded.recordedAt;
+    const group = groups.get(event.data.namespace) ?? { events: [], firstAt: at, lastAt: at };
+    group.events.push(event);
+    group.lastAt = later(group.lastAt, at);
+    groups.set(event.data.namespace, group);
+  }
+  return groups;
+}
+
+/** The namespace's last applied revision, creating its row (no limits, nothing used) on first sight. */
+async function lastRevision(tx: EntityManager, namespace: string, at: string): Promise<number> {
+  await tx.query(
+    `INSERT INTO quota_usage (namespace, limits, used_cpu_millis, used_memory_bytes, used_accelerators,
+       used_workloads, last_revision, updated_at)
+     VALUES ($1, '{}'::jsonb, 0, 0, 0, 0, -1, $2) ON CONFLICT (namespace) DO NOTHING`,
+    [namespace, at],
+  );
+  const rows: Array<{ last_revision: number }> = await tx.query(
+    'SELECT last_revision FROM quota_usage WHERE namespace = $1',
+    [namespace],
+  );
+  return rows[0].last_revision;
+}
+
+/** QuotaConsumed carries what the workload holds in total: it replaces the workload's previous hold. */
+async function consumed(tx: EntityManager, data: EventDataOf<'QuotaConsumed'>): Promise<void> {
+  const { cpuMillis, memoryBytes, accelerators } = data.resources;
+  await tx.query(
+    `INSERT INTO quota_hold (workload_id, namespace, cpu_millis, memory_bytes, accelerators) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (workload_id) DO UPDATE SET namespace = EXCLUDED.namespace, cpu_millis = EXCLUDED.cpu_millis,
+       memory_bytes = EXCLUDED.memory_bytes, accelerators = EXCLUDED.accelerators`,
+    [data.workloadId, data.namespace, cpuMillis, memoryBytes, accelerators],
+  );
+}
+
+async function applyQuotaEvent(tx: EntityManager, event: QuotaEvent): Promise<void> {
+  switch (event.type) {
+    case 'QuotaSet':
+      await tx.query('UPDATE quota_usage SET limits = $2 WHERE namespace = $1', [
+        event.data.namespace,
+        JSON.stringify(event.data.limits),
+      ]);
+      return;
+    case 'QuotaConsumed':
+      return consumed(tx, event.data);
+    case 'QuotaReleased': // gives back everything the workload holds (as the quota decider folds it)
+      await tx.query('DELETE FROM quota_hold WHERE workload_id = $1', [event.data.workloadId]);
+      return;
+    default: {
+      const unreachable: never = event;
+      throw new Error(`Unhandled quota event ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+/** Recomputes a namespace's usage from its holds and records the last revision and time applied. */
+async function refreshUsage(
+  tx: EntityManager,
+  namespace: string,
+  revision: number,
+  at: string,
+): Promise<void> {
+  await tx.query(
+    `UPDATE quota_usage q SET used_cpu_millis = h.cpu, used_memory_bytes = h.memory, used_accelerators = h.accelerators,
+       used_workloads = h.workloads, last_revision = $2, updated_at = GREATEST(q.updated_at, $3)
+     FROM (SELECT coalesce(sum(cpu_millis), 0) AS cpu, coalesce(sum(memory_bytes), 0) AS memory,
+             coalesce(sum(accelerators), 0) AS accelerators, count(*) AS workloads
+           FROM quota_hold WHERE namespace = $1) h
+     WHERE q.namespace = $1`,
+    [namespace, revision, at],
+  );
+}
+
+/**
+ * Projection of quota-* streams into quota_usage (limits and usage per namespace) and quota_hold (what each workload
+ * holds). Usage is recomputed from the holds, so it is exact; events at or below a namespace's last applied stream
+ * revision are skipped, so a replayed batch changes nothing.
+ */
+export const quotaUsageProjection: Projection = {
+  name: 'quota-usage',
+  filter: { kind: 'streamPrefix', prefixes: ['quota-'] },
+  tables: ['quota_usage', 'quota_hold'],
+  async apply(tx: EntityManager, events: readonly RecordedEvent[], changes: ChangeSet): Promise<void> {
+    for (const [namespace, batch] of groupByNamespace(events)) {
+      const last = await lastRevision(tx, namespace, batch.firstAt);
+      const fresh = batch.events.filter((e) => e.revision > last);
+      if (fresh.length === 0) continue;
+      for (const event of fresh) await applyQuotaEvent(tx, event);
+      await refreshUsage(tx, namespace, fresh[fresh.length - 1].revision, batch.lastAt);
+      changes.namespaces.add(namespace);
+    }
+  },
+};

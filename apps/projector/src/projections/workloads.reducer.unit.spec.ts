@@ -1,0 +1,241 @@
+import { HcnEvent, RecordedEvent, WorkloadSpec, workloadSpecSchema } from '@hcn/contracts';
+import {
+  WorkloadEvent,
+  WorkloadState,
+  evolveWorkload,
+  initialWorkloadState,
+  workloadStatus,
+} from '@hcn/domain';
+import { WorkloadBook, applyWorkloadEvent, emptyBook } from './workloads.reducer';
+
+const W = '00000000-0000-4000-8000-000000000001';
+const N1 = '00000000-0000-4000-8000-0000000000b1';
+const alloc = (n: number): string => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+const T = (s: number): string => new Date(Date.UTC(2026, 10, 22, 10, 0, s)).toISOString();
+
+function spec(extra: Record<string, unknown> = {}): WorkloadSpec {
+  return workloadSpecSchema.parse({
+    name: 'job',
+    command: 'sleep',
+    resources: { cpuMillis: 500, memoryBytes: 1000 },
+    ...extra,
+  });
+}
+
+const ev = {
+  submitted: (s = spec()): HcnEvent => ({
+    type: 'WorkloadSubmitted',
+    data: { workloadId: W, spec: s, idempotencyKey: null },
+  }),
+  placed: (a: number, instance = 0, attempt = 0, generation = 1): HcnEvent => ({
+    type: 'AllocationPlaced',
+    data: {
+      workloadId: W,
+      allocationId: alloc(a),
+      instance,
+      attempt,
+      generation,
+      nodeId: N1,
+      domainId: 'site-a',
+      resources: { cpuMillis: 500, memoryBytes: 1000, accelerators: 0 },
+    },
+  }),
+  started: (a: number): HcnEvent => ({
+    type: 'AllocationStarted',
+    data: { workloadId: W, allocationId: alloc(a), nodeId: N1, pid: 100 + a, startedAt: T(1) },
+  }),
+  completed: (a: number): HcnEvent => ({
+    type: 'AllocationCompleted',
+    data: { workloadId: W, allocationId: alloc(a), nodeId: N1, exitCode: 0, endedAt: T(2) },
+  }),
+  failed: (a: number): HcnEvent => ({
+    type: 'AllocationFailed',
+    data: {
+      workloadId: W,
+      allocationId: alloc(a),
+      nodeId: N1,
+      reason: 'exit 1',
+      exitCode: 1,
+      signal: null,
+      endedAt: T(2),
+    },
+  }),
+  lost: (a: number): HcnEvent => ({
+    type: 'AllocationLost',
+    data: { workloadId: W, allocationId: alloc(a), nodeId: N1, reason: 'node offline', lostAt: T(3) },
+  }),
+  stopRequested: (a: number): HcnEvent => ({
+    type: 'AllocationStopRequested',
+    data: { workloadId: W, allocationId: alloc(a), nodeId: N1, gracePeriodSeconds: 5, reason: 'spec' },
+  }),
+  stopped: (a: number): HcnEvent => ({
+    type: 'AllocationStopped',
+    data: {
+      workloadId: W,
+      allocationId: alloc(a),
+      nodeId: N1,
+      endedBy: 'SIGTERM',
+      exitCode: null,
+      signal: 'SIGTERM',
+      endedAt: T(4),
+    },
+  }),
+  unschedulable: (instance = 0, attempt = 0): HcnEvent => ({
+    type: 'WorkloadUnschedulable',
+    data: { workloadId: W, instance, attempt, reasons: { 'SCHEDULE.NO_CAPACITY': 2 }, detail: 'full' },
+  }),
+  stop: (): HcnEvent => ({ type: 'WorkloadStopRequested', data: { workloadId: W, reason: 'spec' } }),
+  restart: (): HcnEvent => ({ type: 'WorkloadRestartRequested', data: { workloadId: W, reason: 'spec' } }),
+  updated: (s: WorkloadSpec, generation: number): HcnEvent => ({
+    type: 'WorkloadUpdated',
+    data: { workloadId: W, generation, spec: s },
+  }),
+  deleted: (): HcnEvent => ({ type: 'WorkloadDeleted', data: { workloadId: W, reason: 'spec' } }),
+};
+
+function recorded(events: readonly HcnEvent[]): RecordedEvent[] {
+  return events.map((event, revision) => ({
+    ...event,
+    eventId: alloc(9000 + revision),
+    streamId: `workload-${W}`,
+    revision,
+    position: { commit: BigInt(revision), prepare: BigInt(revision) },
+    recordedAt: T(revision),
+    metadata: {
+      correlationId: W,
+      causationId: W,
+      actor: { kind: 'system', id: 'spec' },
+      occurredAt: T(revision),
+      schemaVersion: 1,
+    },
+  }));
+}
+
+/** The projection's view after each event and the decider's, in the same shape. */
+function bothViews(events: readonly HcnEvent[]) {
+  const book = emptyBook();
+  let state: WorkloadState = initialWorkloadState;
+  return recorded(events).map((event, i) => {
+    applyWorkloadEvent(book, event);
+    state = evolveWorkload(state, events[i] as WorkloadEvent);
+    const mine = book.workloads.get(W)!;
+    return {
+      step: `${i} ${event.type}`,
+      projection: {
+        status: mine.status,
+        instances: mine.instances.map((x) => [x.instance, x.attempt, x.status, x.allocationId, x.retries]),
+      },
+      decider: {
+        status: workloadStatus(state),
+        instances: state.instances.map((x) => [
+          x.instance,
+          x.attempt,
+          x.status,
+          x.allocationId ?? null,
+          x.retries,
+        ]),
+      },
+    };
+  });
+}
+
+const SCENARIOS: Record<string, HcnEvent[]> = {
+  'two replicas: one completes, one fails, retries by policy, then fails for good': [
+    ev.submitted(spec({ replicas: 2, restartPolicy: { policy: 'on-failure', maxRetries: 1 } })),
+    ev.placed(1, 0),
+    ev.placed(2, 1),
+    ev.started(1),
+    ev.started(2),
+    ev.completed(1),
+    ev.failed(2),
+    ev.unschedulable(1, 1),
+    ev.placed(3, 1, 1),
+    ev.started(3),
+    ev.failed(3),
+  ],
+  'a stop ends waiting instances and the running one': [
+    ev.submitted(spec({ replicas: 2 })),
+    ev.placed(1, 0),
+    ev.started(1),
+    ev.unschedulable(1, 0),
+    ev.stop(),
+    ev.stopRequested(1),
+    ev.stopped(1),
+  ],
+  'always restarts after a loss; a restart request replaces the live allocation': [
+    ev.submitted(spec({ restartPolicy: { policy: 'always' } })),
+    ev.placed(1),
+    ev.started(1),
+    ev.lost(1),
+    ev.placed(2, 0, 1),
+    ev.started(2),
+    ev.restart(),
+    ev.stopRequested(2),
+    ev.stopped(2),
+    ev.placed(3, 0, 2),
+  ],
+  'an update replaces on a spec change; a scale-down keeps the instance until it ends': [
+    ev.submitted(spec({ replicas: 2 })),
+    ev.placed(1, 0),
+    ev.placed(2, 1),
+    ev.started(1),
+    ev.started(2),
+    ev.updated(spec({ replicas: 1 }), 2),
+    ev.stopRequested(2),
+    ev.stopped(2),
+    ev.updated(spec({ replicas: 1, command: 'true' }), 3),
+    ev.stopRequested(1),
+    ev.stopped(1),
+    ev.placed(3, 0, 1, 3),
+    ev.completed(3),
+  ],
+  'a restart after completion, then deletion': [
+    ev.submitted(),
+    ev.placed(1),
+    ev.started(1),
+    ev.completed(1),
+    ev.restart(),
+    ev.unschedulable(0, 1),
+    ev.deleted(),
+  ],
+};
+
+describe('workloads reducer', () => {
+  it.each(Object.keys(SCENARIOS))('agrees with the workload decider after every event: %s', (name) => {
+    for (const step of bothViews(SCENARIOS[name])) {
+      expect({ step: step.step, ...step.projection }).toEqual({ step: step.step, ...step.decider });
+    }
+  });
+
+  it('derives allocations and ignores events at or below the applied revision', () => {
+    const events = recorded(
+      SCENARIOS['two replicas: one completes, one fails, retries by policy, then fails for good'],
+    );
+    const book: WorkloadBook = emptyBook();
+    events.forEach((e) => applyWorkloadEvent(book, e));
+    const snapshot = JSON.stringify([...book.workloads.values(), ...book.allocations.values()]);
+    expect(events.map((e) => applyWorkloadEvent(book, e)).filter(Boolean)).toEqual([]);
+    expect(JSON.stringify([...book.workloads.values(), ...book.allocations.values()])).toBe(snapshot);
+    expect(book.allocations.get(alloc(3))).toMatchObject({
+      status: 'failed',
+      attempt: 1,
+      instance: 1,
+      exitCode: 1,
+      reason: 'exit 1',
+      pid: 103,
+      endedAt: T(2),
+    });
+    expect(book.workloads.get(W)).toMatchObject({ status: 'failed', hops: 0, lastRevision: 10 });
+  });
+
+  it('records a lost allocation with the time it was declared lost', () => {
+    const book = emptyBook();
+    recorded([ev.submitted(), ev.placed(1), ev.lost(1)]).forEach((e) => applyWorkloadEvent(book, e));
+    expect(book.allocations.get(alloc(1))).toMatchObject({
+      status: 'lost',
+      endedAt: T(3),
+      reason: 'node offline',
+    });
+    expect(book.workloads.get(W)?.status).toBe('lost');
+  });
+});
