@@ -49,6 +49,7 @@ describeWithPostgres('hierarchical scheduling (hub, real PostgreSQL)', () => {
         constraints: {
           labels: [{ key: 'gpu', op: '=', value: 'a100' }],
           regions: { affinity: ['cn-north'] },
+          preferDomains: ['site-a'],
         },
       });
       const response = await h.request('POST', '/v1/workloads', spec);

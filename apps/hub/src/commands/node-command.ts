@@ -4,6 +4,7 @@ import type { EventStore } from '@hcn/eventstore';
 import { randomUUID } from 'node:crypto';
 import { handleOnStream } from '../common/aggregate';
 import { requestContext } from '../common/command-context';
+import type { ClusterView } from '../scheduling/cluster-view';
 import type { Clock } from '../tokens';
 
 /** Body of drain and stop requests. */
@@ -24,9 +25,11 @@ export async function runNodeCommand(
   store: EventStore,
   clock: Clock,
   command: NodeCommand & { nodeId: string },
+  view?: ClusterView,
 ): Promise<NodeCommandResult> {
   const context = requestContext({ kind: 'user', id: 'operator' }, clock(), randomUUID());
   const handled = await handleOnStream(store, nodeDecider, nodeStream(command.nodeId), command, context);
+  handled.events.forEach((e) => view?.applyNode(e));
   return { nodeId: command.nodeId, revision: handled.revision, events: handled.events.map((e) => e.type) };
 }
 

@@ -41,3 +41,43 @@ export async function handleOnStream<C, E extends { type: string; data: unknown 
     }
   }
 }
+
+/** A folded state and the revision it was folded to (-1: no stream yet). */
+export interface Known<S> {
+  readonly state: S;
+  readonly revision: number;
+}
+
+/**
+ * Decide on a state the caller already holds and append with its revision; only when another writer got there
+ * first does it fall back to load-decide-append. Saves the read on the hot paths (submission, placement).
+ */
+export async function handleOnKnown<C, E extends { type: string; data: unknown }, S>(
+  store: EventStore,
+  decider: Decider<C, E, S>,
+  streamId: string,
+  known: Known<S>,
+  command: C,
+  context: CommandContext,
+): Promise<Handled<E> & Known<S>> {
+  const events = decider.decide(command, known.state);
+  if (events.length === 0) return { events, ...known };
+  try {
+    const expected: ExpectedRevision = known.revision < 0 ? 'no_stream' : known.revision;
+    const result = await store.append(streamId, toNewEvents(events, context), expected);
+    return {
+      events,
+      revision: result.nextExpectedRevision,
+      state: events.reduce(decider.evolve, known.state),
+    };
+  } catch (error) {
+    if (!(error instanceof ConcurrencyError)) throw error;
+    const handled = await handleOnStream(store, decider, streamId, command, context);
+    const recorded = await store.readStream(streamId);
+    const state = fold(
+      decider,
+      recorded.map((r) => ({ type: r.type, data: r.data }) as E),
+    );
+    return { ...handled, state };
+  }
+}

@@ -126,18 +126,30 @@ export class WorkloadSaga {
       (a, b) => (this.workloads.get(b)?.spec?.priority ?? 0) - (this.workloads.get(a)?.spec?.priority ?? 0),
     );
     byPriority.forEach((id) => this.due.delete(id));
-    await inParallel(byPriority, 4, async (workloadId) => {
+    // what the log already shows as placed (by this hub's request path or another hub) needs no read
+    const work = byPriority.filter((id) => this.hasDueInstances(id, now));
+    await inParallel(work, 4, async (workloadId) => {
       try {
         const outcomes = await this.placement.placeDue(
           workloadId,
           this.context(`saga:${workloadId}`, workloadId),
         );
-        if (outcomes.includes('skipped')) this.markDue(workloadId, now + 1000);
+        if (outcomes.outcomes.includes('skipped')) this.markDue(workloadId, now + 1000);
       } catch (error) {
         console.error(`[workload-saga] placing ${workloadId}: ${(error as Error).message}`);
         this.markDue(workloadId, now + 1000);
       }
     });
+  }
+
+  private hasDueInstances(workloadId: string, now: number): boolean {
+    const state = this.workloads.get(workloadId);
+    if (!state || state.deleted || state.desired !== 'running') return false;
+    return state.instances.some(
+      (i) =>
+        (i.status === 'pending' || i.status === 'unschedulable') &&
+        (!i.notBefore || Date.parse(i.notBefore) <= now),
+    );
   }
 
   private async releaseCapacity(event: RecordedEvent): Promise<void> {

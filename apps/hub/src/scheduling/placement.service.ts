@@ -10,7 +10,7 @@ import {
 } from '@hcn/domain';
 import type { EventStore } from '@hcn/eventstore';
 import { Decision, decide } from '@hcn/scheduling';
-import { handleOnStream } from '../common/aggregate';
+import { Known, handleOnKnown } from '../common/aggregate';
 import { CommandContext } from '../common/command-context';
 import type { HotStreams } from '../common/cached-aggregate';
 import type { HubMetrics } from '../common/metrics';
@@ -73,36 +73,46 @@ export class PlacementService {
     private readonly hot: HotStreams,
   ) {}
 
-  /** Places every instance of the workload that waits and is due at `now`. */
-  async placeDue(workloadId: string, context: CommandContext): Promise<PlacementOutcome[]> {
-    const state = await this.load(workloadId);
+  /** Places every instance of the workload that waits and is due at `now`; returns the outcomes and the state. */
+  async placeDue(
+    workloadId: string,
+    context: CommandContext,
+    known?: Known<WorkloadState>,
+  ): Promise<{ outcomes: PlacementOutcome[]; workload: Known<WorkloadState> }> {
+    let workload = known ?? (await this.load(workloadId));
+    const { state } = workload;
     const now = context.now.getTime();
     const due = state.instances.filter(
       (i) =>
         (i.status === 'pending' || i.status === 'unschedulable') &&
         (!i.notBefore || Date.parse(i.notBefore) <= now),
     );
-    if (state.deleted || state.desired !== 'running' || !state.spec) return [];
+    if (state.deleted || state.desired !== 'running' || !state.spec) return { outcomes: [], workload };
     const outcomes: PlacementOutcome[] = [];
-    for (const instance of due)
-      outcomes.push(await this.placeInstance(workloadId, state.spec, instance, context));
-    return outcomes;
+    for (const instance of due) {
+      const placed = await this.placeInstance(workloadId, state.spec, instance, workload, context);
+      outcomes.push(placed.outcome);
+      workload = placed.workload;
+    }
+    return { outcomes, workload };
   }
 
-  private async load(workloadId: string): Promise<WorkloadState> {
+  private async load(workloadId: string): Promise<Known<WorkloadState>> {
     const events = await this.store.readStream(workloadStream(workloadId));
-    return fold(
+    const state = fold(
       workloadDecider,
       events.map((e) => ({ type: e.type, data: e.data }) as WorkloadEvent),
     );
+    return { state, revision: events.length > 0 ? events[events.length - 1].revision : -1 };
   }
 
   private async placeInstance(
     workloadId: string,
     spec: WorkloadSpec,
     instance: InstanceView,
+    workload: Known<WorkloadState>,
     context: CommandContext,
-  ): Promise<PlacementOutcome> {
+  ): Promise<{ outcome: PlacementOutcome; workload: Known<WorkloadState> }> {
     const allocationId = allocationIdFor(workloadId, instance.instance, instance.attempt);
     const excluded: string[] = [];
     for (let attempt = 1; ; attempt++) {
@@ -120,10 +130,10 @@ export class PlacementService {
         if (!reserved) {
           excluded.push(decision.nodeId);
           if (attempt < RESERVE_ATTEMPTS) continue;
-          return 'skipped'; // the saga tries again on its next pass
+          return { outcome: 'skipped', workload }; // the saga tries again on its next pass
         }
       }
-      return this.record(workloadId, toDecisionRecord(instance, decision, allocationId), context);
+      return this.record(workloadId, workload, toDecisionRecord(instance, decision, allocationId), context);
     }
   }
 
@@ -153,15 +163,18 @@ export class PlacementService {
   /** Appends the decision; when another hub got there first, gives back a reservation it does not use. */
   private async record(
     workloadId: string,
+    workload: Known<WorkloadState>,
     record: DecisionRecord,
     context: CommandContext,
-  ): Promise<PlacementOutcome> {
+  ): Promise<{ outcome: PlacementOutcome; workload: Known<WorkloadState> }> {
     const outcome = record.outcome;
+    let after: Known<WorkloadState>;
     try {
-      await handleOnStream(
+      after = await handleOnKnown(
         this.store,
         workloadDecider,
         workloadStream(workloadId),
+        workload,
         { type: 'RecordDecision', decision: record },
         context,
       );
@@ -169,7 +182,7 @@ export class PlacementService {
       if (!(error instanceof DomainError) || error.code !== 'WORKLOAD.STALE_DECISION') throw error;
       if (outcome.kind === 'placed')
         await this.releaseUnused(workloadId, outcome.allocationId, outcome.nodeId, context);
-      return 'skipped';
+      return { outcome: 'skipped', workload: await this.load(workloadId) };
     }
     if (outcome.kind === 'placed') {
       this.metrics.allocationsPlaced.inc();
@@ -178,9 +191,9 @@ export class PlacementService {
         .filter((n) => n !== outcome.nodeId)) {
         await this.releaseOn(other, outcome.allocationId, 'superseded by a placement elsewhere', context);
       }
-      return 'placed';
+      return { outcome: 'placed', workload: after };
     }
-    return 'unschedulable';
+    return { outcome: 'unschedulable', workload: after };
   }
 
   private async releaseUnused(
@@ -189,7 +202,7 @@ export class PlacementService {
     nodeId: string,
     context: CommandContext,
   ): Promise<void> {
-    const state = await this.load(workloadId);
+    const { state } = await this.load(workloadId);
     const placedHere = state.allocations[allocationId]?.nodeId === nodeId;
     if (!placedHere) await this.releaseOn(nodeId, allocationId, 'placement lost to another hub', context);
   }

@@ -1,6 +1,7 @@
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { ClusterView } from '../../scheduling/cluster-view';
 import { CLOCK, Clock } from '../../tokens';
 import { NodeCommandResult, runNodeCommand } from '../node-command';
 import { ChangeNodeLabelsCommand } from './change-node-labels.command';
@@ -11,9 +12,10 @@ export class ChangeNodeLabelsHandler implements ICommandHandler<ChangeNodeLabels
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly view: ClusterView,
   ) {}
 
   execute({ nodeId, labels }: ChangeNodeLabelsCommand): Promise<NodeCommandResult> {
-    return runNodeCommand(this.store, this.clock, { type: 'ChangeLabels', nodeId, labels });
+    return runNodeCommand(this.store, this.clock, { type: 'ChangeLabels', nodeId, labels }, this.view);
   }
 }

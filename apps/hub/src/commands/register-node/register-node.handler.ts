@@ -8,6 +8,7 @@ import { AgentCredentials } from '../../auth/agent-credentials';
 import { handleOnStream } from '../../common/aggregate';
 import { requestContext } from '../../common/command-context';
 import type { HubConfig } from '../../config';
+import { ClusterView } from '../../scheduling/cluster-view';
 import { CLOCK, Clock, HUB_CONFIG } from '../../tokens';
 import { RegisterNodeCommand } from './register-node.command';
 
@@ -19,6 +20,7 @@ export class RegisterNodeHandler implements ICommandHandler<RegisterNodeCommand,
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly credentials: AgentCredentials,
+    private readonly view: ClusterView,
   ) {}
 
   async execute({ request, requestId }: RegisterNodeCommand): Promise<RegisterNodeResponse> {
@@ -41,13 +43,14 @@ export class RegisterNodeHandler implements ICommandHandler<RegisterNodeCommand,
     await this.store.setStreamMetadata(heartbeatStream(nodeId), {
       maxAge: this.config.heartbeatRetentionSeconds,
     });
-    await handleOnStream(
+    const handled = await handleOnStream(
       this.store,
       nodeDecider,
       nodeStream(nodeId),
       { type: 'RegisterNode', registration },
       context,
     );
+    handled.events.forEach((e) => this.view.applyNode(e)); // this hub schedules on it at once
     return {
       nodeId,
       credential: this.credentials.issue(nodeId),

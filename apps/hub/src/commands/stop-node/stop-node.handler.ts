@@ -1,6 +1,7 @@
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { ClusterView } from '../../scheduling/cluster-view';
 import { CLOCK, Clock } from '../../tokens';
 import { NodeCommandResult, runNodeCommand } from '../node-command';
 import { StopNodeCommand } from './stop-node.command';
@@ -11,9 +12,10 @@ export class StopNodeHandler implements ICommandHandler<StopNodeCommand, NodeCom
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly view: ClusterView,
   ) {}
 
   execute({ nodeId, reason }: StopNodeCommand): Promise<NodeCommandResult> {
-    return runNodeCommand(this.store, this.clock, { type: 'RequestStop', nodeId, reason });
+    return runNodeCommand(this.store, this.clock, { type: 'RequestStop', nodeId, reason }, this.view);
   }
 }

@@ -1,16 +1,22 @@
-import { HcnError, deterministicUuid, workloadStream } from '@hcn/contracts';
+import { HcnError, WorkloadSpec, deterministicUuid, workloadStream } from '@hcn/contracts';
 import { sameJson, workloadDecider, workloadStatus } from '@hcn/domain';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
 import { requireNamespace } from '../../auth/principal';
-import { handleOnStream } from '../../common/aggregate';
+import { handleOnKnown } from '../../common/aggregate';
 import { HubMetrics } from '../../common/metrics';
 import { PlacementService } from '../../scheduling/placement.service';
 import { HotStreams } from '../../common/cached-aggregate';
 import { CLOCK, Clock } from '../../tokens';
-import { WorkloadCommandResult, holdQuota, loadWorkload, userContext } from '../workload-command';
+import {
+  LoadedWorkload,
+  WorkloadCommandResult,
+  holdQuota,
+  loadWorkload,
+  userContext,
+} from '../workload-command';
 import { SubmitWorkloadCommand } from './submit-workload.command';
 
 /** Reply to a submission. */
@@ -36,43 +42,50 @@ export class SubmitWorkloadHandler implements ICommandHandler<SubmitWorkloadComm
 
   async execute({ principal, spec, idempotencyKey }: SubmitWorkloadCommand): Promise<SubmitWorkloadResult> {
     requireNamespace(principal, spec.namespace);
+    const submit = (workloadId: string) => ({ type: 'Submit' as const, workloadId, spec, idempotencyKey });
     const workloadId = idempotencyKey
       ? deterministicUuid(`workload:${spec.namespace}:${idempotencyKey}`)
       : randomUUID();
-    const existing = await loadWorkload(this.store, workloadId);
-    if (existing.state.exists) {
-      if (!sameJson(existing.state.spec, spec) || existing.state.deleted) {
-        throw new HcnError(
-          'WORKLOAD.IDEMPOTENCY_CONFLICT',
-          'A different workload was already submitted with this idempotency key',
-          {
-            workloadId,
-            idempotencyKey,
-          },
-        );
-      }
-      const revision = existing.events.length - 1;
-      return { workloadId, status: workloadStatus(existing.state), revision, events: [], created: false };
-    }
-    workloadDecider.decide({ type: 'Submit', workloadId, spec, idempotencyKey }, existing.state); // type check first
+    const existing = idempotencyKey ? await loadWorkload(this.store, workloadId) : undefined;
+    if (existing?.state.exists) return this.repeated(workloadId, existing, spec, idempotencyKey);
+    const fresh = { state: workloadDecider.initialState, revision: -1 };
+    workloadDecider.decide(submit(workloadId), fresh.state); // refuses unsupported types before any write
     const context = userContext(principal, this.clock, workloadId);
     await holdQuota(this.hot, workloadId, spec, context);
-    const handled = await handleOnStream(
+    const submitted = await handleOnKnown(
       this.store,
       workloadDecider,
       workloadStream(workloadId),
-      { type: 'Submit', workloadId, spec, idempotencyKey },
+      fresh,
+      submit(workloadId),
       context,
     );
     this.metrics.workloadsSubmitted.inc();
-    await this.placement.placeDue(workloadId, { ...context, actor: { kind: 'system', id: 'scheduler' } });
-    const { state, events } = await loadWorkload(this.store, workloadId);
-    return {
+    const placed = await this.placement.placeDue(
       workloadId,
-      status: workloadStatus(state),
-      revision: events.length - 1,
-      events: handled.events.map((e) => e.type),
-      created: true,
-    };
+      { ...context, actor: { kind: 'system', id: 'scheduler' } },
+      submitted,
+    );
+    const { state, revision } = placed.workload;
+    const events = submitted.events.map((e) => e.type);
+    return { workloadId, status: workloadStatus(state), revision, events, created: true };
+  }
+
+  /** A repeated idempotency key: the same spec answers the existing workload, another one is a conflict. */
+  private repeated(
+    workloadId: string,
+    existing: LoadedWorkload,
+    spec: WorkloadSpec,
+    idempotencyKey: string | null,
+  ): SubmitWorkloadResult {
+    if (!sameJson(existing.state.spec, spec) || existing.state.deleted) {
+      throw new HcnError(
+        'WORKLOAD.IDEMPOTENCY_CONFLICT',
+        'A different workload was already submitted with this idempotency key',
+        { workloadId, idempotencyKey },
+      );
+    }
+    const revision = existing.events.length - 1;
+    return { workloadId, status: workloadStatus(existing.state), revision, events: [], created: false };
   }
 }
