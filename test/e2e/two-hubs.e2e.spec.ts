@@ -115,7 +115,11 @@ describeWithPostgres('two hubs scheduling at once (processes, real Kafka + Postg
       const results = await Promise.all(
         Array.from({ length: 200 }, (_, i) => post(hubs[i % 2].url, '/v1/workloads', submission(i, 500))),
       );
-      expect(results.filter((r) => r.status !== 201).map((r) => [r.status, r.body.error?.code, r.body.error?.message])).toEqual([]);
+      expect(
+        results
+          .filter((r) => r.status !== 201)
+          .map((r) => [r.status, r.body.error?.code, r.body.error?.message]),
+      ).toEqual([]);
       const log = await readWholeLog(store, LOG_TYPES);
       expect(overcommits(log)).toEqual([]);
       expect(doublePlacements(log)).toEqual([]);
