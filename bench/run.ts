@@ -5,6 +5,8 @@
 const benches: Record<string, () => Promise<void>> = {
   eventstore: async () => (await import('./eventstore.bench')).run(),
   heartbeats: async () => (await import('./heartbeats.bench')).run(),
+  placement: async () => (await import('./placement.bench')).run(),
+  scheduler: async () => (await import('./scheduler.bench')).run(),
 };
 
 process.once('SIGINT', () => process.exit(130));

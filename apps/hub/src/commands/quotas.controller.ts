@@ -6,7 +6,10 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequireRole } from '../auth/auth.guard';
 import { CurrentPrincipal } from '../auth/current-principal';
-import { Principal, requireNamespace } from '../auth/principal';
+import { Principal, requireNamespace, visibleNamespaces } from '../auth/principal';
+import { listQuotaUsage } from '../queries/quotas.query';
+import { READ_MODELS } from '../tokens';
+import type { DataSource } from 'typeorm';
 import { parseBody } from '../common/parse-body';
 import { SetQuotaCommand } from './set-quota/set-quota.command';
 
@@ -19,6 +22,7 @@ export class QuotasController {
   constructor(
     private readonly commands: CommandBus,
     @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(READ_MODELS) private readonly db: DataSource,
   ) {}
 
   @Put(':namespace')
@@ -31,6 +35,13 @@ export class QuotasController {
     const namespace = parseBody(namespaceSchema, ns, 'QUOTA.NAMESPACE');
     const { limits } = parseBody(quotaBodySchema, body, 'QUOTA.LIMITS');
     return this.commands.execute(new SetQuotaCommand(namespace, limits, principal.name));
+  }
+
+  @Get()
+  @RequireRole('viewer')
+  @ApiOperation({ summary: 'Limits and usage of every namespace the token may see (read model)' })
+  list(@CurrentPrincipal() principal: Principal) {
+    return listQuotaUsage(this.db, visibleNamespaces(principal));
   }
 
   @Get(':namespace')

@@ -125,5 +125,19 @@ export async function listDomains(db: DataSource): Promise<unknown[]> {
       memoryBytes: { total: Number(r.memory_bytes_total), available: Number(r.memory_bytes_available) },
     },
     resourceTags: r.resource_tags,
+    reserved: {
+      cpuMillis: Number(r.reserved_cpu_millis ?? 0),
+      memoryBytes: Number(r.reserved_memory_bytes ?? 0),
+      accelerators: Number(r.reserved_accelerators ?? 0),
+    },
+    definition: r.defined
+      ? {
+          parentId: r.parent_id,
+          region: r.region,
+          labels: r.labels,
+          policy: r.policy,
+          headNodeId: r.head_node_id,
+        }
+      : null,
   }));
 }

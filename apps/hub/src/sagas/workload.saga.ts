@@ -11,6 +11,24 @@ import type { Clock } from '../tokens';
 /** Allocation end events: the node's capacity goes back. */
 const ENDED = new Set(['AllocationCompleted', 'AllocationFailed', 'AllocationStopped', 'AllocationLost']);
 
+/** What the saga reads: every workload event but the (large) delegation records, and nodes going offline. */
+const SAGA_EVENT_TYPES = [
+  'WorkloadSubmitted',
+  'AllocationPlaced',
+  'WorkloadUnschedulable',
+  'AllocationStarted',
+  'AllocationCompleted',
+  'AllocationFailed',
+  'AllocationLost',
+  'WorkloadStopRequested',
+  'AllocationStopRequested',
+  'AllocationStopped',
+  'WorkloadRestartRequested',
+  'WorkloadUpdated',
+  'WorkloadDeleted',
+  'NodeWentOffline',
+];
+
 /** Tunables of the saga. */
 export interface WorkloadSagaOptions {
   /** How long another hub waits before scheduling a submission it did not accept (the accepting hub goes first). */
@@ -48,7 +66,7 @@ export class WorkloadSaga {
   start(): Promise<void> {
     const ready = new Promise<void>((resolve) => {
       this.subscription = this.store.subscribeToAll({
-        filter: { kind: 'streamPrefix', prefixes: ['workload-', 'node-'] },
+        filter: { kind: 'eventTypePrefix', prefixes: SAGA_EVENT_TYPES },
         onEvent: (event) => this.apply(event),
         onCaughtUp: () => {
           this.caughtUp = true;

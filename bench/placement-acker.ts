@@ -1,0 +1,60 @@
+import { AgentReport, agentCommandSchema } from '@hcn/contracts';
+import { Consumer, MessageBus } from '@hcn/messaging';
+import { AGENT_REPORTS_TOPIC, commandTopicFor } from '@hcn/platform';
+import type { FleetSimulator } from './fleet-simulator';
+
+/**
+ * The placement side of the simulated fleet: consumes the domains' command topics, records when each `run`
+ * command arrived (by workload id) and acknowledges it with a signed `started` report, as an agent would.
+ */
+export class PlacementAcker {
+  /** Arrival time (ms) of the first run command of each workload. */
+  readonly received = new Map<string, number>();
+  private consumer: Consumer | undefined;
+
+  constructor(
+    private readonly bus: MessageBus,
+    private readonly fleet: FleetSimulator,
+  ) {}
+
+  async start(domains: readonly string[]): Promise<void> {
+    const agents = new Map(this.fleet.agents.map((a) => [a.nodeId, a]));
+    this.consumer = await this.bus.consume({
+      groupId: 'bench-fleet-commands',
+      topics: domains.map(commandTopicFor),
+      fromBeginning: false,
+      batchWindowMs: 5,
+      handleBatch: async (messages) => {
+        const now = Date.now();
+        const acks: Array<{ key: string; value: string }> = [];
+        for (const message of messages) {
+          const command = agentCommandSchema.parse(JSON.parse(message.value.toString()));
+          if (command.kind !== 'run') continue;
+          const { workloadId, allocationId } = command.placement;
+          if (!this.received.has(workloadId)) this.received.set(workloadId, now);
+          const agent = agents.get(command.nodeId);
+          if (!agent) continue;
+          const report: AgentReport = {
+            kind: 'allocation',
+            nodeId: agent.nodeId,
+            domainId: agent.domainId,
+            credential: agent.credential,
+            seq: agent.seq++,
+            sentAt: new Date(now).toISOString(),
+            workloadId,
+            allocationId,
+            status: 'started',
+            pid: 1,
+            at: new Date(now).toISOString(),
+          };
+          acks.push({ key: agent.nodeId, value: JSON.stringify(report) });
+        }
+        if (acks.length > 0) await this.bus.publish(AGENT_REPORTS_TOPIC, acks);
+      },
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer?.stop();
+  }
+}

@@ -1,0 +1,227 @@
+import { workloadStream } from '@hcn/contracts';
+import { PostgresEventStore } from '@hcn/eventstore';
+import { KafkaMessageBus } from '@hcn/messaging';
+import { commandTopicFor } from '@hcn/platform';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startKafkaForTests } from '../test/services/kafka';
+import { freePort } from '../test/services/ports';
+import { AppProcess } from '../test/support/processes';
+import { FleetSimulator } from './fleet-simulator';
+import { PlacementAcker } from './placement-acker';
+import { latencyBaselines } from './placement-baselines';
+import { benchDatabase, percentile, progress, report } from './support';
+
+const NODES = Number(process.env.BENCH_NODES ?? 1000);
+const PACED_RATE = Number(process.env.BENCH_PACED_RATE ?? 100);
+const WINDOW_S = Number(process.env.BENCH_WINDOW_SECONDS ?? 15);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const JOIN_TOKEN = 'bench-join-token-0123456789';
+const ADMIN = { authorization: 'Bearer bench-admin-token-0123456789', 'content-type': 'application/json' };
+const DOMAINS = ['east', 'west', 'north', 'south'];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const spec = (i: number, extra: Record<string, unknown> = {}) => ({
+  name: `bench-${i}`,
+  command: 'true',
+  resources: { cpuMillis: 100, memoryBytes: 64 * 2 ** 20 },
+  ...extra,
+});
+
+async function submit(hubUrl: string, body: unknown): Promise<string> {
+  const response = await fetch(`${hubUrl}/v1/workloads`, {
+    method: 'POST',
+    headers: ADMIN,
+    body: JSON.stringify(body),
+  });
+  if (response.status !== 201) throw new Error(`submit failed: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { workloadId: string }).workloadId;
+}
+
+function summary(latencies: number[]): { count: number; p50Ms: number; p99Ms: number; maxMs: number } {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return {
+    count: sorted.length,
+    p50Ms: percentile(sorted, 50),
+    p99Ms: percentile(sorted, 99),
+    maxMs: sorted[sorted.length - 1],
+  };
+}
+
+/** Submissions at a fixed rate; latency from the start of each POST to the run command reaching the fleet. */
+async function paced(hubUrl: string, acker: PlacementAcker, rate: number, seconds: number, offset: number) {
+  const sentAt = new Map<string, number>();
+  const total = rate * seconds;
+  const started = Date.now();
+  const inFlight: Array<Promise<void>> = [];
+  for (let i = 0; i < total; i++) {
+    const due = started + (i * 1000) / rate;
+    if (due > Date.now()) await sleep(due - Date.now());
+    const t0 = Date.now();
+    inFlight.push(submit(hubUrl, spec(offset + i)).then((id) => void sentAt.set(id, t0)));
+    if (i % rate === 0) progress(`paced ${rate}/s`, i, total);
+  }
+  await Promise.all(inFlight);
+  progress(`paced ${rate}/s`, total, total);
+  await sleep(2000);
+  const latencies = [...sentAt]
+    .map(([id, t0]) => (acker.received.get(id) ?? NaN) - t0)
+    .filter(Number.isFinite);
+  return {
+    offeredPerSec: rate,
+    missing: sentAt.size - latencies.length,
+    submitToAgentReceived: summary(latencies),
+  };
+}
+
+/** As many submissions as `CONCURRENCY` clients can make for `seconds`; placements/s as the fleet saw them. */
+async function saturated(hubUrl: string, acker: PlacementAcker, seconds: number, offset: number) {
+  const sentAt = new Map<string, number>();
+  let next = offset;
+  const until = Date.now() + seconds * 1000;
+  const receivedBefore = acker.received.size;
+  const t0 = Date.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (Date.now() < until) {
+        const start = Date.now();
+        const id = await submit(hubUrl, spec(next++));
+        sentAt.set(id, start);
+      }
+    }),
+  );
+  await sleep(2000);
+  const elapsed = (Date.now() - 2000 - t0) / 1000;
+  const latencies = [...sentAt]
+    .map(([id, at]) => (acker.received.get(id) ?? NaN) - at)
+    .filter(Number.isFinite);
+  return {
+    clients: CONCURRENCY,
+    submitted: sentAt.size,
+    placementsPerSec: Math.round((acker.received.size - receivedBefore) / elapsed),
+    submitToAgentReceived: summary(latencies),
+  };
+}
+
+/** A real agent process running real processes: submit → AllocationStarted (the agent's start time). */
+async function realProcesses(hubUrl: string, dbUrl: string, brokers: string[]) {
+  const dir = mkdtempSync(join(tmpdir(), 'hcn-bench-agent-'));
+  const agent = new AppProcess(
+    'agent',
+    'apps/agent/src/main.ts',
+    {
+      HCN_HUB_URL: hubUrl,
+      HCN_JOIN_TOKEN: JOIN_TOKEN,
+      HCN_DOMAIN: 'real',
+      HCN_DATA_DIR: dir,
+      KAFKA_BROKERS: brokers.join(','),
+    },
+    true,
+  ).start();
+  const store = await PostgresEventStore.connect({ connectionString: dbUrl });
+  try {
+    await sleep(8000); // registration and the command consumer joining its group
+    const sent: Array<[string, number]> = [];
+    for (let i = 0; i < 40; i++) {
+      const t0 = Date.now();
+      sent.push([
+        await submit(hubUrl, spec(900000 + i, { constraints: { domains: { affinity: ['real'] } } })),
+        t0,
+      ]);
+      progress('real processes', i + 1, 40);
+      await sleep(200);
+    }
+    await sleep(5000);
+    const latencies: number[] = [];
+    for (const [id, t0] of sent) {
+      const started = (await store.readStream(workloadStream(id))).find(
+        (e) => e.type === 'AllocationStarted',
+      );
+      if (started) latencies.push(Date.parse((started.data as { startedAt: string }).startedAt) - t0);
+    }
+    return { submitted: sent.length, submitToProcessStarted: summary(latencies) };
+  } finally {
+    await agent.kill('SIGTERM');
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Placement end to end in distributed mode: hub and projector as their own compiled processes over real Kafka and
+ * the PostgreSQL store, 1,000 simulated nodes acknowledging the run commands they receive, then one real agent.
+ */
+export async function run(): Promise<void> {
+  console.log('[bench] building (npm run build) so the apps run compiled, as in production');
+  if (spawnSync('npm', ['run', '-s', 'build'], { stdio: 'inherit' }).status !== 0)
+    throw new Error('build failed');
+  const db = await benchDatabase('placement');
+  const kafka = await startKafkaForTests((line) => console.log(`[bench] ${line}`));
+  const port = await freePort();
+  const hubUrl = `http://127.0.0.1:${port}`;
+  const common = { DATABASE_URL: db.url, KAFKA_BROKERS: kafka.brokers.join(',') };
+  const hub = new AppProcess(
+    'hub',
+    'apps/hub/src/main.ts',
+    {
+      ...common,
+      HCN_HTTP_PORT: String(port),
+      HCN_JOIN_TOKEN: JOIN_TOKEN,
+      HCN_AGENT_SECRET: 'bench-agent-secret-0123456789-0123456789',
+      HCN_ADMIN_TOKEN: 'bench-admin-token-0123456789',
+      HCN_NODE_TTL_SECONDS: '60',
+      HCN_HEARTBEAT_INTERVAL_SECONDS: '5',
+    },
+    true,
+  ).start();
+  const projector = new AppProcess('projector', 'apps/projector/src/main.ts', common, true).start();
+  const bus = new KafkaMessageBus({ brokers: kafka.brokers, clientId: 'bench-fleet' });
+  const fleet = new FleetSimulator({ hubUrl, joinToken: JOIN_TOKEN, bus, domains: DOMAINS });
+  const acker = new PlacementAcker(bus, fleet);
+  try {
+    for (let i = 0; i < 240 && (await fetch(`${hubUrl}/readyz`).catch(() => undefined))?.status !== 200; i++)
+      await sleep(250);
+    await fleet.grow(NODES, 16, (done) => progress('registering', done, NODES));
+    fleet.start(5000, 20);
+    await bus.createTopics(DOMAINS.map((d) => ({ name: commandTopicFor(d) })));
+    await acker.start(DOMAINS);
+    const baselines = await latencyBaselines(hubUrl, bus, CONCURRENCY);
+    console.log(`[bench] baselines ${JSON.stringify(baselines)}`);
+    await paced(hubUrl, acker, 20, 5, 0); // warm-up
+    const atRate = await paced(hubUrl, acker, PACED_RATE, WINDOW_S, 10_000);
+    console.log(`[bench] paced ${JSON.stringify(atRate)}`);
+    const flat = await saturated(hubUrl, acker, WINDOW_S, 100_000);
+    console.log(`[bench] saturated ${JSON.stringify(flat)}`);
+    const real = await realProcesses(hubUrl, db.url, kafka.brokers);
+    report('placement', {
+      nodes: NODES,
+      baselines,
+      paced: atRate,
+      saturated: flat,
+      realProcesses: real,
+      ratios: {
+        placementsPerSecToHealthzRequestsPerSec: +(
+          flat.placementsPerSec / baselines.healthz.requestsPerSec
+        ).toFixed(3),
+        pacedP99ToKafkaRoundTripP99: +(
+          atRate.submitToAgentReceived.p99Ms / baselines.kafkaRoundTrip.p99Ms
+        ).toFixed(2),
+      },
+      targets: {
+        placementsPerSecAtLeast2000: flat.placementsPerSec >= 2000,
+        pacedP99AtMost50Ms: atRate.submitToAgentReceived.p99Ms <= 50,
+        processStartedP99AtMost1s: real.submitToProcessStarted.p99Ms <= 1000,
+      },
+    });
+  } finally {
+    fleet.stop();
+    await acker.stop().catch(() => undefined);
+    await bus.close();
+    await hub.kill('SIGTERM');
+    await projector.kill('SIGTERM');
+    await kafka.stop();
+    await db.stop();
+  }
+}

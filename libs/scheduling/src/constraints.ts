@@ -1,0 +1,62 @@
+import type { CompiledLabelConstraint } from './labels';
+import { compileLabelConstraint } from './labels';
+import type { Constraints, PlacementRequest, Resources } from './model';
+import { NO_CONSTRAINTS } from './model';
+import { decisionSeed } from './random';
+import type { DomainState } from './tree/states';
+
+/** A request ready for the filters and scorers: lists as sets (`null`: no constraint), the decision's seed. */
+export interface CompiledRequest {
+  readonly workloadId: string;
+  readonly instance: number;
+  readonly resources: Resources;
+  /** FNV-1a of workload id and instance: the only source of randomness. */
+  readonly seed: number;
+  readonly labels: readonly CompiledLabelConstraint[];
+  readonly domainAffinity: ReadonlySet<string> | null;
+  /** The affinity domains that exist, resolved (a domain candidate passes when one is above or below it). */
+  readonly domainAffinityStates: readonly DomainState[];
+  readonly domainAntiAffinity: ReadonlySet<string> | null;
+  readonly regionAffinity: ReadonlySet<string> | null;
+  readonly regionAntiAffinity: ReadonlySet<string> | null;
+  readonly blacklist: ReadonlySet<string> | null;
+  readonly excluded: ReadonlySet<string> | null;
+  /** The preferred domains that exist, resolved. */
+  readonly preferDomains: readonly DomainState[];
+  readonly preferRegions: ReadonlySet<string>;
+}
+
+/** Looks a domain up by id. */
+export type DomainLookup = (domainId: string) => DomainState | undefined;
+
+/** Compiles a request once per decision; missing constraint fields count as empty, unknown domains are dropped. */
+export function compileRequest(request: PlacementRequest, lookup: DomainLookup): CompiledRequest {
+  const c: Partial<Constraints> = request.constraints ?? NO_CONSTRAINTS;
+  const resolve = (ids: readonly string[] | undefined) =>
+    (ids ?? []).map(lookup).filter((d): d is DomainState => d !== undefined);
+  return {
+    workloadId: request.workloadId,
+    instance: request.instance,
+    resources: request.resources,
+    seed: decisionSeed(request.workloadId, request.instance),
+    labels: (c.labels ?? []).map(compileLabelConstraint),
+    domainAffinity: setOrNull(c.domains?.affinity),
+    domainAffinityStates: resolve(c.domains?.affinity),
+    domainAntiAffinity: setOrNull(c.domains?.antiAffinity),
+    regionAffinity: setOrNull(c.regions?.affinity),
+    regionAntiAffinity: setOrNull(c.regions?.antiAffinity),
+    blacklist: setOrNull(c.nodeBlacklist),
+    excluded: setOrNull(request.excludeNodes),
+    preferDomains: resolve(c.preferDomains),
+    preferRegions: new Set(c.preferRegions ?? []),
+  };
+}
+
+/** Builds full constraints from a partial description (tests, the hub's DTO mapping). */
+export function constraintsOf(partial: Partial<Constraints> = {}): Constraints {
+  return { ...NO_CONSTRAINTS, ...partial };
+}
+
+function setOrNull(list: readonly string[] | undefined): ReadonlySet<string> | null {
+  return list && list.length > 0 ? new Set(list) : null;
+}

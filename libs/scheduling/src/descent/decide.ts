@@ -1,0 +1,88 @@
+import type { CompiledRequest } from '../constraints';
+import { compileRequest } from '../constraints';
+import type { Decision, Hop, ScopeRejection } from '../decision';
+import {
+  SCHEDULE_INVALID_REQUEST,
+  SCHEDULE_NO_CANDIDATES,
+  SCHEDULE_NO_FEASIBLE_NODE,
+  SCHEDULE_UNKNOWN_ROOT,
+} from '../decision';
+import type { PlacementRequest } from '../model';
+import type { ActiveFilters } from '../plugins/registry';
+import { activeFilters } from '../plugins/registry';
+import { isValidAmount } from '../resources';
+import type { SchedulingIndex } from '../tree/scheduling-index';
+import type { DomainState, NodeState } from '../tree/states';
+import { markSubtreeFailed, reasonCounts, summarize } from './explain';
+import { evaluateScope, nextBest } from './evaluate';
+
+interface Descent {
+  readonly index: SchedulingIndex;
+  readonly request: CompiledRequest;
+  readonly filters: ActiveFilters;
+  readonly hops: Hop[];
+  readonly rejections: ScopeRejection[];
+}
+
+/**
+ * Decides where one instance goes: descends from the root scope, filtering and scoring the child domains and
+ * nodes of each scope, best first; a domain whose subtree fails is recorded and the next peer is tried. Pure
+ * and deterministic for a given index state and (workloadId, instance); does not reserve.
+ */
+export function decide(index: SchedulingIndex, request: PlacementRequest): Decision {
+  const scopeId = request.rootDomainId ?? null;
+  if (!isValidAmount(request.resources)) {
+    return refuse(scopeId, SCHEDULE_INVALID_REQUEST, 'requested amounts must be finite and ≥ 0');
+  }
+  const start = scopeId === null ? null : index.domainState(scopeId);
+  if (start === undefined) return refuse(scopeId, SCHEDULE_UNKNOWN_ROOT, `unknown root domain ${scopeId}`);
+  const compiled = compileRequest(request, (id) => index.domainState(id));
+  const filters = activeFilters(compiled);
+  const descent: Descent = { index, request: compiled, filters, hops: [], rejections: [] };
+  const node = visit(descent, start);
+  const { hops, rejections } = descent;
+  if (!node) return { outcome: 'unschedulable', hops, rejections, reasons: reasonCounts(rejections) };
+  const domainPath = node.home.chain.slice(start ? start.depth : 0);
+  return { outcome: 'placed', nodeId: node.id, domainPath, hops, rejections };
+}
+
+/** Tries one scope; on success the hops hold the chain down to the node, on failure its rejection is recorded. */
+function visit(descent: Descent, scope: DomainState | null): NodeState | undefined {
+  const members = scope ? scope.members : descent.index.roots;
+  const evaluation = evaluateScope(scope, members, descent.request, descent.filters);
+  const { policy, verdicts, survivors, slots } = evaluation;
+  const tried = new Uint8Array(survivors.length);
+  for (let best = nextBest(evaluation, tried); best >= 0; best = nextBest(evaluation, tried)) {
+    tried[best] = 1;
+    const chosen = survivors[best];
+    descent.hops.push({
+      scope: scope?.id ?? null,
+      policy,
+      chosen: chosen.id,
+      chosenKind: chosen.kind,
+      candidates: verdicts,
+    });
+    if (chosen.kind === 'node') return chosen;
+    const node = visit(descent, chosen);
+    if (node) return node;
+    descent.hops.pop();
+    markSubtreeFailed(verdicts[slots[best]]);
+  }
+  const reason = members.length === 0 ? SCHEDULE_NO_CANDIDATES : SCHEDULE_NO_FEASIBLE_NODE;
+  descent.rejections.push({
+    scope: scope?.id ?? null,
+    reason,
+    detail: summarize(verdicts),
+    candidates: verdicts,
+  });
+  return undefined;
+}
+
+function refuse(scope: string | null, reason: string, detail: string): Decision {
+  return {
+    outcome: 'unschedulable',
+    hops: [],
+    rejections: [{ scope, reason, detail, candidates: [] }],
+    reasons: { [reason]: 1 },
+  };
+}

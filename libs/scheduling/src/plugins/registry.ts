@@ -1,0 +1,87 @@
+import { assertNever } from '../assert-never';
+import type { CompiledRequest } from '../constraints';
+import type { PolicyName } from '../model';
+import { domainAffinityFilter } from './filters/domain-affinity';
+import { domainCapacityFilter } from './filters/domain-capacity';
+import { domainUsableFilter } from './filters/domain-usable';
+import { nodeBlacklistFilter } from './filters/node-blacklist';
+import { nodeCapacityFilter } from './filters/node-capacity';
+import { nodeDrainingFilter } from './filters/node-draining';
+import { nodeExcludedFilter } from './filters/node-excluded';
+import { nodeLabelsFilter } from './filters/node-labels';
+import { nodeOnlineFilter } from './filters/node-online';
+import { regionAffinityFilter } from './filters/region-affinity';
+import { binPackScorer } from './scorers/bin-pack';
+import { leastLoadedScorer } from './scorers/least-loaded';
+import { localityScorer } from './scorers/locality';
+import { randomScorer } from './scorers/random';
+import { roundRobinScorer } from './scorers/round-robin';
+import { spreadScorer } from './scorers/spread';
+import type { Filter, Scorer } from './types';
+
+/** Every filter, in the order they run; the first rejection is the candidate's reason. */
+export const FILTERS: readonly Filter[] = [
+  nodeExcludedFilter,
+  nodeBlacklistFilter,
+  nodeOnlineFilter,
+  nodeDrainingFilter,
+  domainAffinityFilter,
+  regionAffinityFilter,
+  domainUsableFilter,
+  nodeLabelsFilter,
+  nodeCapacityFilter,
+  domainCapacityFilter,
+];
+
+/** Every scorer, one per policy. */
+export const SCORERS: readonly Scorer[] = [
+  randomScorer,
+  leastLoadedScorer,
+  binPackScorer,
+  spreadScorer,
+  roundRobinScorer,
+  localityScorer,
+];
+
+/** A filter's node check. */
+export type NodeCheck = NonNullable<Filter['node']>;
+/** A filter's domain check. */
+export type DomainCheck = NonNullable<Filter['domain']>;
+
+/** The checks that can reject something for one request, in registry order. */
+export interface ActiveFilters {
+  readonly node: readonly NodeCheck[];
+  readonly domain: readonly DomainCheck[];
+}
+
+/** The node and domain checks of the filters that are not idle for this request. */
+export function activeFilters(request: CompiledRequest): ActiveFilters {
+  const active = FILTERS.filter((f) => !f.idle?.(request));
+  return {
+    node: active.flatMap((f) => (f.node ? [f.node] : [])),
+    domain: active.flatMap((f) => (f.domain ? [f.domain] : [])),
+  };
+}
+
+/** Every reason code a filter can return. */
+export const FILTER_REASONS: readonly string[] = FILTERS.flatMap((f) => f.reasons);
+
+/** The scorer of a policy. */
+export function scorerFor(policy: PolicyName): Scorer {
+  switch (policy) {
+    case 'random':
+      return randomScorer;
+    case 'least-loaded':
+      return leastLoadedScorer;
+    case 'bin-pack':
+      return binPackScorer;
+    case 'spread':
+      return spreadScorer;
+    case 'round-robin':
+      return roundRobinScorer;
+    case 'locality':
+      return localityScorer;
+    default:
+      return assertNever(policy);
+  }
+}
