@@ -44,7 +44,11 @@ describeWithPostgres('node lifecycle, distributed (processes, real Kafka + Postg
 
     const agentDir = (name: string): string => join(dataRoot, name);
     const nodes = async (): Promise<NodeView[]> =>
-      ((await (await fetch(`${hubUrl}/v1/nodes?limit=100`, { headers: AUTH })).json()) as { items: NodeView[] }).items;
+      (
+        (await (await fetch(`${hubUrl}/v1/nodes?limit=100`, { headers: AUTH })).json()) as {
+          items: NodeView[];
+        }
+      ).items;
 
     function agent(name: string, domain: string, brokers: string): AppProcess {
       const p = new AppProcess(name, 'apps/agent/src/main.ts', {
