@@ -20,7 +20,23 @@ const WINDOW_S = Number(process.env.BENCH_WINDOW_SECONDS ?? 15);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const JOIN_TOKEN = 'bench-join-token-0123456789';
 const ADMIN = { authorization: 'Bearer bench-admin-token-0123456789', 'content-type': 'application/json' };
-const DOMAINS = ['east', 'west', 'north', 'south'];
+/** A three-level tree: global -> 4 regions -> 5 sites each; the simulated nodes join the 20 sites. */
+const REGIONS = ['r0', 'r1', 'r2', 'r3'];
+const DOMAINS = REGIONS.flatMap((r) => [0, 1, 2, 3, 4].map((i) => `${r}-s${i}`));
+
+async function defineTree(hubUrl: string): Promise<void> {
+  const define = async (body: Record<string, unknown>) => {
+    const response = await fetch(`${hubUrl}/v1/domains`, {
+      method: 'POST',
+      headers: ADMIN,
+      body: JSON.stringify(body),
+    });
+    if (response.status !== 201) throw new Error(`domain ${JSON.stringify(body)}: ${response.status}`);
+  };
+  await define({ domainId: 'global', policy: 'least-loaded' });
+  for (const r of REGIONS) await define({ domainId: r, parentId: 'global', region: r, policy: 'spread' });
+  for (const d of DOMAINS) await define({ domainId: d, parentId: d.split('-')[0], policy: 'bin-pack' });
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const spec = (i: number, extra: Record<string, unknown> = {}) => ({
@@ -175,6 +191,7 @@ export async function run(): Promise<void> {
       HCN_HEARTBEAT_INTERVAL_SECONDS: '5',
     },
     true,
+    (process.env.BENCH_HUB_NODE_ARGS ?? '').split(' ').filter(Boolean),
   ).start();
   const projector = new AppProcess('projector', 'apps/projector/src/main.ts', common, true).start();
   const bus = new KafkaMessageBus({ brokers: kafka.brokers, clientId: 'bench-fleet' });
@@ -183,6 +200,7 @@ export async function run(): Promise<void> {
   try {
     for (let i = 0; i < 240 && (await fetch(`${hubUrl}/readyz`).catch(() => undefined))?.status !== 200; i++)
       await sleep(250);
+    await defineTree(hubUrl);
     await fleet.grow(NODES, 16, (done) => progress('registering', done, NODES));
     fleet.start(5000, 20);
     await bus.createTopics(DOMAINS.map((d) => ({ name: commandTopicFor(d) })));

@@ -15,6 +15,8 @@ export class AppProcess {
     private readonly env: Record<string, string>,
     /** Run the compiled build (`npm run build` -> dist/) instead of the TypeScript sources. */
     private readonly compiled = false,
+    /** Extra options for node itself (e.g. `--cpu-prof`). */
+    private readonly nodeArgs: readonly string[] = [],
   ) {}
 
   /** Process id while running. */
@@ -26,8 +28,8 @@ export class AppProcess {
   start(): this {
     this.exitCode = undefined;
     const args = this.compiled
-      ? ['-r', './scripts/register-dist.js', `dist/${this.entry.replace(/\.ts$/, '.js')}`]
-      : ['-r', './scripts/register-ts.js', this.entry];
+      ? [...this.nodeArgs, '-r', './scripts/register-dist.js', `dist/${this.entry.replace(/\.ts$/, '.js')}`]
+      : [...this.nodeArgs, '-r', './scripts/register-ts.js', this.entry];
     const child = spawn(process.execPath, args, {
       cwd: ROOT,
       env: { ...process.env, ...this.env },

@@ -79,7 +79,8 @@ export class PollingSubscription implements Subscription {
           this.options.onCaughtUp?.();
         }
         await this.wakeup.wait(this.settings.pollIntervalMs);
-        if (this.settings.coalesceMs) await new Promise((r) => setTimeout(r, this.settings.coalesceMs));
+        const coalesceMs = this.options.coalesceMs ?? this.settings.coalesceMs;
+        if (coalesceMs) await new Promise((r) => setTimeout(r, coalesceMs));
       }
     } catch (error) {
       this.options.onError?.(error as Error);

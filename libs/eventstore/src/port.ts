@@ -57,6 +57,11 @@ export interface SubscribeToAllOptions {
   readonly onCaughtUp?: () => void;
   /** Called when a handler or the store fails; the subscription stops after a handler failure. */
   readonly onError?: (error: Error) => void;
+  /**
+   * Hint for polling adapters: after a wake-up, wait this long so that one read serves many appends. Followers
+   * that need not react within milliseconds pass more than the adapter's default; push adapters ignore it.
+   */
+  readonly coalesceMs?: number;
 }
 
 /** A running subscription. */

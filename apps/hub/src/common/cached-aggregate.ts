@@ -25,8 +25,8 @@ interface Pending<C, E> {
 
 /**
  * Load, decide, append with the expected revision, for streams that are written often and grow long (a
- * namespace's quota, a node's reservations). The folded state and revision are kept in memory, so a command reads
- * only the events appended since. Commands on one stream are group-committed: while an append is in flight the
+ * namespace's quota, a node's reservations). The folded state and revision are kept in memory and appended to
+ * optimistically; a conflict, a refusal or a no-op reads the events appended since. Commands on one stream are group-committed: while an append is in flight the
  * next ones queue, and are then decided one after the other on the same state and appended together. A conflict
  * with another hub re-reads what it appended, decides the batch again and retries with jitter.
  */
@@ -65,7 +65,9 @@ export class CachedAggregate<C, E extends { type: string; data: unknown }, S> {
   /** Decides every pending command in order on one state and appends all their events at once. */
   private async commit(streamId: string, batch: Array<Pending<C, E>>): Promise<void> {
     for (let attempt = 1; ; attempt++) {
-      const current = await this.load(streamId);
+      // optimistic: the cached state is usually current (this hub wrote last); a conflict reads what is new
+      const cached = attempt === 1 ? this.cache.get(streamId) : undefined;
+      const current = cached ?? (await this.load(streamId));
       let state = current.state;
       const decided: Array<
         { pending: Pending<C, E>; events: E[] } | { pending: Pending<C, E>; error: unknown }
@@ -79,6 +81,10 @@ export class CachedAggregate<C, E extends { type: string; data: unknown }, S> {
           decided.push({ pending, error });
         }
       }
+      // A refusal or a no-op decided on the cache proves nothing (the cache may miss newer events): only an append
+      // checks the revision. So those verdicts are confirmed on freshly read state before they are answered.
+      const unconfirmed = decided.some((d) => !('events' in d) || d.events.length === 0);
+      if (cached && unconfirmed) continue;
       const newEvents = decided.flatMap((d) =>
         'events' in d ? toNewEvents(d.events, d.pending.context) : [],
       );

@@ -16,6 +16,8 @@ import type { HubMetrics } from '../common/metrics';
 import { placementCommand } from './placement-command';
 
 const CHECKPOINT = 'dispatcher';
+/** The checkpoint is saved at most this often (a crash republishes at most this much; agents drop repeats). */
+const CHECKPOINT_EVERY_MS = 1000;
 /** Commands buffered before a publish even when the page is not over. */
 const MAX_BUFFERED = 500;
 
@@ -40,6 +42,8 @@ export class Dispatcher {
   /** Spec of each workload generation seen, and the domain of each allocation placed. */
   private readonly specs = new Map<string, WorkloadSpec>();
   private readonly domains = new Map<string, string>();
+  private position: Position | undefined;
+  private savedAt = 0;
   private readonly buffer: Array<{ topic: string; messages: Array<{ key: string; value: string }> }> = [];
 
   constructor(
@@ -63,6 +67,7 @@ export class Dispatcher {
   async stop(): Promise<void> {
     await this.subscription?.stop();
     await this.flush();
+    await this.save();
   }
 
   /** Builds the command of an event and buffers it; the buffer is published before each checkpoint. */
@@ -139,8 +144,18 @@ export class Dispatcher {
     return this.specs.get(`${workloadId}@${generation}`);
   }
 
+  /** Publishes what the page produced; saves the position at most every CHECKPOINT_EVERY_MS. */
   private async checkpoint(position: Position): Promise<void> {
     await this.flush();
+    this.position = position;
+    if (Date.now() - this.savedAt < CHECKPOINT_EVERY_MS) return;
+    await this.save();
+  }
+
+  private async save(): Promise<void> {
+    const position = this.position;
+    if (!position) return;
+    this.savedAt = Date.now();
     await this.dataSource.transaction((tx) => saveCheckpoint(tx, CHECKPOINT, position, 0, new Date()));
   }
 

@@ -44,6 +44,7 @@ export class LivenessService {
       onEvent: (event) => this.apply(event),
       onCaughtUp: () => (this.sweepFromMs = this.clock().getTime() + this.config.nodeTtlSeconds * 1000),
       onError: (error) => console.error(`[liveness] ${error.message}`),
+      coalesceMs: 100,
     });
     this.timer = setInterval(() => void this.sweep(), this.config.livenessSweepMs);
     this.timer.unref();

@@ -73,6 +73,7 @@ export class WorkloadSaga {
           resolve();
         },
         onError: (error) => console.error(`[workload-saga] ${error.message}`),
+        coalesceMs: 100,
       });
     });
     this.timer = setInterval(() => this.kick(), this.options.tickMs);

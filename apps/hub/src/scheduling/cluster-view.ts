@@ -35,6 +35,7 @@ export class ClusterView {
   private readonly nodes = new Map<string, NodeState>();
   private readonly domains = new Map<string, DomainDefinition>();
   private readonly placements = new Map<string, number>();
+  private readonly holders = new Map<string, Set<string>>();
   private index: SchedulingIndex | undefined;
   private subscription: Subscription | undefined;
   private caughtUp!: Promise<void>;
@@ -50,6 +51,7 @@ export class ClusterView {
         onEvent: (event) => this.apply(event),
         onCaughtUp: () => resolve(),
         onError: (error) => console.error(`[cluster-view] ${error.message}`),
+        coalesceMs: 50,
       });
     });
     return this.caughtUp;
@@ -91,11 +93,17 @@ export class ClusterView {
     const after = nodeDecider.evolve(before, event);
     this.nodes.set(nodeId, after);
     if (event.type === 'CapacityReserved') {
+      this.holders.set(
+        event.data.allocationId,
+        (this.holders.get(event.data.allocationId) ?? new Set()).add(nodeId),
+      );
       this.countPlacement(after.registration?.domainId);
       this.index?.reserve(nodeId, event.data.resources);
     } else if (event.type === 'CapacityReleased') {
       this.index?.release(nodeId, before.reservations[event.data.allocationId]);
+      this.trackHolders(nodeId, before, after);
     } else {
+      this.trackHolders(nodeId, before, after);
       this.index = undefined;
     }
   }
@@ -111,13 +119,13 @@ export class ClusterView {
   /** Re-reads one node's stream (after a reservation was refused on stale state). */
   async refreshNode(nodeId: string): Promise<void> {
     const events = await this.store.readStream(nodeStream(nodeId));
-    this.nodes.set(
-      nodeId,
-      fold(
-        nodeDecider,
-        events.map((e) => ({ type: e.type, data: e.data }) as NodeEvent),
-      ),
+    const before = this.nodes.get(nodeId) ?? nodeDecider.initialState;
+    const after = fold(
+      nodeDecider,
+      events.map((e) => ({ type: e.type, data: e.data }) as NodeEvent),
     );
+    this.nodes.set(nodeId, after);
+    this.trackHolders(nodeId, before, after);
     this.index = undefined;
   }
 
@@ -134,7 +142,19 @@ export class ClusterView {
 
   /** Node id that holds a reservation for `allocationId`, if any. */
   reservationsOf(allocationId: string): string[] {
-    return [...this.nodes].filter(([, s]) => s.reservations[allocationId]).map(([id]) => id);
+    return [...(this.holders.get(allocationId) ?? [])];
+  }
+
+  /** Keeps `holders` (allocation id -> nodes reserving for it) in step with one node's reservations. */
+  private trackHolders(nodeId: string, before: NodeState, after: NodeState): void {
+    for (const id of Object.keys(before.reservations)) {
+      if (after.reservations[id]) continue;
+      this.holders.get(id)?.delete(nodeId);
+      if (this.holders.get(id)?.size === 0) this.holders.delete(id);
+    }
+    for (const id of Object.keys(after.reservations)) {
+      if (!before.reservations[id]) this.holders.set(id, (this.holders.get(id) ?? new Set()).add(nodeId));
+    }
   }
 
   /** Parent of every defined domain (for tree checks). */

@@ -14,6 +14,7 @@ export class TemplateCatalog {
       filter: { kind: 'streamPrefix', prefixes: ['template-'] },
       onEvent: (event) => this.apply(event),
       onError: (error) => console.error(`[templates] ${error.message}`),
+      coalesceMs: 500,
     });
   }
 
