@@ -208,6 +208,8 @@ export async function run(): Promise<void> {
     const baselines = await latencyBaselines(hubUrl, bus, CONCURRENCY);
     console.log(`[bench] baselines ${JSON.stringify(baselines)}`);
     await paced(hubUrl, acker, 20, 5, 0); // warm-up
+    const light = await paced(hubUrl, acker, 25, WINDOW_S, 5_000);
+    console.log(`[bench] paced ${JSON.stringify(light)}`);
     const atRate = await paced(hubUrl, acker, PACED_RATE, WINDOW_S, 10_000);
     console.log(`[bench] paced ${JSON.stringify(atRate)}`);
     const flat = await saturated(hubUrl, acker, WINDOW_S, 100_000);
@@ -216,6 +218,7 @@ export async function run(): Promise<void> {
     report('placement', {
       nodes: NODES,
       baselines,
+      pacedLight: light,
       paced: atRate,
       saturated: flat,
       realProcesses: real,
