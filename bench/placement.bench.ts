@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { startKafkaForTests } from '../test/services/kafka';
 import { freePort } from '../test/services/ports';
 import { AppProcess } from '../test/support/processes';
+import { cpuByGroup, cpuPerUnit } from './cpu-breakdown';
 import { FleetSimulator } from './fleet-simulator';
 import { PlacementAcker } from './placement-acker';
 import { latencyBaselines } from './placement-baselines';
@@ -93,7 +94,14 @@ async function paced(hubUrl: string, acker: PlacementAcker, rate: number, second
 }
 
 /** As many submissions as `CONCURRENCY` clients can make for `seconds`; placements/s as the fleet saw them. */
-async function saturated(hubUrl: string, acker: PlacementAcker, seconds: number, offset: number) {
+async function saturated(
+  hubUrl: string,
+  acker: PlacementAcker,
+  seconds: number,
+  offset: number,
+  pids: { hub?: number; projector?: number },
+) {
+  const cpuBefore = cpuByGroup(pids);
   const sentAt = new Map<string, number>();
   let next = offset;
   const until = Date.now() + seconds * 1000;
@@ -110,6 +118,8 @@ async function saturated(hubUrl: string, acker: PlacementAcker, seconds: number,
   );
   await sleep(2000);
   const elapsed = (Date.now() - 2000 - t0) / 1000;
+  const placed = acker.received.size - receivedBefore;
+  const cpuMsPerPlacement = cpuPerUnit(cpuBefore, cpuByGroup(pids), placed);
   const latencies = [...sentAt]
     .map(([id, at]) => (acker.received.get(id) ?? NaN) - at)
     .filter(Number.isFinite);
@@ -118,6 +128,7 @@ async function saturated(hubUrl: string, acker: PlacementAcker, seconds: number,
     submitted: sentAt.size,
     placementsPerSec: Math.round((acker.received.size - receivedBefore) / elapsed),
     submitToAgentReceived: summary(latencies),
+    cpuMsPerPlacement,
   };
 }
 
@@ -212,7 +223,10 @@ export async function run(): Promise<void> {
     console.log(`[bench] paced ${JSON.stringify(light)}`);
     const atRate = await paced(hubUrl, acker, PACED_RATE, WINDOW_S, 10_000);
     console.log(`[bench] paced ${JSON.stringify(atRate)}`);
-    const flat = await saturated(hubUrl, acker, WINDOW_S, 100_000);
+    const flat = await saturated(hubUrl, acker, WINDOW_S, 100_000, {
+      hub: hub.pid,
+      projector: projector.pid,
+    });
     console.log(`[bench] saturated ${JSON.stringify(flat)}`);
     const real = await realProcesses(hubUrl, db.url, kafka.brokers);
     report('placement', {

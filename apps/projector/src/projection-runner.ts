@@ -13,6 +13,8 @@ export interface RunnerOptions {
   /** Flush after this many buffered events even before the store's page ends; default 1000. */
   readonly maxBatch?: number;
   readonly onError?: (error: Error) => void;
+  /** Wait after a wake-up so one read and one transaction serve many appends; default 100 ms. */
+  readonly coalesceMs?: number;
   /** Called after each committed batch (metrics, tests). */
   readonly onBatch?: (info: { events: readonly RecordedEvent[]; position: Position }) => void;
 }
@@ -41,6 +43,7 @@ export class ProjectionRunner {
     this.subscription = this.store.subscribeToAll({
       after,
       filter: this.projection.filter,
+      coalesceMs: this.options.coalesceMs ?? 100,
       onEvent: async (event) => {
         this.buffer.push(event);
         if (this.buffer.length >= (this.options.maxBatch ?? 1000)) await this.flush(event.position);

@@ -7,3 +7,4 @@ export * from './node-reservation.entity';
 export * from './workload-state.entity';
 export * from './allocation-state.entity';
 export * from './quota-usage.entity';
+export * from './allocation-state.row';

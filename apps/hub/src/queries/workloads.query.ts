@@ -1,5 +1,5 @@
 import { namespaceSchema, parseOrThrow, z } from '@hcn/contracts';
-import { WORKLOAD_STATUSES, WorkloadInstance } from '@hcn/read-models';
+import { AllocationFields, WORKLOAD_STATUSES, WorkloadInstance, allocationFromRow } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
 
 /** Which namespaces a caller may see: all of them, or a list. */
@@ -171,54 +171,13 @@ export async function listWorkloads(
 }
 
 /** An allocation as the API shows it. */
-export interface AllocationListItem {
-  allocationId: string;
-  workloadId: string;
-  namespace: string;
-  instance: number;
-  attempt: number;
-  generation: number;
-  nodeId: string;
-  domainId: string;
-  status: string;
-  resources: { cpuMillis: number; memoryBytes: number; accelerators: number };
-  exitCode: number | null;
-  signal: string | null;
-  reason: string | null;
-  pid: number | null;
-  placedAt: string;
-  startedAt: string | null;
-  endedAt: string | null;
-}
+export type AllocationListItem = AllocationFields<string>;
 
 /** Path parameter naming a workload. */
 export const workloadIdParamSchema = z.string().uuid();
 
 function toAllocation(row: Row): AllocationListItem {
-  const iso = (v: unknown): string | null => (v ? new Date(v as string).toISOString() : null);
-  return {
-    allocationId: row.allocation_id as string,
-    workloadId: row.workload_id as string,
-    namespace: row.namespace as string,
-    instance: row.instance as number,
-    attempt: row.attempt as number,
-    generation: row.generation as number,
-    nodeId: row.node_id as string,
-    domainId: row.domain_id as string,
-    status: row.status as string,
-    resources: {
-      cpuMillis: row.cpu_millis as number,
-      memoryBytes: Number(row.memory_bytes),
-      accelerators: row.accelerators as number,
-    },
-    exitCode: row.exit_code as number | null,
-    signal: row.signal as string | null,
-    reason: row.reason as string | null,
-    pid: row.pid as number | null,
-    placedAt: iso(row.placed_at) as string,
-    startedAt: iso(row.started_at),
-    endedAt: iso(row.ended_at),
-  };
+  return allocationFromRow(row, (v) => new Date(v as string).toISOString());
 }
 
 /** Every allocation of a workload (all instances and attempts) from allocation_state, within the caller's scope. */

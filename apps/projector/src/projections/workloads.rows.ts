@@ -1,5 +1,5 @@
 import type { WorkloadSpec } from '@hcn/contracts';
-import type { AllocationStatus, WorkloadInstance, WorkloadStatus } from '@hcn/read-models';
+import { AllocationStatus, WorkloadInstance, WorkloadStatus, allocationFromRow } from '@hcn/read-models';
 import type { EntityManager } from 'typeorm';
 import type { AllocationModel, WorkloadModel } from './workloads.model';
 import type { WorkloadBook } from './workloads.reducer';
@@ -44,30 +44,8 @@ function toWorkload(row: Row): WorkloadModel {
 }
 
 function toAllocation(row: Row): AllocationModel {
-  return {
-    allocationId: row.allocation_id as string,
-    workloadId: row.workload_id as string,
-    namespace: row.namespace as string,
-    instance: row.instance as number,
-    attempt: row.attempt as number,
-    generation: row.generation as number,
-    nodeId: row.node_id as string,
-    domainId: row.domain_id as string,
-    status: row.status as AllocationStatus,
-    resources: {
-      cpuMillis: row.cpu_millis as number,
-      memoryBytes: Number(row.memory_bytes),
-      accelerators: row.accelerators as number,
-    },
-    exitCode: row.exit_code as number | null,
-    signal: row.signal as string | null,
-    reason: row.reason as string | null,
-    pid: row.pid as number | null,
-    placedAt: row.placed_at as string,
-    startedAt: row.started_at as string | null,
-    endedAt: row.ended_at as string | null,
-    updatedAt: row.updated_at as string,
-  };
+  const fields = allocationFromRow(row, (v) => v as string);
+  return { ...fields, status: fields.status as AllocationStatus, updatedAt: row.updated_at as string };
 }
 
 /** Loads the workloads and allocations a batch refers to into a book. */

@@ -1,0 +1,44 @@
+import { readFileSync, readdirSync } from 'node:fs';
+
+/** CPU seconds used so far per process group (hub, projector, postgres, kafka, this load generator, other). */
+export function cpuByGroup(pids: { hub?: number; projector?: number }): Record<string, number> {
+  const ticks = 100; // USER_HZ on Linux
+  const groups: Record<string, number> = {};
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const seconds = (Number(fields[11]) + Number(fields[12])) / ticks;
+    const pid = Number(entry);
+    const group =
+      pid === pids.hub
+        ? 'hub'
+        : pid === pids.projector
+          ? 'projector'
+          : pid === process.pid
+            ? 'loadGenerator'
+            : comm === 'postgres'
+              ? 'postgres'
+              : comm === 'java'
+                ? 'kafka'
+                : 'other';
+    groups[group] = (groups[group] ?? 0) + seconds;
+  }
+  return groups;
+}
+
+/** CPU milliseconds per unit of work between two samples, per group. */
+export function cpuPerUnit(before: Record<string, number>, after: Record<string, number>, units: number) {
+  const out: Record<string, number> = {};
+  for (const group of Object.keys(after)) {
+    const used = after[group] - (before[group] ?? 0);
+    if (used > 0) out[group] = +((used * 1000) / Math.max(1, units)).toFixed(2);
+  }
+  return out;
+}
