@@ -40,6 +40,10 @@ export function deadLetterMessage(message: IncomingMessage, code: string, reason
 
 type Outcome = { ok: true } | { ok: false; error: unknown };
 
+/** Attempts on a transient error before its messages are dead-lettered after all (about five minutes). */
+const MAX_TRANSIENT_ATTEMPTS = 70;
+const MAX_BACKOFF_MS = 5000;
+
 async function attempt(options: ConsumeOptions, messages: IncomingMessage[]): Promise<Outcome> {
   const maxAttempts = options.maxAttempts ?? 3;
   let backoff = options.retryBackoffMs ?? 100;
@@ -48,9 +52,11 @@ async function attempt(options: ConsumeOptions, messages: IncomingMessage[]): Pr
       await options.handleBatch(messages);
       return { ok: true };
     } catch (error) {
-      if (error instanceof PoisonMessageError || n >= maxAttempts) return { ok: false, error };
+      if (error instanceof PoisonMessageError) return { ok: false, error };
+      const limit = options.isTransient?.(error) ? MAX_TRANSIENT_ATTEMPTS : maxAttempts;
+      if (n >= limit) return { ok: false, error };
       await new Promise((r) => setTimeout(r, backoff));
-      backoff *= 2;
+      backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
     }
   }
 }

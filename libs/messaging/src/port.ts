@@ -46,6 +46,11 @@ export interface ConsumeOptions {
   readonly deadLetterTopic?: (sourceTopic: string) => string;
   /** Attempts of a failing handler before its messages are dead-lettered one by one; default 3. */
   readonly maxAttempts?: number;
+  /**
+   * Errors for which the batch is retried past `maxAttempts` (backoff capped at 5 s, for up to about five minutes)
+   * instead of being dead-lettered: infrastructure that will come back, as opposed to a message that is bad.
+   */
+  readonly isTransient?: (error: unknown) => boolean;
   /** Pause between attempts; default 100 ms, doubled each time. */
   readonly retryBackoffMs?: number;
   /**

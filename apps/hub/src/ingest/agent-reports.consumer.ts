@@ -74,6 +74,9 @@ export class AgentReportsConsumer {
       fromBeginning: true,
       batchWindowMs: 200,
       handleBatch: (messages) => this.handle(messages),
+      // bad reports are dead-lettered by handle() itself; whatever it throws is the store or the bus failing, and
+      // dead-lettering valid reports for that would lose them
+      isTransient: () => true,
     });
   }
 

@@ -213,4 +213,31 @@ export function messageBusContract(makeFixture: () => Promise<MessageBusFixture>
     expect(dead[0].headers[DLQ_HEADERS.reason]).toBe('database says no');
     expect(dead[0].headers[DLQ_HEADERS.code]).toBe('BUS.HANDLER_FAILED');
   });
+
+  it('keeps retrying a batch that fails transiently past maxAttempts, dead-letters nothing and keeps the order', async () => {
+    const topic = await topicWith(1);
+    const handled: string[] = [];
+    let failures = 0;
+    await consumeFromStart(
+      topic,
+      async (batch) => {
+        if (failures < 5) {
+          failures++;
+          throw new Error('store unavailable');
+        }
+        handled.push(...batch.map(text));
+      },
+      { maxAttempts: 2, isTransient: () => true },
+    );
+    const dead: IncomingMessage[] = [];
+    await collect(`${topic}.dlq`, unique('dlq'), dead);
+    await bus.publish(
+      topic,
+      ['1', '2', '3'].map((value) => ({ key: 'k', value })),
+    );
+    await eventually('handled after the outage', () => handled.length >= 3, 20000);
+    expect(handled.slice(0, 3)).toEqual(['1', '2', '3']);
+    expect(failures).toBe(5);
+    expect(dead).toEqual([]);
+  });
 }
