@@ -7,6 +7,7 @@ const benches: Record<string, () => Promise<void>> = {
   heartbeats: async () => (await import('./heartbeats.bench')).run(),
   placement: async () => (await import('./placement.bench')).run(),
   scheduler: async () => (await import('./scheduler.bench')).run(),
+  vramguard: async () => (await import('./vramguard.bench')).run(),
 };
 
 process.once('SIGINT', () => process.exit(130));

@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { RunningKafka, startKafkaForTests } from './kafka';
 import { RunningPostgres, startPostgresForTests } from './postgres';
@@ -54,8 +55,23 @@ function staticChecks(): void {
   }
 }
 
+/** The C code under native/: each library's `make test` (its own fakes, plus sanitizer builds) must pass. */
+function nativeTests(): void {
+  const root = resolve(__dirname, '..', '..');
+  for (const dir of ['native/vram-guard']) {
+    if (!existsSync(resolve(root, dir, 'Makefile'))) continue;
+    log(`native: make -C ${dir} test ...`);
+    const result = spawnSync('make', ['-s', '-C', resolve(root, dir), 'test'], { stdio: 'inherit' });
+    if (result.status !== 0) {
+      console.error(`[hcn-test] FATAL: make test in ${dir} failed (needs make and gcc)`);
+      process.exit(1);
+    }
+  }
+}
+
 async function main(): Promise<void> {
   if (kind === 'all' && process.env.HCN_SKIP_STATIC_CHECKS !== '1') staticChecks();
+  if (kind === 'all' || kind === 'unit') nativeTests();
   const needsServices = kind !== 'unit';
   let postgres: RunningPostgres | undefined;
   let kafka: RunningKafka | undefined;

@@ -3,6 +3,7 @@ import { Consumer, MessageBus, PoisonMessageError } from '@hcn/messaging';
 import { join } from 'node:path';
 import { AppliedCommands } from './applied-commands';
 import type { AgentConfig } from './config';
+import { detectAccelerators } from './detectors/accelerators';
 import { UsageSampler, detectHost } from './detectors/host.detector';
 import { HubClient } from './hub-client';
 import { NodeIdentity } from './identity';
@@ -107,8 +108,12 @@ export class Agent {
 
   private async register(): Promise<void> {
     const host = detectHost(this.config.dataDir);
+    const accelerators = await detectAccelerators({ declared: this.config.devices });
+    accelerators.warnings.forEach((w) => this.log(`accelerators: ${w}`));
     this.session = await this.hub.register({
       ...host,
+      accelerators: accelerators.devices.length,
+      devices: accelerators.devices,
       joinToken: this.config.joinToken,
       nodeId: this.identity.read(),
       domainId: this.config.domainId,
@@ -118,7 +123,7 @@ export class Agent {
     });
     this.identity.write(this.session.nodeId);
     this.log(
-      `registered in domain ${this.config.domainId} (${host.cpuCores} cores, ${host.memoryBytes} bytes)`,
+      `registered in domain ${this.config.domainId} (${host.cpuCores} cores, ${host.memoryBytes} bytes, ${accelerators.devices.length} accelerators from ${accelerators.source})`,
     );
   }
 

@@ -1,6 +1,7 @@
 import { domainIdSchema, labelsSchema, z } from '@hcn/contracts';
 import { brokerListSchema, envBoolean, parseConfig } from '@hcn/platform';
 import { readFileSync } from 'node:fs';
+import { declaredDevicesSchema } from './detectors/declared-devices';
 import { parse as parseYaml } from 'yaml';
 
 const fileSchema = z
@@ -12,6 +13,8 @@ const fileSchema = z
     head: z.boolean().optional(),
     dataDir: z.string().optional(),
     kafkaBrokers: z.array(z.string()).optional(),
+    /** Accelerators declared instead of detected (simulated fleets, or tools the agent cannot run). */
+    devices: declaredDevicesSchema.optional(),
   })
   .strict();
 
@@ -23,6 +26,7 @@ const schema = z.object({
   isHead: z.boolean(),
   dataDir: z.string().min(1),
   kafkaBrokers: z.array(z.string().regex(/^[^:\s]+:\d{1,5}$/)).optional(),
+  devices: declaredDevicesSchema.optional(),
 });
 
 /** Validated agent configuration. */
@@ -63,5 +67,6 @@ export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentConfig {
     isHead: head,
     dataDir: env.HCN_DATA_DIR ?? file.dataDir ?? './data/agent',
     kafkaBrokers: brokers,
+    devices: file.devices,
   });
 }

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadAgentConfig } from './config';
+import { expandDeclaredDevices } from './detectors/declared-devices';
 
 describe('agent configuration', () => {
   let dir: string;
@@ -27,6 +28,29 @@ describe('agent configuration', () => {
       isHead: true,
       kafkaBrokers: ['kafka:9092'],
     });
+  });
+
+  it('reads declared accelerators (a simulated 8-GPU node with two NVLink islands)', () => {
+    const file = join(dir, 'agent.yaml');
+    writeFileSync(
+      file,
+      [
+        'hubUrl: http://hub:8080',
+        'joinToken: t',
+        'devices:',
+        '  - vendor: nvidia',
+        '    model: A100-SXM4-80GB',
+        '    memory: 80Gi',
+        '    count: 8',
+        '    islands: [[0, 1, 2, 3], [4, 5, 6, 7]]',
+        '',
+      ].join('\n'),
+    );
+    const config = loadAgentConfig({ HCN_AGENT_CONFIG: file });
+    const devices = expandDeclaredDevices(config.devices ?? []);
+    expect(devices).toHaveLength(8);
+    expect(devices[0]).toMatchObject({ vendor: 'nvidia', memoryBytes: 80 * 2 ** 30 });
+    expect(devices[0].interconnect.filter((l) => l.kind === 'nvlink').map((l) => l.peer)).toEqual([1, 2, 3]);
   });
 
   it('names every bad setting at start-up', () => {

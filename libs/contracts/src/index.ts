@@ -8,3 +8,4 @@ export * from './util/wakeup';
 export * from './util/ids';
 export * from './messages/agent.messages';
 export * from './util/in-parallel';
+export * from './devices';

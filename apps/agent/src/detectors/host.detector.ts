@@ -3,8 +3,8 @@ import { statfsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { arch, cpus, freemem, hostname, loadavg, platform, totalmem } from 'node:os';
 
-/** Detects this machine's resources from the OS. */
-export function detectHost(dataDir: string): NodeResources {
+/** Detects this machine's CPU, memory and disk from the OS (accelerators: see accelerators.ts). */
+export function detectHost(dataDir: string): Omit<NodeResources, 'accelerators' | 'devices'> {
   const fs = statfsSync(dataDir);
   return {
     hostname: hostname(),
@@ -13,7 +13,6 @@ export function detectHost(dataDir: string): NodeResources {
     cpuCores: cpus().length,
     memoryBytes: totalmem(),
     diskBytes: Number(fs.blocks) * Number(fs.bsize),
-    accelerators: 0,
   };
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineEvent } from '../registry';
+import { acceleratorDeviceSchema } from '../devices/device.schemas';
 import { resourcesSchema } from './resources.schemas';
 
 const labelKey = z
@@ -28,6 +29,8 @@ export const nodeResourcesSchema = z.object({
   diskBytes: z.number().int().nonnegative(),
   /** Schedulable accelerator devices (GPU, NPU, DCU, MLU); detection comes with the accelerators work. */
   accelerators: z.number().int().min(0).max(1024).default(0),
+  /** The accelerator devices behind that count (vendor, model, memory, interconnect), when the agent knows them. */
+  devices: z.array(acceleratorDeviceSchema).max(1024).default([]),
 });
 
 /** Resources found on a node. */

@@ -1,0 +1,4 @@
+export * from './device.schemas';
+export * from './fingerprint';
+export * from './exchange-rates';
+export * from './topology';
