@@ -14,6 +14,7 @@ const registration = {
   memoryBytes: 128 * 2 ** 30,
   diskBytes: 2 * 2 ** 40,
   accelerators: 0,
+  devices: [],
   labels: { rack: 'r1' },
   isHead: false,
   agentVersion: '0.1.0',
