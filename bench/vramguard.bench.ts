@@ -9,7 +9,9 @@ import { report } from './support';
  */
 export async function run(): Promise<void> {
   const dir = join(__dirname, '..', 'native', 'vram-guard');
-  console.log('[bench] make -C native/vram-guard bench (builds the guard, the fake driver and the bench program)');
+  console.log(
+    '[bench] make -C native/vram-guard bench (builds the guard, the fake driver and the bench program)',
+  );
   const result = spawnSync('make', ['-s', '-C', dir, 'bench'], { stdio: 'inherit' });
   if (result.status !== 0) throw new Error('make bench failed (needs make and gcc)');
   report('vramguard', JSON.parse(readFileSync(join(dir, 'bench-result.json'), 'utf8')));
