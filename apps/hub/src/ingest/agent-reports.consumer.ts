@@ -1,4 +1,5 @@
 import {
+  HcnError,
   ParsedAgentReport,
   agentReportSchema,
   deterministicUuid,
@@ -74,9 +75,9 @@ export class AgentReportsConsumer {
       fromBeginning: true,
       batchWindowMs: 200,
       handleBatch: (messages) => this.handle(messages),
-      // bad reports are dead-lettered by handle() itself; whatever it throws is the store or the bus failing, and
-      // dead-lettering valid reports for that would lose them
-      isTransient: () => true,
+      // bad reports are dead-lettered by handle() itself; when the store or the bus fails, dead-lettering valid
+      // reports would lose them, so those batches are retried until the infrastructure is back
+      isTransient: isInfrastructureFailure,
     });
   }
 
@@ -101,7 +102,9 @@ export class AgentReportsConsumer {
     const known = new Map<string, Report[]>();
     for (const [nodeId, items] of byNode) {
       if (await this.liveness.lookup(nodeId)) {
-        const heartbeats = items.flatMap((i) => (i.report.kind === 'heartbeat' ? [i.report] : []));
+        const heartbeats = uniqueBySeq(
+          items.flatMap((i) => (i.report.kind === 'heartbeat' ? [i.report] : [])),
+        );
         if (heartbeats.length > 0) known.set(nodeId, heartbeats);
         work.push(...items.filter((i) => i.report.kind !== 'heartbeat'));
       } else
@@ -198,11 +201,29 @@ export class AgentReportsConsumer {
   }
 }
 
+/** Store or bus failures that pass (unavailable, a concurrent writer), as opposed to a request the store refuses. */
+const TRANSIENT_CODES = new Set([
+  'EVENTSTORE.UNAVAILABLE',
+  'EVENTSTORE.WRONG_EXPECTED_REVISION',
+  'BUS.UNAVAILABLE',
+]);
+
+/** True for an error the next attempt may not meet: an infrastructure failure, not a refused request. */
+export function isInfrastructureFailure(error: unknown): boolean {
+  return !(error instanceof HcnError) || TRANSIENT_CODES.has(error.code);
+}
+
 /** How far behind the reports' send times this hub is: the median over a batch (robust to a skewed clock). */
 function ingestLagMs(reports: Report[]): number {
   if (reports.length === 0) return 0;
   const lags = reports.map((r) => Date.now() - Date.parse(r.sentAt)).sort((a, b) => a - b);
   return Math.max(0, lags[Math.floor(lags.length / 2)]);
+}
+
+/** One report per sequence number (a replay can repeat one within a batch; its event id is the same). */
+function uniqueBySeq(reports: Report[]): Report[] {
+  const seen = new Set<number>();
+  return reports.filter((r) => !seen.has(r.seq) && seen.add(r.seq));
 }
 
 function ignoreDuplicate(error: unknown): void {
