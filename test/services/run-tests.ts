@@ -89,14 +89,29 @@ async function main(): Promise<void> {
     ...(kafka?.proxy ? { HCN_TEST_KAFKA_PROXY: `${kafka.proxy.listen}:${kafka.proxy.target}` } : {}),
   };
   const jestBin = resolve(__dirname, '..', '..', 'node_modules', 'jest', 'bin', 'jest.js');
-  const jest = spawn(process.execPath, [jestBin, ...jestArgs], {
-    stdio: 'inherit',
-    env,
-  });
-  const forward = (signal: NodeJS.Signals): void => void jest.kill(signal);
-  process.on('SIGINT', forward);
-  process.on('SIGTERM', forward);
-  const code = await new Promise<number>((done) => jest.on('close', (c) => done(c ?? 1)));
+  const runJest = (args: string[]): Promise<number> => {
+    const jest = spawn(process.execPath, [jestBin, ...args, ...jestArgs], { stdio: 'inherit', env });
+    const forward = (signal: NodeJS.Signals): void => void jest.kill(signal);
+    process.on('SIGINT', forward);
+    process.on('SIGTERM', forward);
+    return new Promise<number>((done) =>
+      jest.on('close', (c) => {
+        process.off('SIGINT', forward);
+        process.off('SIGTERM', forward);
+        done(c ?? 1);
+      }),
+    );
+  };
+  // The cross-process suites under test/e2e start hubs, projectors and agents as processes; on two cores they
+  // run one at a time, after the rest, so that no two of them load the machine at once.
+  const heavy = ['all', 'e2e'].includes(kind) && jestArgs.length === 0;
+  let code = heavy
+    ? await runJest(['--testPathIgnorePatterns', '/node_modules/', '/dist/', '/test/e2e/'])
+    : await runJest([]);
+  if (heavy) {
+    log('cross-process e2e suites, one at a time ...');
+    code = Math.max(code, await runJest(['--runInBand', 'test/e2e/']));
+  }
   await Promise.all([postgres?.stop(), kafka?.stop()].map((p) => p?.catch((e) => log(`stop failed: ${e}`))));
   process.exit(code);
 }
