@@ -12,3 +12,14 @@ export function fold<Event, State>(
 ): State {
   return events.reduce(decider.evolve, decider.initialState);
 }
+
+/** Folds events as read from a stream (anything with `type` and `data`) with a decider's evolve. */
+export function foldRecorded<Event, State>(
+  decider: Pick<Decider<unknown, Event, State>, 'initialState' | 'evolve'>,
+  recorded: ReadonlyArray<{ readonly type: string; readonly data: unknown }>,
+): State {
+  return recorded.reduce(
+    (state, r) => decider.evolve(state, { type: r.type, data: r.data } as Event),
+    decider.initialState,
+  );
+}

@@ -1,5 +1,5 @@
 import { HcnError, domainDefinitionSchema, domainIdSchema, domainStream, z } from '@hcn/contracts';
-import { DomainEvent, domainDecider, fold } from '@hcn/domain';
+import { domainDecider, foldRecorded } from '@hcn/domain';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Body, Controller, Get, Inject, Param, Post, Put } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
@@ -51,10 +51,7 @@ export class DomainsController {
   async get(@Param('id') id: string) {
     const domainId = parseBody(domainIdSchema, id, 'DOMAIN.ID');
     const events = await this.store.readStream(domainStream(domainId));
-    const state = fold(
-      domainDecider,
-      events.map((e) => ({ type: e.type, data: e.data }) as DomainEvent),
-    );
+    const state = foldRecorded(domainDecider, events);
     if (!state.definition) throw new HcnError('DOMAIN.NOT_FOUND', `Domain ${domainId} is not defined`);
     return { ...state.definition, revision: events.length - 1 };
   }

@@ -1,5 +1,5 @@
 import { namespaceSchema, quotaLimitsSchema, quotaStream, z } from '@hcn/contracts';
-import { QuotaEvent, fold, quotaDecider, quotaUsed } from '@hcn/domain';
+import { foldRecorded, quotaDecider, quotaUsed } from '@hcn/domain';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Body, Controller, Get, Inject, Param, Put } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
@@ -51,10 +51,7 @@ export class QuotasController {
     const namespace = parseBody(namespaceSchema, ns, 'QUOTA.NAMESPACE');
     requireNamespace(principal, namespace);
     const events = await this.store.readStream(quotaStream(namespace));
-    const state = fold(
-      quotaDecider,
-      events.map((e) => ({ type: e.type, data: e.data }) as QuotaEvent),
-    );
+    const state = foldRecorded(quotaDecider, events);
     return {
       namespace,
       limits: state.limits ?? {},

@@ -6,7 +6,7 @@ import {
   workloadSpecSchema,
   z,
 } from '@hcn/contracts';
-import { TemplateCommand, TemplateEvent, fold, instantiateTemplate, templateDecider } from '@hcn/domain';
+import { TemplateCommand, foldRecorded, instantiateTemplate, templateDecider } from '@hcn/domain';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Body, Controller, Delete, Get, Inject, Param, Post, Put, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
@@ -107,10 +107,7 @@ export class TemplatesController {
   private async load(principal: Principal, id: string): Promise<TemplateDefinition> {
     const templateId = parseBody(templateIdSchema, id, 'TEMPLATE.ID');
     const events = await this.store.readStream(templateStream(templateId));
-    const definition = fold(
-      templateDecider,
-      events.map((e) => ({ type: e.type, data: e.data }) as TemplateEvent),
-    ).definition;
+    const definition = foldRecorded(templateDecider, events).definition;
     const notFound = { code: 'TEMPLATE.NOT_FOUND', message: `Template ${templateId} does not exist` };
     if (!definition) throw new HcnError(notFound.code, notFound.message);
     requireNamespace(principal, definition.namespace, notFound);

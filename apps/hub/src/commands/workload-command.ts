@@ -1,9 +1,8 @@
 import { HcnError, RecordedEvent, WorkloadSpec, quotaStream, workloadStream } from '@hcn/contracts';
 import {
   WorkloadCommand,
-  WorkloadEvent,
   WorkloadState,
-  fold,
+  foldRecorded,
   scaleAmounts,
   workloadDecider,
   workloadStatus,
@@ -32,10 +31,7 @@ export interface LoadedWorkload {
 /** Reads and folds `workload-<id>`. */
 export async function loadWorkload(store: EventStore, workloadId: string): Promise<LoadedWorkload> {
   const events = await store.readStream(workloadStream(workloadId));
-  const state = fold(
-    workloadDecider,
-    events.map((e) => ({ type: e.type, data: e.data }) as WorkloadEvent),
-  );
+  const state = foldRecorded(workloadDecider, events);
   return { state, events };
 }
 

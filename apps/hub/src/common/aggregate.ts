@@ -1,5 +1,5 @@
 import type { Decider } from '@hcn/domain';
-import { fold } from '@hcn/domain';
+import { foldRecorded } from '@hcn/domain';
 import { ConcurrencyError, EventStore, ExpectedRevision } from '@hcn/eventstore';
 import { CommandContext, toNewEvents } from './command-context';
 
@@ -25,10 +25,7 @@ export async function handleOnStream<C, E extends { type: string; data: unknown 
 ): Promise<Handled<E>> {
   for (let attempt = 1; ; attempt++) {
     const recorded = await store.readStream(streamId);
-    const state = fold(
-      decider,
-      recorded.map((r) => ({ type: r.type, data: r.data }) as E),
-    );
+    const state = foldRecorded(decider, recorded);
     const events = decider.decide(command, state);
     const current = recorded.length > 0 ? recorded[recorded.length - 1].revision : -1;
     if (events.length === 0) return { events, revision: current };
@@ -74,10 +71,7 @@ export async function handleOnKnown<C, E extends { type: string; data: unknown }
     if (!(error instanceof ConcurrencyError)) throw error;
     const handled = await handleOnStream(store, decider, streamId, command, context);
     const recorded = await store.readStream(streamId);
-    const state = fold(
-      decider,
-      recorded.map((r) => ({ type: r.type, data: r.data }) as E),
-    );
+    const state = foldRecorded(decider, recorded);
     return { ...handled, state };
   }
 }

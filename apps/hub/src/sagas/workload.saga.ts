@@ -1,5 +1,5 @@
 import { EventDataOf, RecordedEvent, inParallel, quotaStream, workloadStream } from '@hcn/contracts';
-import { ACTIVE_ALLOCATION, WorkloadEvent, WorkloadState, workloadDecider } from '@hcn/domain';
+import { ACTIVE_ALLOCATION, WorkloadEvent, dueInstances, WorkloadState, workloadDecider } from '@hcn/domain';
 import type { EventStore, Subscription } from '@hcn/eventstore';
 import { handleOnStream } from '../common/aggregate';
 import type { HotStreams } from '../common/cached-aggregate';
@@ -163,12 +163,7 @@ export class WorkloadSaga {
 
   private hasDueInstances(workloadId: string, now: number): boolean {
     const state = this.workloads.get(workloadId);
-    if (!state || state.deleted || state.desired !== 'running') return false;
-    return state.instances.some(
-      (i) =>
-        (i.status === 'pending' || i.status === 'unschedulable') &&
-        (!i.notBefore || Date.parse(i.notBefore) <= now),
-    );
+    return state !== undefined && dueInstances(state, now).length > 0;
   }
 
   private async releaseCapacity(event: RecordedEvent): Promise<void> {

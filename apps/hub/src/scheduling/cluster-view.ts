@@ -1,5 +1,5 @@
 import { DomainDefinition, EventDataOf, RecordedEvent, nodeStream } from '@hcn/contracts';
-import { NodeEvent, NodeState, fold, nodeCapacity, nodeDecider, nodeReserved } from '@hcn/domain';
+import { NodeEvent, NodeState, foldRecorded, nodeCapacity, nodeDecider, nodeReserved } from '@hcn/domain';
 import type { EventStore, Subscription } from '@hcn/eventstore';
 import { ClusterSnapshot, DomainView, NodeView, SchedulingIndex } from '@hcn/scheduling';
 
@@ -120,10 +120,7 @@ export class ClusterView {
   async refreshNode(nodeId: string): Promise<void> {
     const events = await this.store.readStream(nodeStream(nodeId));
     const before = this.nodes.get(nodeId) ?? nodeDecider.initialState;
-    const after = fold(
-      nodeDecider,
-      events.map((e) => ({ type: e.type, data: e.data }) as NodeEvent),
-    );
+    const after = foldRecorded(nodeDecider, events);
     this.nodes.set(nodeId, after);
     this.trackHolders(nodeId, before, after);
     this.index = undefined;

@@ -3,9 +3,9 @@ import {
   DecisionRecord,
   DomainError,
   InstanceView,
-  WorkloadEvent,
   WorkloadState,
-  fold,
+  dueInstances,
+  foldRecorded,
   workloadDecider,
 } from '@hcn/domain';
 import type { EventStore } from '@hcn/eventstore';
@@ -81,13 +81,8 @@ export class PlacementService {
   ): Promise<{ outcomes: PlacementOutcome[]; workload: Known<WorkloadState> }> {
     let workload = known ?? (await this.load(workloadId));
     const { state } = workload;
-    const now = context.now.getTime();
-    const due = state.instances.filter(
-      (i) =>
-        (i.status === 'pending' || i.status === 'unschedulable') &&
-        (!i.notBefore || Date.parse(i.notBefore) <= now),
-    );
-    if (state.deleted || state.desired !== 'running' || !state.spec) return { outcomes: [], workload };
+    const due = dueInstances(state, context.now.getTime());
+    if (due.length === 0 || !state.spec) return { outcomes: [], workload };
     const outcomes: PlacementOutcome[] = [];
     for (const instance of due) {
       const placed = await this.placeInstance(workloadId, state.spec, instance, workload, context);
@@ -99,10 +94,7 @@ export class PlacementService {
 
   private async load(workloadId: string): Promise<Known<WorkloadState>> {
     const events = await this.store.readStream(workloadStream(workloadId));
-    const state = fold(
-      workloadDecider,
-      events.map((e) => ({ type: e.type, data: e.data }) as WorkloadEvent),
-    );
+    const state = foldRecorded(workloadDecider, events);
     return { state, revision: events.length > 0 ? events[events.length - 1].revision : -1 };
   }
 

@@ -89,3 +89,11 @@ export function workloadStatus(state: WorkloadState): string {
   for (const s of ['failed', 'lost', 'stopped'] as const) if (statuses.has(s)) return s;
   return 'completed';
 }
+
+/** Instances waiting for a placement whose restart backoff is over at `nowMs`; none while stopping or deleted. */
+export function dueInstances(state: WorkloadState, nowMs: number): InstanceView[] {
+  if (state.deleted || state.desired !== 'running' || !state.spec) return [];
+  return state.instances.filter(
+    (i) => WAITING_INSTANCE.has(i.status) && (!i.notBefore || Date.parse(i.notBefore) <= nowMs),
+  );
+}

@@ -1,5 +1,5 @@
 import { DomainDefinition, domainStream } from '@hcn/contracts';
-import { DomainError, DomainEvent, checkTreePlacement, domainDecider, fold } from '@hcn/domain';
+import { DomainError, checkTreePlacement, domainDecider, foldRecorded } from '@hcn/domain';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
@@ -52,10 +52,7 @@ export class DefineDomainHandler implements ICommandHandler<DefineDomainCommand,
     const parentId = definition.parentId;
     if (parentId && !parents.has(parentId)) {
       const events = await this.store.readStream(domainStream(parentId));
-      const parent = fold(
-        domainDecider,
-        events.map((e) => ({ type: e.type, data: e.data }) as DomainEvent),
-      ).definition;
+      const parent = foldRecorded(domainDecider, events).definition;
       if (parent) parents.set(parentId, parent.parentId);
     }
     checkTreePlacement(definition, parents);

@@ -1,6 +1,6 @@
 import { Public } from '../../auth/auth.guard';
 import { HcnError, RegisterNodeResponse, nodeStream, registerNodeRequestSchema } from '@hcn/contracts';
-import { nodeDecider, fold } from '@hcn/domain';
+import { nodeDecider, foldRecorded } from '@hcn/domain';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Body, Controller, Get, Headers, HttpCode, Inject, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
@@ -51,10 +51,7 @@ export class RegisterNodeController {
   ): Promise<{ nodeId: string; status: string }> {
     const nodeId = this.credentials.nodeIdOf(bearer(authorization));
     const events = await this.store.readStream(nodeStream(nodeId));
-    const state = fold(
-      nodeDecider,
-      events.map((e) => ({ type: e.type, data: e.data }) as never),
-    );
+    const state = foldRecorded(nodeDecider, events);
     if (state.status === 'unregistered')
       throw new HcnError('NODE.NOT_FOUND', `Node ${nodeId} is not registered`, { nodeId });
     return { nodeId, status: state.status };
