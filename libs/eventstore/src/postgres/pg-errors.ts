@@ -9,6 +9,12 @@ interface PgError {
   message?: string;
 }
 
+/**
+ * The append's transaction got its id before a younger transaction wrote the stream, so its events would sort
+ * before revisions they follow (HC003). Nothing was written; a fresh transaction succeeds. `append` retries it.
+ */
+export class StaleTransactionError extends ConcurrencyError {}
+
 /** Translates a `pg` driver error into the port's errors; only this adapter knows PostgreSQL's codes. */
 export function translatePgError(
   error: unknown,
@@ -19,6 +25,7 @@ export function translatePgError(
   if (error instanceof HcnError) return error;
   const pg = (error ?? {}) as PgError;
   if (pg.code === 'HC001') return new ConcurrencyError(streamId, expected, Number(pg.detail ?? -1));
+  if (pg.code === 'HC003') return new StaleTransactionError(streamId, expected, -1);
   if (pg.code === 'HC002') return new DuplicateEventIdError(streamId, eventIds);
   if (pg.code === '23505' && pg.constraint === 'hcn_events_event_id')
     return new DuplicateEventIdError(streamId, eventIds);

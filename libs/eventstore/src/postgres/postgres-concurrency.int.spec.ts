@@ -2,6 +2,7 @@ import { Position, RecordedEvent, comparePositions } from '@hcn/contracts';
 import { TestDatabase, createTestDatabase, describeWithPostgres, eventually, sleep } from '@hcn/testing';
 import { Client } from 'pg';
 import { testEventRegistry, thing } from '../testing/test-events';
+import { StaleTransactionError } from './pg-errors';
 import { PostgresEventStore, appendWithClient } from './postgres-event-store';
 
 interface AppendRecord {
@@ -134,4 +135,45 @@ describeWithPostgres('PostgresEventStore under concurrent writers (real PostgreS
       .reduce((m, e) => (e.position.prepare > m ? e.position.prepare : m), 0n);
     expect(slowSeqs.every((s) => s < maxSeqDeliveredWhileOpen || deliveredWhileOpen === 0)).toBe(true);
   }, 60000);
+  it("refuses an append whose transaction id is older than the stream's last writer, so revisions follow positions", async () => {
+    // The old transaction gets its id first; a younger one then writes the stream and commits.
+    const old = new Client({ connectionString: db.url });
+    await old.connect();
+    try {
+      await old.query('BEGIN');
+      await old.query('SELECT pg_current_xact_id()');
+      await store.append('order-s', [thing(1)], 'any');
+
+      await expect(appendWithClient(old, 'order-s', store.prepare([thing(2)]), 'any')).rejects.toBeInstanceOf(
+        StaleTransactionError,
+      );
+      await old.query('ROLLBACK');
+
+      // The set-based batch path refuses too, and writes nothing.
+      await old.query('BEGIN');
+      await old.query('SELECT pg_current_xact_id()');
+      await store.append('order-t', [thing(3)], 'any');
+      const request = [
+        {
+          stream: 'order-t',
+          expected: 'any',
+          events: [{ id: thing(4).eventId, type: 'ThingHappened', data: { n: 4 }, meta: {} }],
+        },
+      ];
+      await expect(
+        old.query('SELECT * FROM hcn_append_many($1::jsonb)', [JSON.stringify(request)]),
+      ).rejects.toMatchObject({
+        code: 'HC003',
+      });
+      await old.query('ROLLBACK');
+    } finally {
+      await old.end();
+    }
+
+    // A fresh transaction appends behind the younger writer; $all order and revision order agree.
+    await store.append('order-s', [thing(5)], 'any');
+    const events = await store.readAll({ filter: { kind: 'streamPrefix', prefixes: ['order-s'] } });
+    expect(events.map((e) => e.revision)).toEqual([0, 1]);
+    expect((await store.readStream('order-t')).map((e) => e.revision)).toEqual([0]);
+  });
 });

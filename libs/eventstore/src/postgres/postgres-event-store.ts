@@ -17,7 +17,7 @@ import type {
 import { Page, PollingSettings, PollingSubscription } from '../polling-subscription';
 import { appendEach } from '../revision';
 import { migrateEventStore } from './migrate';
-import { translatePgError } from './pg-errors';
+import { StaleTransactionError, translatePgError } from './pg-errors';
 
 /** Settings of the PostgreSQL event store. */
 export interface PostgresEventStoreOptions {
@@ -29,6 +29,8 @@ export interface PostgresEventStoreOptions {
   readonly readAllWaitMs?: number;
 }
 
+/** Attempts of one append whose transaction id kept losing the race for its stream (see migration 4). */
+const MAX_STALE_RETRIES = 20;
 const MAX_SEQ = 9_223_372_036_854_775_807n;
 const READ_ALL_WINDOW = 5000;
 const EVENT_COLUMNS =
@@ -100,11 +102,15 @@ export class PostgresEventStore implements EventStore {
   ): Promise<AppendResult> {
     checkAppendRequest(streamId, events, expected);
     const prepared = prepareEvents(this.registry, events);
-    const client = await this.checkout();
-    try {
-      return await appendWithClient(client, streamId, prepared, expected);
-    } finally {
-      client.release();
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.checkout();
+      try {
+        return await appendWithClient(client, streamId, prepared, expected);
+      } catch (error) {
+        if (!(error instanceof StaleTransactionError) || attempt >= MAX_STALE_RETRIES) throw error;
+      } finally {
+        client.release();
+      }
     }
   }
 
@@ -362,7 +368,8 @@ function toAppendResult(row: AppendRow): AppendResult {
  * Appends prepared events through `client` with one call of the store's SQL function. Runs in the client's
  * current transaction when one is open (the concurrency spec holds one open on purpose). When the append
  * conflicts (wrong revision or a stored event id), it checks whether it is a retry of an append already made
- * and then returns that append's result (idempotency), keeping the check off the common path.
+ * and then returns that append's result (idempotency), keeping the check off the common path. In a caller's
+ * transaction that already wrote something, a `StaleTransactionError` means: roll back and try again.
  */
 export async function appendWithClient(
   client: PoolClient | Client,

@@ -133,4 +133,91 @@ export const EVENT_STORE_MIGRATIONS: readonly string[] = [
   END
   $fn$;
   `,
+  `
+  -- Per-stream revisions must follow position order, and a position starts with the transaction id, which
+  -- PostgreSQL assigns at a transaction's first write, possibly before it waits for a stream's row lock. So
+  -- each stream remembers the id of its last writer; an append whose own id is older than that (it got its id,
+  -- then waited while a younger transaction wrote the stream) is refused with HC003 and retried afresh.
+  ALTER TABLE hcn_streams ADD COLUMN last_txid xid8;
+  CREATE OR REPLACE FUNCTION hcn_append(p_stream text, p_expected text, p_events jsonb)
+  RETURNS TABLE (out_revision bigint, out_txid xid8, out_seq bigint)
+  LANGUAGE plpgsql AS $fn$
+  DECLARE
+    v_count int := jsonb_array_length(p_events);
+    v_current bigint;
+    v_last xid8;
+    v_seq bigint;
+  BEGIN
+    INSERT INTO hcn_streams (stream_id) VALUES (p_stream) ON CONFLICT (stream_id) DO NOTHING;
+    SELECT s.revision, s.last_txid INTO v_current, v_last FROM hcn_streams s WHERE s.stream_id = p_stream FOR UPDATE;
+    IF v_last > pg_current_xact_id() THEN
+      RAISE EXCEPTION USING ERRCODE = 'HC003', MESSAGE = 'a younger transaction wrote the stream first';
+    END IF;
+    IF (p_expected = 'no_stream' AND v_current <> -1)
+       OR (p_expected = 'stream_exists' AND v_current = -1)
+       OR (p_expected ~ '^[0-9]+$' AND v_current <> p_expected::bigint) THEN
+      RAISE EXCEPTION USING ERRCODE = 'HC001', MESSAGE = 'wrong expected revision', DETAIL = v_current::text;
+    END IF;
+    WITH inserted AS (
+      INSERT INTO hcn_events (event_id, stream_id, revision, type, data, metadata)
+      SELECT (t.e->>'id')::uuid, p_stream, v_current + t.o, t.e->>'type', t.e->'data', t.e->'meta'
+      FROM jsonb_array_elements(p_events) WITH ORDINALITY AS t(e, o)
+      RETURNING seq
+    )
+    SELECT max(inserted.seq) INTO v_seq FROM inserted;
+    UPDATE hcn_streams SET revision = v_current + v_count, last_txid = pg_current_xact_id()
+    WHERE stream_id = p_stream;
+    PERFORM pg_notify('hcn_events', '');
+    RETURN QUERY SELECT v_current + v_count, pg_current_xact_id(), v_seq;
+  END
+  $fn$;
+  CREATE OR REPLACE FUNCTION hcn_append_many(p_requests jsonb)
+  RETURNS TABLE (out_index int, out_revision bigint, out_txid xid8, out_seq bigint)
+  LANGUAGE plpgsql AS $fn$
+  DECLARE
+    r record;
+    v_rows bigint;
+  BEGIN
+    IF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(p_requests) x WHERE x->>'expected' <> 'any')
+       AND (SELECT count(DISTINCT x->>'stream') = count(*) FROM jsonb_array_elements(p_requests) x) THEN
+      RETURN QUERY
+      WITH req AS (
+        SELECT t.x->>'stream' AS stream, t.x->'events' AS events, jsonb_array_length(t.x->'events') AS n, t.o AS idx
+        FROM jsonb_array_elements(p_requests) WITH ORDINALITY AS t(x, o)
+      ), bumped AS (
+        INSERT INTO hcn_streams AS s (stream_id, revision, last_txid)
+        SELECT req.stream, req.n - 1, pg_current_xact_id() FROM req ORDER BY req.stream
+        ON CONFLICT (stream_id) DO UPDATE
+          SET revision = s.revision + EXCLUDED.revision + 1, last_txid = EXCLUDED.last_txid
+          WHERE s.last_txid IS NULL OR s.last_txid <= EXCLUDED.last_txid
+        RETURNING s.stream_id, s.revision AS last_revision
+      ), ins AS (
+        INSERT INTO hcn_events (event_id, stream_id, revision, type, data, metadata)
+        SELECT (e.x->>'id')::uuid, req.stream, b.last_revision - req.n + e.o, e.x->>'type', e.x->'data', e.x->'meta'
+        FROM req JOIN bumped b ON b.stream_id = req.stream
+        CROSS JOIN LATERAL jsonb_array_elements(req.events) WITH ORDINALITY AS e(x, o)
+        ORDER BY req.stream, e.o
+        RETURNING hcn_events.stream_id, hcn_events.seq
+      ), last_seq AS (
+        SELECT ins.stream_id, max(ins.seq) AS seq FROM ins GROUP BY ins.stream_id
+      )
+      SELECT (req.idx - 1)::int, b.last_revision, pg_current_xact_id(), l.seq
+      FROM req JOIN bumped b ON b.stream_id = req.stream JOIN last_seq l ON l.stream_id = req.stream;
+      GET DIAGNOSTICS v_rows = ROW_COUNT;
+      IF v_rows <> jsonb_array_length(p_requests) THEN
+        RAISE EXCEPTION USING ERRCODE = 'HC003', MESSAGE = 'a younger transaction wrote a stream first';
+      END IF;
+      PERFORM pg_notify('hcn_events', '');
+      RETURN;
+    END IF;
+    FOR r IN
+      SELECT (t.o - 1)::int AS idx, t.x->>'stream' AS stream, t.x->>'expected' AS expected, t.x->'events' AS events
+      FROM jsonb_array_elements(p_requests) WITH ORDINALITY AS t(x, o)
+      ORDER BY t.x->>'stream', t.o
+    LOOP
+      RETURN QUERY SELECT r.idx, a.out_revision, a.out_txid, a.out_seq FROM hcn_append(r.stream, r.expected, r.events) a;
+    END LOOP;
+  END
+  $fn$;
+  `,
 ];
