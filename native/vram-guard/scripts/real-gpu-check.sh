@@ -47,6 +47,13 @@ try:
     h = ctypes.c_void_p(); nvml.nvmlDeviceGetHandleByIndex_v2(0, ctypes.byref(h))
     mem = (ctypes.c_ulonglong * 3)()
     check(nvml.nvmlDeviceGetMemoryInfo(h, mem) == 0 and mem[0] == quota, "nvmlDeviceGetMemoryInfo clamped")
+    class MemV2(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint), ("total", ctypes.c_ulonglong), ("reserved", ctypes.c_ulonglong),
+                    ("free", ctypes.c_ulonglong), ("used", ctypes.c_ulonglong)]
+    m2 = MemV2(version=ctypes.sizeof(MemV2) | (2 << 24))
+    ok = nvml.nvmlDeviceGetMemoryInfo_v2(h, ctypes.byref(m2)) == 0
+    check(ok and m2.total == quota and m2.reserved + m2.used + m2.free == quota,
+          "nvmlDeviceGetMemoryInfo_v2 clamped (total=%d reserved=%d used=%d free=%d)" % (m2.total, m2.reserved, m2.used, m2.free))
 except OSError:
     print("skip NVML (libnvidia-ml not found)")
 name = guard.hcn_vram_guard_shm_name()

@@ -88,7 +88,7 @@ enum hcn_fn {
     FN_cuMemRelease, FN_cuMemFree_v2, FN_cuMemFreeAsync,
     FN_cuMemFreeAsync_ptsz, FN_cuMemGetInfo_v2, FN_cuGetProcAddress,
     FN_cuGetProcAddress_v2, FN_cudaMalloc, FN_cudaFree, FN_cudaMemGetInfo,
-    FN_nvmlDeviceGetMemoryInfo, FN_COUNT
+    FN_nvmlDeviceGetMemoryInfo, FN_nvmlDeviceGetMemoryInfo_v2, FN_COUNT
 };
 typedef void *(*hcn_dlsym_fn)(void *, const char *);
 extern _Atomic(void *) hcn_real_tab[FN_COUNT];

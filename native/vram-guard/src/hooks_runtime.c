@@ -10,6 +10,7 @@ typedef cudaError_t (*rt_malloc_t)(void **, size_t);
 typedef cudaError_t (*rt_free_t)(void *);
 typedef cudaError_t (*rt_getinfo_t)(size_t *, size_t *);
 typedef nvmlReturn_t (*nvml_meminfo_t)(nvmlDevice_t, nvmlMemory_t *);
+typedef nvmlReturn_t (*nvml_meminfo_v2_t)(nvmlDevice_t, nvmlMemory_v2_t *);
 
 /* Hook: cudaMalloc — refused with cudaErrorMemoryAllocation over quota. */
 HCN_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
@@ -96,5 +97,22 @@ HCN_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_
         return r;
     hcn_clamp(&memory->free, &memory->total);
     memory->used = memory->total - memory->free;
+    return r;
+}
+
+/* Hook: nvmlDeviceGetMemoryInfo_v2 (what nvidia-smi reads) — total = quota, free = min(real free,
+ * quota - used); reserved is capped to what is left, used = total - reserved - free. */
+HCN_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)
+{
+    nvml_meminfo_v2_t real = (nvml_meminfo_v2_t)hcn_real(FN_nvmlDeviceGetMemoryInfo_v2);
+    if (HCN_UNLIKELY(real == NULL))
+        return NVML_ERROR_UNINITIALIZED;
+    nvmlReturn_t r = real(device, memory);
+    if (r != NVML_SUCCESS || memory == NULL || !hcn_guard_on())
+        return r;
+    hcn_clamp(&memory->free, &memory->total);
+    if (memory->reserved > memory->total - memory->free)
+        memory->reserved = memory->total - memory->free;
+    memory->used = memory->total - memory->reserved - memory->free;
     return r;
 }

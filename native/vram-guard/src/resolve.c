@@ -33,10 +33,11 @@ static const struct hook_desc k_hooks[FN_COUNT] = {
     [FN_cudaFree] = {"cudaFree", (void *)cudaFree, LIB_RUNTIME},
     [FN_cudaMemGetInfo] = {"cudaMemGetInfo", (void *)cudaMemGetInfo, LIB_RUNTIME},
     [FN_nvmlDeviceGetMemoryInfo] = {"nvmlDeviceGetMemoryInfo", (void *)nvmlDeviceGetMemoryInfo, LIB_NVML},
+    [FN_nvmlDeviceGetMemoryInfo_v2] = {"nvmlDeviceGetMemoryInfo_v2", (void *)nvmlDeviceGetMemoryInfo_v2, LIB_NVML},
 };
 
 static const char *const k_driver_libs[] = {"libcuda.so.1", "libcuda.so", NULL};
-static const char *const k_runtime_libs[] = {"libcudart.so", "libcudart.so.12", "libcudart.so.11.0", NULL};
+static const char *const k_runtime_libs[] = {"libcudart.so", "libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0", NULL};
 static const char *const k_nvml_libs[] = {"libnvidia-ml.so.1", "libnvidia-ml.so", NULL};
 
 /* Real implementations, filled lazily (first non-NULL value wins). */

@@ -171,6 +171,20 @@ cudaError_t cudaMemGetInfo(size_t *f, size_t *t)
 }
 
 /* ---- NVML ---- */
+#define FAKE_NVML_RESERVED (32ull << 20)
+nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t dev, nvmlMemory_v2_t *m)
+{
+    (void)dev;
+    atomic_fetch_add_explicit(&g_infos, 1, memory_order_relaxed);
+    if (m == NULL)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    m->total = atomic_load(&g_total);
+    m->free = atomic_load(&g_free);
+    m->reserved = m->free >= FAKE_NVML_RESERVED ? FAKE_NVML_RESERVED : m->free;
+    m->free -= m->reserved;
+    m->used = m->total - m->reserved - m->free;
+    return NVML_SUCCESS;
+}
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t dev, nvmlMemory_t *m)
 {
     (void)dev;

@@ -144,11 +144,16 @@ static void case_meminfo(void) /* quota 1Gi */
     nvmlMemory_t m = {0, 0, 0};
     CHECK(nvmlDeviceGetMemoryInfo(NULL, &m) == NVML_SUCCESS);
     CHECK(m.total == GI && m.free == 768 * MI && m.used == 256 * MI);
+    nvmlMemory_v2_t m2 = {0, 0, 0, 0, 0};
+    CHECK(nvmlDeviceGetMemoryInfo_v2(NULL, &m2) == NVML_SUCCESS);
+    CHECK(m2.total == GI && m2.free == 768 * MI && m2.reserved == 32 * MI && m2.used == 224 * MI);
     fake_cuda_set_mem(100 * MI, 16 * GI); /* real free below quota - used */
     CHECK(cuMemGetInfo_v2(&f, &t) == CUDA_SUCCESS && t == GI && f == 100 * MI);
     CHECK(cudaMemGetInfo(&f, &t) == cudaSuccess && t == GI && f == 100 * MI);
     CHECK(nvmlDeviceGetMemoryInfo(NULL, &m) == NVML_SUCCESS);
     CHECK(m.total == GI && m.free == 100 * MI && m.used == GI - 100 * MI);
+    CHECK(nvmlDeviceGetMemoryInfo_v2(NULL, &m2) == NVML_SUCCESS);
+    CHECK(m2.total == GI && m2.free == 68 * MI && m2.used == GI - 68 * MI - 32 * MI);
     CHECK(cuMemFree_v2(a) == CUDA_SUCCESS);
 }
 

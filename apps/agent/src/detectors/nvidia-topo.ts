@@ -14,9 +14,16 @@ export interface NvidiaTopology {
 
 const PCIE_PATHS = new Set(['PIX', 'PXB', 'PHB', 'NODE', 'SYS', 'SOC']);
 
-/** Splits a matrix line into cells: on tabs when it has them, else on runs of two or more spaces. */
+// eslint-disable-next-line no-control-regex
+const ANSI_ESCAPE = /\u001b\[[0-9;]*m/g;
+
+/**
+ * Splits a matrix line into cells: on tabs when it has them, else on runs of two or more spaces. Terminal
+ * styling is dropped: a real H100's nvidia-smi 580 underlines the header row even into a pipe.
+ */
 function cells(line: string): string[] {
-  const parts = line.includes('\t') ? line.split('\t') : line.split(/\s{2,}/);
+  const plain = line.replace(ANSI_ESCAPE, '');
+  const parts = plain.includes('\t') ? plain.split('\t') : plain.split(/\s{2,}/);
   return parts.map((c) => c.trim());
 }
 

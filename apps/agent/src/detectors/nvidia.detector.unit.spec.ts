@@ -1,5 +1,6 @@
-// Fixtures under ./fixtures were written to match nvidia-smi's documented CSV query and `topo -m` formats;
-// none could be checked against a real GPU here.
+// Fixtures under ./fixtures: the *-h100 ones were recorded on a real NVIDIA H100 80GB HBM3 (driver 580.159.04)
+// by native/vram-guard/scripts/device-session.sh; the others were written to match nvidia-smi's documented
+// CSV query and `topo -m` formats.
 import { interconnectIslands } from '@hcn/contracts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -116,6 +117,42 @@ describe('parseNvidiaTopology', () => {
     expect(topo.numaNodes.get(0)).toBeNull();
     expect(topo.numaNodes.get(1)).toBeNull();
     expect(topo.links.get(0)).toEqual([{ kind: 'nvlink', peer: 1, bandwidthGBps: 50 }]);
+  });
+});
+
+describe('output recorded on a real H100', () => {
+  it('reads the query: one 80 GB GPU, idle', () => {
+    const { devices, usage, warnings } = parseNvidiaSmiCsv(fixture('nvidia-smi-h100.csv'));
+    expect(warnings).toEqual([]);
+    expect(devices).toEqual([
+      expect.objectContaining({
+        index: 0,
+        vendor: 'nvidia',
+        model: 'NVIDIA H100 80GB HBM3',
+        uuid: 'GPU-a3bff246-18bf-3bcd-ca47-05bb657ffdb3',
+        memoryBytes: 81559 * MIB,
+        busId: '00000000:00:06.0',
+        health: 100,
+      }),
+    ]);
+    expect(usage).toEqual([
+      { index: 0, vendor: 'nvidia', utilization: 0, memoryUsedBytes: 0, temperatureC: 35, health: 100 },
+    ]);
+  });
+
+  it('reads the topology despite the underlined header: NUMA node 0, no peers', () => {
+    const topo = parseNvidiaTopology(fixture('nvidia-topo-h100.txt'));
+    expect(topo.warnings).toEqual([]);
+    expect(topo.links.get(0)).toEqual([]);
+    expect(topo.numaNodes.get(0)).toBe(0);
+  });
+
+  it('detects the single GPU end to end without warnings', async () => {
+    const result = await detectNvidia(async (_command, args) =>
+      args[0] === 'topo' ? fixture('nvidia-topo-h100.txt') : fixture('nvidia-smi-h100.csv'),
+    );
+    expect(result.warnings).toEqual([]);
+    expect(result.devices.map((d) => [d.model, d.numaNode])).toEqual([['NVIDIA H100 80GB HBM3', 0]]);
   });
 });
 
