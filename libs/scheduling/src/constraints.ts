@@ -1,6 +1,7 @@
 import type { CompiledLabelConstraint } from './labels';
 import { compileLabelConstraint } from './labels';
-import type { Constraints, PlacementRequest, Resources } from './model';
+import type { DeviceOutcome } from './devices/choose-devices';
+import type { Constraints, DeviceRequest, PlacementRequest, Resources } from './model';
 import { NO_CONSTRAINTS } from './model';
 import { decisionSeed } from './random';
 import type { DomainState } from './tree/states';
@@ -24,6 +25,10 @@ export interface CompiledRequest {
   /** The preferred domains that exist, resolved. */
   readonly preferDomains: readonly DomainState[];
   readonly preferRegions: ReadonlySet<string>;
+  /** The device ask, or null for none. */
+  readonly devices: DeviceRequest | null;
+  /** Device choices per node id, filled as nodes are judged during this decision. */
+  readonly deviceOutcomes: Map<string, DeviceOutcome>;
 }
 
 /** Looks a domain up by id. */
@@ -49,6 +54,8 @@ export function compileRequest(request: PlacementRequest, lookup: DomainLookup):
     excluded: setOrNull(request.excludeNodes),
     preferDomains: resolve(c.preferDomains),
     preferRegions: new Set(c.preferRegions ?? []),
+    devices: request.devices ?? null,
+    deviceOutcomes: new Map(),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { PolicyName } from './model';
+import type { DeviceGrant, PolicyName } from './model';
 
 /** Kinds of candidates at a scope: a child domain or a node directly in the scope. */
 export type CandidateKind = 'domain' | 'node';
@@ -36,6 +36,19 @@ export interface ScopeRejection {
   readonly candidates: CandidateVerdict[];
 }
 
+/** The devices picked on the chosen node, and how each device scorer rated them. */
+export interface ChosenDevices {
+  readonly vendor: string;
+  readonly indexes: readonly number[];
+  readonly sliceMemoryBytes?: number;
+  readonly grants: readonly DeviceGrant[];
+  readonly oneIsland: boolean;
+  readonly bandwidthGBps: number;
+  readonly computeUnits: number;
+  /** Device scorer name → score in [0, 100]. */
+  readonly scores: Readonly<Record<string, number>>;
+}
+
 /** A placement on a node. */
 export interface PlacedDecision {
   readonly outcome: 'placed';
@@ -46,6 +59,8 @@ export interface PlacedDecision {
   readonly hops: Hop[];
   /** Every scope entered that failed, in the order they failed (a site before its region). */
   readonly rejections: ScopeRejection[];
+  /** The devices picked, when the request asked for devices. */
+  readonly devices?: ChosenDevices;
 }
 
 /** No node can take the request; `reasons` counts every reason code met on the way. */

@@ -24,7 +24,16 @@ export type { DomainSummary } from './tree/scheduling-index';
 export type { Candidate, DomainState, NodeState, NodeCounts } from './tree/states';
 export { decide } from './descent/decide';
 export { ROOT_POLICY } from './descent/evaluate';
-export type { Filter, Scorer, Rejection, ScoreContext } from './plugins/types';
-export { FILTERS, SCORERS, FILTER_REASONS, scorerFor, activeFilters } from './plugins/registry';
+export type { Filter, Scorer, Rejection, ScoreContext, DeviceScorer } from './plugins/types';
+export * from './devices/choose-devices';
+export type { DeviceSlot } from './devices/device-slot';
+export {
+  FILTERS,
+  SCORERS,
+  DEVICE_SCORERS,
+  FILTER_REASONS,
+  scorerFor,
+  activeFilters,
+} from './plugins/registry';
 export type { ActiveFilters, NodeCheck, DomainCheck } from './plugins/registry';
 export * from './plugins/reasons';

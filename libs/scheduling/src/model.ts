@@ -15,6 +15,63 @@ export interface NodeView {
   readonly capacity: Resources;
   /** Reserved so far. */
   readonly allocated: Resources;
+  /** The node's accelerator devices with what is held on each (absent: none known). */
+  readonly devices?: readonly DeviceView[];
+}
+
+/** One accelerator device of a node as the scheduler sees it. */
+export interface DeviceView {
+  readonly index: number;
+  readonly vendor: string;
+  readonly model: string;
+  readonly memoryBytes: number;
+  /** fp16 TFLOPS; 0 when unknown. */
+  readonly tflopsFp16: number;
+  /** 0–100. */
+  readonly health: number;
+  /** Id of its NVLink/HCCS island on the node (the lowest device index of the island). */
+  readonly island: number;
+  /** Slowest direct link inside its island in GB/s (0 for a device alone). */
+  readonly islandBandwidthGBps: number;
+  /** Normalized compute units by the exchange-rate table (0 when the model is unknown). */
+  readonly computeUnits: number;
+  /** Held whole by an allocation. */
+  readonly wholeHeld: boolean;
+  /** Memory handed out as slices. */
+  readonly slicedBytes: number;
+}
+
+/** What a workload instance asks of accelerator devices (whole devices, or one memory slice of a shared one). */
+export interface DeviceRequest {
+  /** Whole devices; 1 with `sliceMemoryBytes`. */
+  readonly count: number;
+  readonly memoryPerDeviceBytes?: number;
+  readonly tflopsFp16PerDevice?: number;
+  /** Normalized compute units summed over the chosen devices. */
+  readonly computeUnits?: number;
+  readonly vendors?: AllowDeny;
+  readonly models?: AllowDeny;
+  /** `same-island`: every device in one NVLink/HCCS island. */
+  readonly topology?: 'any' | 'same-island';
+  /** A memory slice of one shared device instead of whole devices. */
+  readonly sliceMemoryBytes?: number;
+  /** Vendors in order of preference (soft). */
+  readonly preferVendors?: readonly string[];
+  /** Devices below this health are excluded (default 50). */
+  readonly minHealth?: number;
+}
+
+/** Allow (one of these, when non-empty) and deny (none of these) lists. */
+export interface AllowDeny {
+  readonly allow?: readonly string[];
+  readonly deny?: readonly string[];
+}
+
+/** What one reservation holds of one device: the whole device, or a slice of its memory. */
+export interface DeviceGrant {
+  readonly index: number;
+  readonly vendor: string;
+  readonly sliceMemoryBytes?: number;
 }
 
 /** The scheduling policies a domain may name. */
@@ -89,6 +146,8 @@ export interface PlacementRequest {
   readonly rootDomainId?: string;
   /** Nodes to avoid for this decision only (e.g. the node just lost). */
   readonly excludeNodes?: readonly string[];
+  /** Accelerator devices wanted, beyond a bare count. */
+  readonly devices?: DeviceRequest;
 }
 
 /** Constraints that constrain nothing. */

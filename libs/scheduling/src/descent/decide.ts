@@ -1,6 +1,7 @@
 import type { CompiledRequest } from '../constraints';
 import { compileRequest } from '../constraints';
-import type { Decision, Hop, ScopeRejection } from '../decision';
+import type { ChosenDevices, Decision, Hop, ScopeRejection } from '../decision';
+import { deviceOutcome } from '../devices/device-outcome';
 import {
   SCHEDULE_INVALID_REQUEST,
   SCHEDULE_NO_CANDIDATES,
@@ -14,7 +15,7 @@ import { isValidAmount } from '../resources';
 import type { SchedulingIndex } from '../tree/scheduling-index';
 import type { DomainState, NodeState } from '../tree/states';
 import { markSubtreeFailed, reasonCounts, summarize } from './explain';
-import { evaluateScope, nextBest } from './evaluate';
+import { deviceScores, evaluateScope, nextBest } from './evaluate';
 
 interface Descent {
   readonly index: SchedulingIndex;
@@ -43,7 +44,20 @@ export function decide(index: SchedulingIndex, request: PlacementRequest): Decis
   const { hops, rejections } = descent;
   if (!node) return { outcome: 'unschedulable', hops, rejections, reasons: reasonCounts(rejections) };
   const domainPath = node.home.chain.slice(start ? start.depth : 0);
-  return { outcome: 'placed', nodeId: node.id, domainPath, hops, rejections };
+  const devices = chosenDevices(node, compiled);
+  const placed = { outcome: 'placed' as const, nodeId: node.id, domainPath, hops, rejections };
+  return devices ? { ...placed, devices } : placed;
+}
+
+/** The devices the node's choice holds, with the device scorers' ratings (undefined without a device ask). */
+function chosenDevices(node: NodeState, request: CompiledRequest): ChosenDevices | undefined {
+  const outcome = deviceOutcome(node, request);
+  if (!outcome || !('choice' in outcome)) return undefined;
+  const { vendor, indexes, sliceMemoryBytes, grants, oneIsland, bandwidthGBps, computeUnits } =
+    outcome.choice;
+  const scores = deviceScores(outcome.choice, request.devices!);
+  const base = { vendor, indexes, grants, oneIsland, bandwidthGBps, computeUnits, scores };
+  return sliceMemoryBytes === undefined ? base : { ...base, sliceMemoryBytes };
 }
 
 /** Tries one scope; on success the hops hold the chain down to the node, on failure its rejection is recorded. */

@@ -2,7 +2,10 @@ import type { CompiledRequest } from '../constraints';
 import type { CandidateVerdict } from '../decision';
 import type { PolicyName } from '../model';
 import type { ActiveFilters, DomainCheck, NodeCheck } from '../plugins/registry';
-import { scorerFor } from '../plugins/registry';
+import { DEVICE_SCORERS, scorerFor } from '../plugins/registry';
+import { deviceOutcome } from '../devices/device-outcome';
+import type { DeviceChoice } from '../devices/choose-devices';
+import type { DeviceRequest } from '../model';
 import type { Rejection } from '../plugins/types';
 import { drawFor } from '../random';
 import type { Candidate, DomainState, NodeState } from '../tree/states';
@@ -84,11 +87,36 @@ export function evaluateScope(
   const policy = scope ? scope.policy : ROOT_POLICY;
   const scores = new Float64Array(count);
   scorerFor(policy).score(survivors, { request, scope }, scores);
+  if (request.devices) blendDeviceScores(survivors, request, scores);
   for (let j = 0; j < count; j++) {
     scores[j] = roundScore(scores[j]);
     verdicts[slots[j]].score = scores[j];
   }
   return { policy, verdicts, survivors, slots: slots.subarray(0, count), scores, seed: request.seed };
+}
+
+/** Each device scorer's rating of a choice, by scorer name. */
+export function deviceScores(choice: DeviceChoice, request: DeviceRequest): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const scorer of DEVICE_SCORERS) out[scorer.name] = roundScore(scorer.score(choice, request));
+  return out;
+}
+
+/** For a request with devices, a node's score is half its policy score and half the mean device score. */
+function blendDeviceScores(
+  survivors: readonly Candidate[],
+  request: CompiledRequest,
+  scores: Float64Array,
+): void {
+  for (let j = 0; j < survivors.length; j++) {
+    const m = survivors[j];
+    if (m.kind !== 'node') continue;
+    const outcome = deviceOutcome(m, request);
+    if (!outcome || !('choice' in outcome)) continue;
+    let sum = 0;
+    for (const scorer of DEVICE_SCORERS) sum += scorer.score(outcome.choice, request.devices!);
+    scores[j] = scores[j] / 2 + sum / DEVICE_SCORERS.length / 2;
+  }
 }
 
 /** Scores are kept to three decimals (and in [0, 100]) so that equal-looking scores tie exactly. */

@@ -6,6 +6,7 @@ import { domainCapacityFilter } from './filters/domain-capacity';
 import { domainUsableFilter } from './filters/domain-usable';
 import { nodeBlacklistFilter } from './filters/node-blacklist';
 import { nodeCapacityFilter } from './filters/node-capacity';
+import { nodeDevicesFilter } from './filters/node-devices';
 import { nodeDrainingFilter } from './filters/node-draining';
 import { nodeExcludedFilter } from './filters/node-excluded';
 import { nodeLabelsFilter } from './filters/node-labels';
@@ -17,7 +18,11 @@ import { localityScorer } from './scorers/locality';
 import { randomScorer } from './scorers/random';
 import { roundRobinScorer } from './scorers/round-robin';
 import { spreadScorer } from './scorers/spread';
-import type { Filter, Scorer } from './types';
+import { fragmentationScorer } from './device-scorers/fragmentation';
+import { healthScorer } from './device-scorers/health';
+import { topologyScorer } from './device-scorers/topology';
+import { vendorPreferenceScorer } from './device-scorers/vendor-preference';
+import type { DeviceScorer, Filter, Scorer } from './types';
 
 /** Every filter, in the order they run; the first rejection is the candidate's reason. */
 export const FILTERS: readonly Filter[] = [
@@ -30,7 +35,16 @@ export const FILTERS: readonly Filter[] = [
   domainUsableFilter,
   nodeLabelsFilter,
   nodeCapacityFilter,
+  nodeDevicesFilter,
   domainCapacityFilter,
+];
+
+/** Every device scorer; for requests with devices their mean is half of a node's score. */
+export const DEVICE_SCORERS: readonly DeviceScorer[] = [
+  topologyScorer,
+  fragmentationScorer,
+  healthScorer,
+  vendorPreferenceScorer,
 ];
 
 /** Every scorer, one per policy. */

@@ -1,5 +1,6 @@
 import type { CompiledRequest } from '../constraints';
-import type { PolicyName } from '../model';
+import type { DeviceChoice } from '../devices/choose-devices';
+import type { DeviceRequest, PolicyName } from '../model';
 import type { Candidate, DomainState, NodeState } from '../tree/states';
 
 /** Why a filter rejected a candidate: a dotted reason code and a human detail. */
@@ -36,4 +37,10 @@ export interface ScoreContext {
 export interface Scorer {
   readonly name: PolicyName;
   score(candidates: readonly Candidate[], context: ScoreContext, out: Float64Array): void;
+}
+
+/** A device scorer: rates one node's device choice in [0, 100]; the mean of all of them blends into the score. */
+export interface DeviceScorer {
+  readonly name: string;
+  score(choice: DeviceChoice, request: DeviceRequest): number;
 }

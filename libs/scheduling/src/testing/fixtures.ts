@@ -4,6 +4,7 @@ import { compileRequest } from '../constraints';
 import type {
   ClusterSnapshot,
   Constraints,
+  DeviceView,
   DomainView,
   NodeView,
   PlacementRequest,
@@ -107,4 +108,34 @@ export function threeLevel(over: { domains?: DomainView[]; nodes?: NodeView[] } 
     domains: replace(domains, over.domains, (d) => d.domainId),
     nodes: replace(nodes, over.nodes, (n) => n.nodeId),
   };
+}
+
+/** A device view with defaults (nvidia A100 80 GiB, 312 TFLOPS, healthy, alone in its island, 1.0 unit, free). */
+export function device(index: number, over: Partial<DeviceView> = {}): DeviceView {
+  return {
+    index,
+    vendor: 'nvidia',
+    model: 'NVIDIA A100-SXM4-80GB',
+    memoryBytes: 80 * GiB,
+    tflopsFp16: 312,
+    health: 100,
+    island: index,
+    islandBandwidthGBps: 0,
+    computeUnits: 1,
+    wholeHeld: false,
+    slicedBytes: 0,
+    ...over,
+  };
+}
+
+/** `count` devices from `first` forming one island linked at `bandwidthGBps`. */
+export function island(
+  first: number,
+  count: number,
+  bandwidthGBps: number,
+  over: Partial<DeviceView> = {},
+): DeviceView[] {
+  return Array.from({ length: count }, (_, k) =>
+    device(first + k, { island: first, islandBandwidthGBps: bandwidthGBps, ...over }),
+  );
 }

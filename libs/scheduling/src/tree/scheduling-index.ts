@@ -1,5 +1,6 @@
 import { SchedulingError } from '../errors';
-import type { ClusterSnapshot, DomainView, NodeView, Resources } from '../model';
+import { applyGrants } from '../devices/device-slot';
+import type { ClusterSnapshot, DeviceGrant, DomainView, NodeView, Resources } from '../model';
 import { copyResources, fitsIn, freeOf, isValidAmount, RESOURCE_KEYS } from '../resources';
 import { buildTree, memberMaxFree } from './build';
 import type { DomainState, NodeCounts, NodeState } from './states';
@@ -47,10 +48,11 @@ export class SchedulingIndex {
    * Adds `resources` to a node's allocation and counts a placement in every domain above it. Returns false when
    * it did not fit the free amounts: it is applied anyway (the index mirrors the log) and free clamps at zero.
    */
-  reserve(nodeId: string, resources: Resources): boolean {
+  reserve(nodeId: string, resources: Resources, devices: readonly DeviceGrant[] = []): boolean {
     const node = this.nodeOrThrow(nodeId, resources);
     const fitted = fitsIn(resources, node.free);
     this.apply(node, resources, 1);
+    applyGrants(node.devices, devices, 1);
     for (let d: DomainState | null = node.home; d; d = d.parent) d.placements++;
     return fitted;
   }
@@ -59,10 +61,11 @@ export class SchedulingIndex {
    * Takes `resources` off a node's allocation (placement counters stay: they count placements so far). Returns
    * false when more was released than allocated; the allocation then clamps at zero.
    */
-  release(nodeId: string, resources: Resources): boolean {
+  release(nodeId: string, resources: Resources, devices: readonly DeviceGrant[] = []): boolean {
     const node = this.nodeOrThrow(nodeId, resources);
     const within = fitsIn(resources, node.allocated);
     this.apply(node, resources, -1);
+    applyGrants(node.devices, devices, -1);
     return within;
   }
 

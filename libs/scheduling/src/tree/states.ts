@@ -3,6 +3,8 @@ import type { MutableResources } from '../resources';
 import { copyResources, freeOf } from '../resources';
 import { fnv1a32 } from '../random';
 import type { MaxTree } from './max-tree';
+import type { DeviceSlot } from '../devices/device-slot';
+import { slotsOf } from '../devices/device-slot';
 
 /** A node inside a `SchedulingIndex`: its view plus the live allocation. */
 export class NodeState {
@@ -20,6 +22,8 @@ export class NodeState {
   free: Resources;
   /** Position among the members of its domain. */
   slot = 0;
+  /** The node's devices and what is held on them now. */
+  readonly devices: DeviceSlot[];
 
   constructor(
     /** The node as in the snapshot. */
@@ -32,6 +36,7 @@ export class NodeState {
     this.usable = view.online && !view.draining;
     this.allocated = copyResources(view.allocated);
     this.free = freeOf(view.capacity, view.allocated);
+    this.devices = slotsOf(view.devices);
   }
 
   /** The node's capacity. */
