@@ -70,6 +70,31 @@ function storeAppend(store: PostgresEventStore, batch: number, run: string) {
   };
 }
 
+/** Heartbeat-style appendMany: one event to each of `streams` streams, expected revision 'any' (set-based path). */
+function heartbeatAppendMany(store: PostgresEventStore, streams: number, run: string) {
+  return async (writer: number, iteration: number): Promise<number> => {
+    const requests = Array.from({ length: streams }, (_, s) => ({
+      streamId: `hb-${run}-${writer}-${s}`,
+      events: events(1, iteration),
+      expectedRevision: 'any' as const,
+    }));
+    const outcomes = await store.appendMany(requests);
+    return outcomes.filter((o) => o.ok).length;
+  };
+}
+
+async function heartbeatScenarios(store: PostgresEventStore) {
+  const rows = [];
+  for (const writers of [1, 4]) {
+    const streams = 500;
+    console.log(`[bench] appendMany: ${writers} writer(s), ${streams} streams x 1 event ('any')`);
+    const stored = await timed(writers, heartbeatAppendMany(store, streams, `${writers}`));
+    rows.push({ writers, streams, storeEventsPerSec: Math.round(stored) });
+    console.log(`[bench]   store ${Math.round(stored)} ev/s`);
+  }
+  return rows;
+}
+
 async function appendScenarios(store: PostgresEventStore, pool: Pool) {
   const rows = [];
   for (const writers of [1, 8]) {
@@ -174,8 +199,9 @@ export async function run(): Promise<void> {
   try {
     await pool.query('CREATE TABLE raw_events (LIKE hcn_events INCLUDING ALL)');
     const appends = await appendScenarios(store, pool);
+    const heartbeatAppendMany = await heartbeatScenarios(store);
     const catchup = await catchUp(store);
-    report('eventstore', { secondsPerScenario: SECONDS_PER_SCENARIO, appends, catchup });
+    report('eventstore', { secondsPerScenario: SECONDS_PER_SCENARIO, appends, heartbeatAppendMany, catchup });
   } finally {
     await pool.end();
     await store.close();

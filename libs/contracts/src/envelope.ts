@@ -20,6 +20,10 @@ export interface EventMetadata {
   /** ISO-8601 instant at which the fact happened (passed in, never read from a clock in a decider). */
   readonly occurredAt: string;
   readonly schemaVersion: number;
+  /** Hash of the previous event of the stream (its `hash`, or the stream's genesis hash); set by the store. */
+  readonly prevHash?: string;
+  /** sha256(prevHash + content hash): this event's link in its stream's chain; set by the store. */
+  readonly hash?: string;
 }
 
 /** An event about to be appended. */
@@ -28,7 +32,9 @@ export interface NewEvent<Type extends string = string, Data = unknown> {
   readonly eventId: string;
   readonly type: Type;
   readonly data: Data;
-  readonly metadata: Omit<EventMetadata, 'schemaVersion'> & { readonly schemaVersion?: number };
+  readonly metadata: Omit<EventMetadata, 'schemaVersion' | 'prevHash' | 'hash'> & {
+    readonly schemaVersion?: number;
+  };
 }
 
 /** An event as stored: the envelope of the architecture, with its stream, revision and global position. */

@@ -10,6 +10,7 @@ import {
 } from '@hcn/contracts';
 import { z } from 'zod';
 import { InvalidAppendError } from './errors';
+import { contentHash } from './hash-chain';
 import type { ExpectedRevision } from './port';
 
 /** An event validated and completed for storage. */
@@ -18,6 +19,8 @@ export interface PreparedEvent {
   readonly type: string;
   readonly data: unknown;
   readonly metadata: EventMetadata;
+  /** sha256 of the event's canonical content; adapters chain it into `metadata.prevHash` / `metadata.hash`. */
+  readonly contentHash: string;
 }
 
 /** A stored event as an adapter reads it, before validation. */
@@ -57,20 +60,31 @@ export function checkAppendRequest(
     throw new InvalidAppendError('Duplicate event ids in one append', { streamId });
 }
 
-/** Validates envelope and data of each event against the registry and fills in the schema version. */
+/**
+ * Validates envelope and data of each event against the registry, fills in the schema version, drops hash keys
+ * a caller passed (only the store writes them) and computes each event's content hash.
+ */
 export function prepareEvents(registry: EventRegistry, events: readonly NewEvent[]): PreparedEvent[] {
   return events.map((event) => {
     parseOrThrow(eventIdSchema, event.eventId, 'EVENT.ID_INVALID', 'Event id');
     const schemaVersion = event.metadata.schemaVersion ?? registry.latestVersion(event.type);
-    const metadata = parseOrThrow(
+    const { prevHash, hash, ...metadata } = parseOrThrow(
       eventMetadataSchema,
       { ...event.metadata, schemaVersion },
       'EVENT.METADATA_INVALID',
       `Metadata of ${event.type}`,
     );
+    void prevHash;
+    void hash;
     const data = registry.validate(event.type, schemaVersion, event.data);
-    return { eventId: event.eventId, type: event.type, data, metadata };
+    const prepared = { eventId: event.eventId, type: event.type, data, metadata };
+    return { ...prepared, contentHash: contentHash(prepared) };
   });
+}
+
+/** A prepared event with its chain links in the metadata, as adapters that hash in TypeScript store it. */
+export function withLinks(event: PreparedEvent, link: { prevHash: string; hash: string }): PreparedEvent {
+  return { ...event, metadata: { ...event.metadata, prevHash: link.prevHash, hash: link.hash } };
 }
 
 /** Validates a stored event on read and turns it into the port's envelope. */

@@ -1,4 +1,5 @@
 import type { NewEvent, Position, RecordedEvent } from '@hcn/contracts';
+import type { RawEvent } from './codec';
 
 /** DI token of the EventStore port. */
 export const EVENT_STORE = Symbol('EVENT_STORE');
@@ -78,6 +79,23 @@ export interface StreamMetadata {
   readonly maxCount?: number;
 }
 
+/** Options of a raw read (integrity checks): all of `$all`, or one stream, after an exclusive position. */
+export interface ReadRawOptions {
+  /** Only this stream; default: every non-system stream. */
+  readonly streamId?: string;
+  /** Exclusive start position; default: the beginning. */
+  readonly after?: Position;
+  /** How many stored events to scan at most (the page's window). */
+  readonly maxCount: number;
+}
+
+/** A page of a raw read: the retained events scanned, where to go on from, and whether the end was reached. */
+export interface RawPage {
+  readonly events: RawEvent[];
+  readonly checkpoint?: Position;
+  readonly exhausted: boolean;
+}
+
 /** The event store port: append-only streams plus a global, ordered log (`$all`). */
 export interface EventStore {
   /** Appends all events or none; idempotent on event ids already in this stream. */
@@ -95,6 +113,11 @@ export interface EventStore {
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** Reads `$all` forwards from an exclusive position. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /**
+   * Reads stored events exactly as held (no schema validation), in position order, hiding what retention hides,
+   * for integrity checks such as the audit hash-chain verifier. System events are excluded.
+   */
+  readRaw(options: ReadRawOptions): Promise<RawPage>;
   /** Catch-up subscription: every committed matching event after `after`, exactly once, in order. */
   subscribeToAll(options: SubscribeToAllOptions): Subscription;
   /** Sets a stream's retention metadata (the stream need not exist yet). */

@@ -1,18 +1,13 @@
 import {
-  ANY,
-  AppendExpectedRevision,
   BACKWARDS,
   END,
   EventStoreDBClient,
   FORWARDS,
-  NO_STREAM,
   START,
-  STREAM_EXISTS,
   StreamNotFoundError,
   WrongExpectedVersionError,
   eventTypeFilter,
   excludeSystemEvents,
-  jsonEvent,
   streamNameFilter,
 } from '@eventstore/db-client';
 import {
@@ -24,10 +19,11 @@ import {
   comparePositions,
   hcnEventRegistry,
 } from '@hcn/contracts';
-import { checkAppendRequest, decodeEvent, prepareEvents } from '../codec';
+import { RawEvent, checkAppendRequest, decodeEvent, prepareEvents } from '../codec';
 import { ConcurrencyError, DuplicateEventIdError, EventStoreUnavailableError } from '../errors';
 import { matchesFilter } from '../filter';
 import { appendEach } from '../revision';
+import { appendChained } from './esdb-chain';
 import type {
   AppendOutcome,
   AppendRequest,
@@ -35,7 +31,9 @@ import type {
   EventFilter,
   EventStore,
   ExpectedRevision,
+  RawPage,
   ReadAllOptions,
+  ReadRawOptions,
   ReadStreamOptions,
   StreamMetadata,
   SubscribeToAllOptions,
@@ -76,22 +74,8 @@ export class EsdbEventStore implements EventStore {
   ): Promise<AppendResult> {
     checkAppendRequest(streamId, events, expected);
     const prepared = prepareEvents(this.registry, events);
-    const payload = prepared.map((e) =>
-      jsonEvent({
-        id: e.eventId,
-        type: e.type,
-        data: e.data as Record<string, unknown>,
-        metadata: {
-          ...e.metadata,
-          $correlationId: e.metadata.correlationId,
-          $causationId: e.metadata.causationId,
-        },
-      }),
-    );
     try {
-      const result = await this.client.appendToStream(streamId, payload, {
-        expectedRevision: toEsdbRevision(expected),
-      });
+      const result = await appendChained(this.client, streamId, prepared, expected);
       if (!result.position)
         throw new EventStoreUnavailableError('EventStoreDB returned no position for an append');
       return {
@@ -149,6 +133,37 @@ export class EsdbEventStore implements EventStore {
       throw translateEsdbError(error, '$all', 'any');
     }
     return events;
+  }
+
+  /**
+   * Stored events without validation. `$all` pages use the server's order; a stream is read from its start and
+   * skipped up to `after` (fine for audits, not for very long streams). EventStoreDB drops expired events from
+   * `$all` when it scavenges them; stream reads hide them at once.
+   */
+  async readRaw(options: ReadRawOptions): Promise<RawPage> {
+    const scanned: EsdbRecorded[] = [];
+    try {
+      const reading = options.streamId
+        ? this.client.readStream(options.streamId, { direction: FORWARDS, fromRevision: START })
+        : this.client.readAll({ fromPosition: options.after ?? START, direction: FORWARDS });
+      for await (const resolved of reading) {
+        const event = resolved.event;
+        if (!event?.position || (options.after && comparePositions(event.position, options.after) <= 0))
+          continue;
+        scanned.push(event);
+        if (scanned.length >= options.maxCount) break;
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError)
+        return { events: [], checkpoint: options.after, exhausted: true };
+      throw translateEsdbError(error, options.streamId ?? '$all', 'any');
+    }
+    const last = scanned[scanned.length - 1]?.position;
+    return {
+      events: scanned.filter((e) => !e.type.startsWith('$') && !e.streamId.startsWith('$')).map(toRaw),
+      checkpoint: last ? { commit: last.commit, prepare: last.prepare } : options.after,
+      exhausted: scanned.length < options.maxCount,
+    };
   }
 
   subscribeToAll(options: SubscribeToAllOptions): Subscription {
@@ -210,31 +225,22 @@ export class EsdbEventStore implements EventStore {
   }
 
   private decode(event: EsdbRecorded): RecordedEvent {
-    const position = event.position ?? { commit: 0n, prepare: 0n };
-    return decodeEvent(this.registry, {
-      eventId: event.id,
-      type: event.type,
-      streamId: event.streamId,
-      revision: Number(event.revision),
-      position: { commit: position.commit, prepare: position.prepare },
-      recordedAt: new Date(event.created).toISOString(),
-      data: event.data,
-      metadata: stripSystemKeys(event.metadata),
-    });
+    return decodeEvent(this.registry, toRaw(event));
   }
 }
 
-function toEsdbRevision(expected: ExpectedRevision): AppendExpectedRevision {
-  switch (expected) {
-    case 'any':
-      return ANY;
-    case 'no_stream':
-      return NO_STREAM;
-    case 'stream_exists':
-      return STREAM_EXISTS;
-    default:
-      return BigInt(expected);
-  }
+function toRaw(event: EsdbRecorded): RawEvent {
+  const position = event.position ?? { commit: 0n, prepare: 0n };
+  return {
+    eventId: event.id,
+    type: event.type,
+    streamId: event.streamId,
+    revision: Number(event.revision),
+    position: { commit: position.commit, prepare: position.prepare },
+    recordedAt: new Date(event.created).toISOString(),
+    data: event.data,
+    metadata: stripSystemKeys(event.metadata),
+  };
 }
 
 function toEsdbFilter(filter: EventFilter | undefined, onCheckpoint: SubscribeToAllOptions['onCheckpoint']) {

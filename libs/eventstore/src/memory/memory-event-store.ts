@@ -6,7 +6,8 @@ import {
   comparePositions,
   hcnEventRegistry,
 } from '@hcn/contracts';
-import { PreparedEvent, checkAppendRequest, decodeEvent, prepareEvents } from '../codec';
+import { PreparedEvent, RawEvent, checkAppendRequest, decodeEvent, prepareEvents, withLinks } from '../codec';
+import { foldChain, genesisHash } from '../hash-chain';
 import { DuplicateEventIdError } from '../errors';
 import { matchesFilter } from '../filter';
 import { Page, PollingSubscription } from '../polling-subscription';
@@ -17,7 +18,9 @@ import type {
   EventFilter,
   EventStore,
   ExpectedRevision,
+  RawPage,
   ReadAllOptions,
+  ReadRawOptions,
   ReadStreamOptions,
   StreamMetadata,
   SubscribeToAllOptions,
@@ -58,7 +61,12 @@ export class MemoryEventStore implements EventStore {
     if (retried) return retried;
     assertExpectedRevision(streamId, expected, stream.length - 1);
     const recordedAt = this.now().toISOString();
-    for (const event of prepared) {
+    const prev = stream.length > 0 ? stream[stream.length - 1].metadata.hash : undefined;
+    const links = foldChain(
+      prev ?? genesisHash(streamId),
+      prepared.map((e) => e.contentHash),
+    );
+    for (const event of prepared.map((e, i) => withLinks(e, links[i]))) {
       const seq = BigInt(this.log.length + 1);
       const stored = {
         ...event,
@@ -94,6 +102,28 @@ export class MemoryEventStore implements EventStore {
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     return this.readPage(options.after, options.filter, options.maxCount ?? Number.MAX_SAFE_INTEGER).events;
+  }
+
+  async readRaw(options: ReadRawOptions): Promise<RawPage> {
+    const source = options.streamId ? (this.streams.get(options.streamId) ?? []) : this.log;
+    const after = options.after;
+    const scan = source.filter((e) => !after || comparePositions(e.position, after) > 0);
+    const window = scan.slice(0, options.maxCount);
+    const kept = new Map<string, Set<StoredEvent>>();
+    const retained = (e: StoredEvent): boolean => {
+      let set = kept.get(e.streamId);
+      if (!set) {
+        const all = this.streams.get(e.streamId) ?? [];
+        set = new Set(applyRetention(all, this.metadata.get(e.streamId) ?? {}, this.now()));
+        kept.set(e.streamId, set);
+      }
+      return set.has(e);
+    };
+    return {
+      events: window.filter(retained).map((e) => toRaw(e)),
+      checkpoint: window[window.length - 1]?.position ?? after,
+      exhausted: window.length === scan.length,
+    };
   }
 
   subscribeToAll(options: SubscribeToAllOptions): Subscription {
@@ -155,6 +185,12 @@ export class MemoryEventStore implements EventStore {
   }
 
   private decode(event: StoredEvent): RecordedEvent {
-    return decodeEvent(this.registry, event);
+    return decodeEvent(this.registry, toRaw(event));
   }
+}
+
+function toRaw(event: StoredEvent): RawEvent {
+  const { contentHash, ...raw } = event;
+  void contentHash;
+  return raw;
 }

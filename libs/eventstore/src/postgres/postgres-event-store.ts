@@ -8,7 +8,9 @@ import type {
   EventFilter,
   EventStore,
   ExpectedRevision,
+  RawPage,
   ReadAllOptions,
+  ReadRawOptions,
   ReadStreamOptions,
   StreamMetadata,
   SubscribeToAllOptions,
@@ -18,6 +20,7 @@ import { Page, PollingSettings, PollingSubscription } from '../polling-subscript
 import { appendEach } from '../revision';
 import { migrateEventStore } from './migrate';
 import { StaleTransactionError, translatePgError } from './pg-errors';
+import { readRawPage } from './raw-read';
 
 /** Settings of the PostgreSQL event store. */
 export interface PostgresEventStoreOptions {
@@ -175,6 +178,10 @@ export class PostgresEventStore implements EventStore {
       if (page.exhausted || events.length >= wanted || !page.checkpoint) return events;
       cursor = page.checkpoint;
     }
+  }
+
+  readRaw(options: ReadRawOptions): Promise<RawPage> {
+    return readRawPage((sql, params) => this.query(sql, params), options);
   }
 
   subscribeToAll(options: SubscribeToAllOptions): Subscription {
@@ -412,11 +419,17 @@ async function retriedAppend(
   }
 }
 
-/** Prepared events in the shape the SQL functions read. */
+/** Prepared events in the shape the SQL functions read (`ch`: content hash, chained by the SQL functions). */
 function toSqlEvents(
   events: readonly PreparedEvent[],
-): Array<{ id: string; type: string; data: unknown; meta: unknown }> {
-  return events.map((e) => ({ id: e.eventId, type: e.type, data: e.data, meta: e.metadata }));
+): Array<{ id: string; type: string; data: unknown; meta: unknown; ch: string }> {
+  return events.map((e) => ({
+    id: e.eventId,
+    type: e.type,
+    data: e.data,
+    meta: e.metadata,
+    ch: e.contentHash,
+  }));
 }
 
 function escapeLike(text: string): string {

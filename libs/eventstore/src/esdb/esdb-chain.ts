@@ -1,0 +1,169 @@
+import {
+  ANY,
+  AppendExpectedRevision,
+  BACKWARDS,
+  END,
+  EventStoreDBClient,
+  FORWARDS,
+  NO_STREAM,
+  STREAM_EXISTS,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  jsonEvent,
+} from '@eventstore/db-client';
+import { PreparedEvent, withLinks } from '../codec';
+import { foldChain, genesisHash } from '../hash-chain';
+import type { ExpectedRevision } from '../port';
+
+/** Attempts of an append whose caller did not name a revision ('any') and kept losing the race for its stream. */
+const MAX_RACE_RETRIES = 20;
+
+/** The newest visible event of a stream: its revision (-1: none visible) and its hash. */
+interface Head {
+  readonly revision: number;
+  readonly hash?: string;
+  /** Ids of the last few events, to recognise a retried 'any' append. */
+  readonly recentIds: ReadonlySet<string>;
+}
+
+/** Outcome of EventStoreDB's appendToStream that the adapter reads. */
+export interface EsdbAppended {
+  readonly nextExpectedRevision: bigint;
+  readonly position?: { commit: bigint; prepare: bigint };
+}
+
+/**
+ * Appends with hash-chain links. EventStoreDB has no server-side hashing, so the chain is computed here from
+ * the stream's last event and appended with that exact revision, making the link atomic with the append: a
+ * concurrent writer makes it fail, and an append whose caller said 'any' or 'stream_exists' is retried on fresh
+ * state. An exact or 'no_stream' expectation is passed on as given (EventStoreDB checks it and handles retried
+ * appends). When a stream's events have all expired, the next link starts from its genesis hash; the verifier
+ * trusts the first retained event's prevHash in that case. NOT run against a live server in this project.
+ */
+export async function appendChained(
+  client: EventStoreDBClient,
+  streamId: string,
+  events: readonly PreparedEvent[],
+  expected: ExpectedRevision,
+): Promise<EsdbAppended> {
+  if (expected === 'no_stream') return write(client, streamId, events, genesisHash(streamId), NO_STREAM);
+  if (typeof expected === 'number') {
+    const prev = await hashAt(client, streamId, expected);
+    return write(client, streamId, events, prev ?? genesisHash(streamId), BigInt(expected));
+  }
+  for (let attempt = 1; ; attempt++) {
+    const head = await readHead(client, streamId, events.length + 16);
+    if (head.recentIds.has(events[0].eventId))
+      return write(client, streamId, events, genesisHash(streamId), ANY);
+    const revision = expectedFor(head, expected);
+    try {
+      return await write(client, streamId, events, head.hash ?? genesisHash(streamId), revision);
+    } catch (error) {
+      if (!(error instanceof WrongExpectedVersionError) || attempt >= MAX_RACE_RETRIES) throw error;
+      const actual = error.actualVersion;
+      if (head.revision < 0 && typeof actual === 'bigint' && (await isHidden(client, streamId))) {
+        // Every event expired: chain on from the genesis hash at the stream's real revision.
+        return write(client, streamId, events, genesisHash(streamId), actual);
+      }
+    }
+  }
+}
+
+function expectedFor(head: Head, expected: 'any' | 'stream_exists'): AppendExpectedRevision {
+  if (head.revision >= 0) return BigInt(head.revision);
+  return expected === 'any' ? NO_STREAM : STREAM_EXISTS;
+}
+
+async function write(
+  client: EventStoreDBClient,
+  streamId: string,
+  events: readonly PreparedEvent[],
+  prev: string,
+  expectedRevision: AppendExpectedRevision,
+): Promise<EsdbAppended> {
+  const links = foldChain(
+    prev,
+    events.map((e) => e.contentHash),
+  );
+  const payload = events.map((event, i) => {
+    const e = withLinks(event, links[i]);
+    return jsonEvent({
+      id: e.eventId,
+      type: e.type,
+      data: e.data as Record<string, unknown>,
+      metadata: {
+        ...e.metadata,
+        $correlationId: e.metadata.correlationId,
+        $causationId: e.metadata.causationId,
+      },
+    });
+  });
+  return client.appendToStream(streamId, payload, { expectedRevision });
+}
+
+async function readHead(client: EventStoreDBClient, streamId: string, count: number): Promise<Head> {
+  const recent = await readEvents(client, streamId, {
+    direction: BACKWARDS,
+    fromRevision: END,
+    maxCount: count,
+  });
+  const last = recent[0];
+  return {
+    revision: last ? Number(last.revision) : -1,
+    hash: last ? hashOf(last.metadata) : undefined,
+    recentIds: new Set(recent.map((e) => e.id)),
+  };
+}
+
+async function hashAt(
+  client: EventStoreDBClient,
+  streamId: string,
+  revision: number,
+): Promise<string | undefined> {
+  const found = await readEvents(client, streamId, {
+    direction: FORWARDS,
+    fromRevision: BigInt(revision),
+    maxCount: 1,
+  });
+  return found[0] && Number(found[0].revision) === revision ? hashOf(found[0].metadata) : undefined;
+}
+
+/** True when the stream has events but none is visible (all expired or truncated). */
+async function isHidden(client: EventStoreDBClient, streamId: string): Promise<boolean> {
+  return (
+    (await readEvents(client, streamId, { direction: BACKWARDS, fromRevision: END, maxCount: 1 })).length ===
+    0
+  );
+}
+
+interface ReadEvent {
+  readonly id: string;
+  readonly revision: bigint;
+  readonly metadata?: unknown;
+}
+
+async function readEvents(
+  client: EventStoreDBClient,
+  streamId: string,
+  options: {
+    direction: typeof FORWARDS | typeof BACKWARDS;
+    fromRevision: bigint | typeof END;
+    maxCount: number;
+  },
+): Promise<ReadEvent[]> {
+  const events: ReadEvent[] = [];
+  try {
+    for await (const resolved of client.readStream(streamId, options)) {
+      if (resolved.event) events.push(resolved.event as ReadEvent);
+    }
+  } catch (error) {
+    if (error instanceof StreamNotFoundError) return [];
+    throw error;
+  }
+  return events;
+}
+
+function hashOf(metadata: unknown): string | undefined {
+  const hash = (metadata as { hash?: unknown } | undefined)?.hash;
+  return typeof hash === 'string' ? hash : undefined;
+}
