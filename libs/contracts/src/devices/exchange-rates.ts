@@ -9,6 +9,10 @@ export const DEFAULT_EXCHANGE_RATES: Readonly<Record<string, number>> = Object.f
   'Ascend 910A': 0.5,
   'DCU Z100': 0.4,
   MLU370: 0.35,
+  // Not in the seed: H100/H200 at their dense fp16 TFLOPS over the A100's (989 / 312 ≈ 3.2), so the fleet
+  // HCN was checked on (a real H100) has a rate. Override with the deployment's own table.
+  H100: 3.2,
+  H200: 3.2,
 });
 
 /** A configurable exchange-rate table: model name → compute units per device. */

@@ -36,7 +36,8 @@ describe('computeUnits with the default table', () => {
     ['MLU370-X8', 48 * GIB, 0.35],
     ['mlu370-s4', undefined, 0.35],
     ['NVIDIA RTX A1000', undefined, null],
-    ['NVIDIA H100 80GB HBM3', undefined, null],
+    ['NVIDIA H100 80GB HBM3', undefined, 3.2],
+    ['NVIDIA B200', undefined, null],
     ['Ascend 310P3', undefined, null],
   ])('%s (%s bytes) → %s', (model, memoryBytes, units) => {
     expect(computeUnits({ model, memoryBytes })).toBe(units);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineEvent } from '../registry';
 import { acceleratorDeviceSchema } from '../devices/device.schemas';
+import { deviceGrantSchema } from '../devices/device-request.schema';
 import { resourcesSchema } from './resources.schemas';
 
 const labelKey = z
@@ -121,6 +122,8 @@ export const CapacityReserved = defineEvent(
     allocationId: z.string().uuid(),
     workloadId: z.string().uuid(),
     resources: resourcesSchema,
+    /** The devices held (whole, or a memory slice), when the workload asked for devices. */
+    devices: z.array(deviceGrantSchema).max(64).optional(),
   }),
 );
 /** Capacity held for an allocation was given back. */

@@ -3,6 +3,7 @@ import { defineEvent } from '../registry';
 import { domainIdSchema, nodeIdSchema } from './node.events';
 import { resourcesSchema, schedulingPolicySchema } from './resources.schemas';
 import { workloadSpecSchema } from './workload.spec';
+import { placedDevicesSchema } from '../devices/device-request.schema';
 
 const id = z.string().uuid();
 const at = z.string().datetime({ offset: true });
@@ -68,6 +69,8 @@ export const AllocationPlaced = defineEvent(
     nodeId: nodeIdSchema,
     domainId: domainIdSchema,
     resources: resourcesSchema,
+    /** The devices chosen, and how each device scorer rated them, when the workload asked for devices. */
+    devices: placedDevicesSchema.optional(),
   }),
 );
 /** No node can take an instance now; it is retried when capacity appears. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { domainIdSchema, nodeIdSchema } from './node.events';
 import { namespaceSchema, resourcesSchema } from './resources.schemas';
+import { deviceRequestSchema } from '../devices/device-request.schema';
 
 function compiles(pattern: string): boolean {
   try {
@@ -81,6 +82,8 @@ export const workloadSpecSchema = z
     env: z.record(envName, z.string().max(32768)).default({}),
     workingDir: relativePath.optional(),
     resources: resourcesSchema,
+    /** Accelerator devices wanted beyond `resources.accelerators` (whole devices or one memory slice). */
+    devices: deviceRequestSchema.optional(),
     constraints: constraintsSchema.default({
       labels: [],
       domains: { affinity: [], antiAffinity: [] },
@@ -94,7 +97,19 @@ export const workloadSpecSchema = z
     restartPolicy: restartPolicySchema.default({ policy: 'never', maxRetries: 3, backoffSeconds: 5 }),
     stopGraceSeconds: z.number().min(0).max(3600).default(30),
   })
-  .strict();
+  .strict()
+  .superRefine((spec, ctx) => {
+    const devices = spec.devices;
+    if (!devices) return;
+    const count = devices.sliceMemoryBytes === undefined ? devices.count : 0;
+    if (spec.resources.accelerators !== count) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['resources', 'accelerators'],
+        message: `must equal the devices asked for (${count}${count === 0 ? ': a slice holds no whole device' : ''})`,
+      });
+    }
+  });
 
 /** A workload specification as stored (defaults applied). */
 export type WorkloadSpec = z.output<typeof workloadSpecSchema>;

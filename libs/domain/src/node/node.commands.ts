@@ -1,4 +1,4 @@
-import type { EventDataOf, ResourceAmounts } from '@hcn/contracts';
+import type { DeviceGrant, EventDataOf, ResourceAmounts } from '@hcn/contracts';
 
 /** Commands the node decider accepts. Time is passed in (`now`, ISO-8601); the decider reads no clock. */
 export type NodeCommand =
@@ -15,6 +15,8 @@ export type NodeCommand =
       allocationId: string;
       workloadId: string;
       resources: ResourceAmounts;
+      /** Devices to hold (whole, or memory slices). */
+      devices?: readonly DeviceGrant[];
     }
   | { type: 'ReleaseCapacity'; nodeId: string; allocationId: string; reason: string };
 

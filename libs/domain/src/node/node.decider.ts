@@ -1,5 +1,5 @@
 import { sameJson } from '../equality';
-import type { ResourceAmounts } from '@hcn/contracts';
+import type { DeviceGrant, ResourceAmounts } from '@hcn/contracts';
 import { DomainError, assertNever } from '../errors';
 import { NO_RESOURCES, addAmounts, shortfalls } from '../resources';
 import type { NodeCommand, NodeEvent } from './node.commands';
@@ -114,8 +114,59 @@ function reserve(command: NodeCommand & { type: 'ReserveCapacity' }, state: Node
       },
     );
   }
-  const { nodeId, allocationId, workloadId, resources } = command;
-  return [{ type: 'CapacityReserved', data: { nodeId, allocationId, workloadId, resources } }];
+  const { nodeId, allocationId, workloadId, resources, devices } = command;
+  if (!devices?.length)
+    return [{ type: 'CapacityReserved', data: { nodeId, allocationId, workloadId, resources } }];
+  checkDeviceGrants(state, devices, details);
+  return [
+    {
+      type: 'CapacityReserved',
+      data: { nodeId, allocationId, workloadId, resources, devices: [...devices] },
+    },
+  ];
+}
+
+/** What is held on each device now, keyed `vendor/index`. */
+export function deviceHoldings(state: NodeState): Map<string, { whole: boolean; slicedBytes: number }> {
+  const held = new Map<string, { whole: boolean; slicedBytes: number }>();
+  for (const grants of Object.values(state.deviceGrants)) {
+    for (const g of grants) {
+      const key = `${g.vendor}/${g.index}`;
+      const h = held.get(key) ?? { whole: false, slicedBytes: 0 };
+      if (g.sliceMemoryBytes === undefined) h.whole = true;
+      else h.slicedBytes += g.sliceMemoryBytes;
+      held.set(key, h);
+    }
+  }
+  return held;
+}
+
+/** Every grant names a registered device that is free enough: no device handed out twice, no slice overcommit. */
+function checkDeviceGrants(
+  state: NodeState,
+  grants: readonly DeviceGrant[],
+  details: Record<string, unknown>,
+): void {
+  const held = deviceHoldings(state);
+  const devices = state.registration?.devices ?? [];
+  for (const g of grants) {
+    const key = `${g.vendor}/${g.index}`;
+    const device = devices.find((d) => d.vendor === g.vendor && d.index === g.index);
+    if (!device)
+      throw new DomainError('NODE.DEVICE_UNKNOWN', `Node has no device ${key}`, { ...details, device: key });
+    const h = held.get(key) ?? { whole: false, slicedBytes: 0 };
+    const busy =
+      h.whole ||
+      (g.sliceMemoryBytes === undefined
+        ? h.slicedBytes > 0
+        : h.slicedBytes + g.sliceMemoryBytes > (device.memoryBytes ?? 0));
+    if (busy)
+      throw new DomainError('NODE.DEVICE_BUSY', `Device ${key} is already held`, { ...details, device: key });
+    held.set(key, {
+      whole: g.sliceMemoryBytes === undefined,
+      slicedBytes: h.slicedBytes + (g.sliceMemoryBytes ?? 0),
+    });
+  }
 }
 
 /** Folds one node event into the state. */
@@ -143,14 +194,20 @@ export function evolveNode(state: NodeState, event: NodeEvent): NodeState {
       return { ...state, labels: event.data.labels };
     case 'NodeDeregistered':
       return { ...initialNodeState, status: 'deregistered' };
-    case 'CapacityReserved':
+    case 'CapacityReserved': {
+      const reservations = { ...state.reservations, [event.data.allocationId]: event.data.resources };
+      const grants = event.data.devices;
+      if (!grants?.length) return { ...state, reservations };
       return {
         ...state,
-        reservations: { ...state.reservations, [event.data.allocationId]: event.data.resources },
+        reservations,
+        deviceGrants: { ...state.deviceGrants, [event.data.allocationId]: grants },
       };
+    }
     case 'CapacityReleased': {
       const { [event.data.allocationId]: _released, ...rest } = state.reservations;
-      return { ...state, reservations: rest };
+      const { [event.data.allocationId]: _devices, ...grants } = state.deviceGrants;
+      return { ...state, reservations: rest, deviceGrants: grants };
     }
     default:
       return assertNever(event);

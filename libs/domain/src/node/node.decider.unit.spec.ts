@@ -179,3 +179,105 @@ describe('node capacity', () => {
     expect(given([registered]).when(release)).toEqual({ events: [] });
   });
 });
+
+describe('node device grants', () => {
+  const GiB = 2 ** 30;
+  const W = '00000000-0000-4000-8000-000000000001';
+  const alloc = (n: number) => `00000000-0000-4000-8000-0000000000b${n}`;
+  const gpu = (index: number) => ({
+    index,
+    vendor: 'nvidia' as const,
+    model: 'NVIDIA A100-SXM4-80GB',
+    memoryBytes: 80 * GiB,
+    numaNode: 0,
+    health: 100,
+    interconnect: [],
+  });
+  const gpuNode: NodeEvent = {
+    type: 'NodeRegistered',
+    data: { ...registration, accelerators: 2, devices: [gpu(0), gpu(1)] },
+  };
+  type Grant = { index: number; vendor: 'nvidia'; sliceMemoryBytes?: number };
+  const amounts = (accelerators: number) => ({ cpuMillis: 1000, memoryBytes: GiB, accelerators });
+  const reserve = (n: number, devices: Grant[]) =>
+    ({
+      type: 'ReserveCapacity',
+      nodeId,
+      allocationId: alloc(n),
+      workloadId: W,
+      resources: amounts(devices.filter((d) => d.sliceMemoryBytes === undefined).length),
+      devices,
+    }) as const;
+  const reserved = (n: number, devices: Grant[]): NodeEvent => {
+    const { type: _t, ...data } = reserve(n, devices);
+    return { type: 'CapacityReserved', data: { ...data, devices: [...devices] } };
+  };
+  const whole = (index: number): Grant => ({ index, vendor: 'nvidia' });
+  const slice = (index: number, gib: number): Grant => ({
+    index,
+    vendor: 'nvidia',
+    sliceMemoryBytes: gib * GiB,
+  });
+
+  it.each<[string, NodeEvent[], ReturnType<typeof reserve>, string | undefined]>([
+    [
+      'given a free device, when it is reserved whole, then it is granted',
+      [gpuNode],
+      reserve(1, [whole(0)]),
+      undefined,
+    ],
+    [
+      'given a device held whole, when it is reserved again, then NODE.DEVICE_BUSY',
+      [gpuNode, reserved(1, [whole(0)])],
+      reserve(2, [whole(0)]),
+      'NODE.DEVICE_BUSY',
+    ],
+    [
+      'given a sliced device, when it is reserved whole, then NODE.DEVICE_BUSY',
+      [gpuNode, reserved(1, [slice(0, 10)])],
+      reserve(2, [whole(0)]),
+      'NODE.DEVICE_BUSY',
+    ],
+    [
+      'given 70 GiB of slices, when 10 more are asked, then they fit',
+      [gpuNode, reserved(1, [slice(1, 70)])],
+      reserve(2, [slice(1, 10)]),
+      undefined,
+    ],
+    [
+      'given 70 GiB of slices, when 11 more are asked, then NODE.DEVICE_BUSY',
+      [gpuNode, reserved(1, [slice(1, 70)])],
+      reserve(2, [slice(1, 11)]),
+      'NODE.DEVICE_BUSY',
+    ],
+    [
+      'given two devices, when one grant names a device twice, then NODE.DEVICE_BUSY',
+      [gpuNode],
+      reserve(1, [whole(1), whole(1)]),
+      'NODE.DEVICE_BUSY',
+    ],
+    [
+      'given two devices, when device 7 is asked, then NODE.DEVICE_UNKNOWN',
+      [gpuNode],
+      reserve(1, [whole(7)]),
+      'NODE.DEVICE_UNKNOWN',
+    ],
+    [
+      'given a device released, when it is reserved again, then it is granted',
+      [
+        gpuNode,
+        reserved(1, [whole(0)]),
+        { type: 'CapacityReleased', data: { nodeId, allocationId: alloc(1), reason: 'done' } },
+      ],
+      reserve(2, [whole(0)]),
+      undefined,
+    ],
+  ])('%s', (_name, history, command, code) => {
+    const result = given(history).when(command);
+    if (code) expect(errorCode(result)).toBe(code);
+    else
+      expect(result).toEqual({
+        events: [reserved(Number(command.allocationId.at(-1)), [...command.devices])],
+      });
+  });
+});

@@ -1,4 +1,4 @@
-import type { EventDataOf, ResourceAmounts } from '@hcn/contracts';
+import type { DeviceGrant, EventDataOf, ResourceAmounts } from '@hcn/contracts';
 
 /** Lifecycle status of a node. */
 export type NodeStatus = 'unregistered' | 'online' | 'offline' | 'deregistered';
@@ -14,6 +14,8 @@ export interface NodeState {
   readonly lastSeenAt?: string;
   /** Capacity set aside per allocation id. */
   readonly reservations: Readonly<Record<string, ResourceAmounts>>;
+  /** Devices held per allocation id (only allocations that asked for devices). */
+  readonly deviceGrants: Readonly<Record<string, readonly DeviceGrant[]>>;
 }
 
 /** State before any event. */
@@ -23,4 +25,5 @@ export const initialNodeState: NodeState = {
   stopRequested: false,
   labels: {},
   reservations: {},
+  deviceGrants: {},
 };
