@@ -13,7 +13,7 @@ const pureLibraryImports = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', 'data/**', 'apps/hub/web/dist/**', 'native/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', 'data/**', 'apps/hub/web/dist/**', 'test-artifacts/**', 'native/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -28,6 +28,12 @@ export default tseslint.config(
     // Specs and test harnesses assert response bodies field by field.
     files: ['**/*.spec.ts', '**/testing/**/*.ts', 'test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    // The dashboard (apps/web) runs in the browser; it has its own tsconfig (DOM lib, JSX).
+    files: ['apps/web/**/*.{ts,tsx}'],
+    ignores: ['apps/web/vite.config.ts'],
+    languageOptions: { globals: { ...globals.browser } },
   },
   {
     files: ['libs/domain/**/*.ts', 'libs/scheduling/**/*.ts'],

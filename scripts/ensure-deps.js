@@ -16,3 +16,6 @@ if (stale) {
     process.exit(result.status || 1);
   }
 }
+
+// The dashboard's bundle (dist/web) is built from apps/web when missing or stale.
+require('./build-web').buildWeb(false);

@@ -37,6 +37,8 @@ import { HealthController } from './health/health.controller';
 import { NodesController } from './queries/nodes.controller';
 import { CLOCK, Clock, HUB_CONFIG, READ_MODELS } from './tokens';
 import { DashboardController } from './web/dashboard.controller';
+import { ChangeFeedGateway } from './gateway/change-feed.gateway';
+import { SessionController } from './gateway/session.controller';
 
 /** What the hub module is built from: adapters are chosen by the caller (embedded or distributed). */
 export interface HubDependencies {
@@ -72,6 +74,7 @@ export class HubModule {
         TemplatesController,
         HealthController,
         DashboardController,
+        SessionController,
       ],
       providers: [
         { provide: HUB_CONFIG, useValue: deps.config },
@@ -100,6 +103,7 @@ export class HubModule {
         DefineDomainHandler,
         SetQuotaHandler,
         TemplateChangeHandler,
+        ChangeFeedGateway,
       ],
     };
   }

@@ -20,6 +20,7 @@ import { WorkloadSaga } from './sagas/workload.saga';
 import { ClusterView } from './scheduling/cluster-view';
 import { PlacementService } from './scheduling/placement.service';
 import { TemplateCatalog } from './scheduling/template-catalog';
+import { serveDashboard } from './web/dashboard.controller';
 import type { Clock } from './tokens';
 
 /** A running hub. */
@@ -89,6 +90,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
     { logger: ['error', 'warn'] },
   );
   app.useGlobalFilters(new HcnExceptionFilter());
+  serveDashboard(app);
   app.enableShutdownHooks();
   const openApi = new DocumentBuilder()
     .setTitle('HCN hub')

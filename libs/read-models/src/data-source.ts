@@ -5,6 +5,7 @@ import { WorkloadState1763770200000 } from './migrations/1763770200000-workload-
 import { QuotaUsage1763770300000 } from './migrations/1763770300000-quota-usage';
 import { NodeCapacity1763770400000 } from './migrations/1763770400000-node-capacity';
 import { AllocationLogs1763771000000 } from './migrations/1763771000000-allocation-logs';
+import { NodeDevices1763772100000 } from './migrations/1763772100000-node-devices';
 import { AllocationStateRow } from './allocation-state.entity';
 import { DomainSummaryRow } from './domain-summary.entity';
 import { NodeReservationRow } from './node-reservation.entity';
@@ -33,6 +34,7 @@ export const READ_MODEL_MIGRATIONS = [
   QuotaUsage1763770300000,
   NodeCapacity1763770400000,
   AllocationLogs1763771000000,
+  NodeDevices1763772100000,
 ];
 
 const MIGRATION_LOCK = 4_711_002;

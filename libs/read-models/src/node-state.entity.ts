@@ -32,6 +32,10 @@ export class NodeStateRow {
   @Column({ type: 'int' })
   accelerators!: number;
 
+  /** The accelerator devices of the registration (vendor, model, memory, health, ...). */
+  @Column({ type: 'jsonb' })
+  devices!: unknown[];
+
   @Column({ type: 'jsonb' })
   labels!: Record<string, string>;
 

@@ -15,7 +15,9 @@ export class NodesController {
   constructor(@Inject(READ_MODELS) private readonly db: DataSource) {}
 
   @Get('nodes')
-  @ApiOperation({ summary: 'List nodes (filters: domain, status, label=k=v; sort, order, limit, offset)' })
+  @ApiOperation({
+    summary: 'List nodes (filters: id (repeatable), domain, status, label=k=v; sort, order, limit, offset)',
+  })
   list(@Query() query: unknown) {
     return listNodes(this.db, parseBody(listNodesQuerySchema, query, 'QUERY'));
   }

@@ -1,9 +1,15 @@
-import { HcnError, z } from '@hcn/contracts';
+import { AcceleratorDevice, HcnError, z } from '@hcn/contracts';
 import type { DataSource } from 'typeorm';
 
 /** Query parameters of `GET /v1/nodes`. */
 export const listNodesQuerySchema = z
   .object({
+    /** Only these nodes (repeatable; the dashboard refetches the rows the change feed names). */
+    id: z
+      .union([z.string(), z.array(z.string())])
+      .optional()
+      .transform((v) => (v === undefined ? [] : [v].flat()))
+      .pipe(z.array(z.string().uuid()).max(1000)),
     domain: z.string().max(63).optional(),
     status: z.enum(['online', 'offline', 'deregistered']).optional(),
     label: z
@@ -35,6 +41,9 @@ export interface NodeView {
   cpuCores: number;
   memoryBytes: number;
   diskBytes: number;
+  /** Schedulable accelerator devices and the devices behind them (vendor, model, memory, health). */
+  accelerators: number;
+  devices: AcceleratorDevice[];
   labels: Record<string, string>;
   isHead: boolean;
   agentVersion: string;
@@ -59,6 +68,8 @@ function toView(row: Row): NodeView {
     cpuCores: Number(row.cpu_cores),
     memoryBytes: Number(row.memory_bytes),
     diskBytes: Number(row.disk_bytes),
+    accelerators: Number(row.accelerators ?? 0),
+    devices: (row.devices as AcceleratorDevice[] | undefined) ?? [],
     labels: row.labels as Record<string, string>,
     isHead: row.is_head as boolean,
     agentVersion: row.agent_version as string,
@@ -89,6 +100,7 @@ export async function listNodes(
     params.push(value);
     where.push(sql.replace('?', `$${params.length}`));
   };
+  if (query.id.length > 0) add('node_id = ANY(?::uuid[])', query.id);
   if (query.domain) add('domain_id = ?', query.domain);
   if (query.status) add('status = ?', query.status);
   for (const label of query.label) {

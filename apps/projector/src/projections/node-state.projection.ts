@@ -17,12 +17,12 @@ async function upsertRegistration(
 ): Promise<void> {
   await tx.query(
     `INSERT INTO node_state (node_id, domain_id, hostname, arch, os, cpu_cores, memory_bytes, disk_bytes, labels, is_head,
-       agent_version, status, draining, stop_requested, registered_at, last_seen_at, updated_at, accelerators)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'online', false, false, $12, $12, $12, $14)
+       agent_version, status, draining, stop_requested, registered_at, last_seen_at, updated_at, accelerators, devices)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'online', false, false, $12, $12, $12, $14, $15)
      ON CONFLICT (node_id) DO UPDATE SET domain_id = EXCLUDED.domain_id, hostname = EXCLUDED.hostname,
        arch = EXCLUDED.arch, os = EXCLUDED.os, cpu_cores = EXCLUDED.cpu_cores, memory_bytes = EXCLUDED.memory_bytes,
        disk_bytes = EXCLUDED.disk_bytes, labels = EXCLUDED.labels, is_head = EXCLUDED.is_head,
-       accelerators = EXCLUDED.accelerators,
+       accelerators = EXCLUDED.accelerators, devices = EXCLUDED.devices,
        agent_version = EXCLUDED.agent_version, status = 'online', stop_requested = false,
        draining = CASE WHEN $13 THEN node_state.draining ELSE false END,
        registered_at = CASE WHEN $13 THEN node_state.registered_at ELSE EXCLUDED.registered_at END,
@@ -43,6 +43,7 @@ async function upsertRegistration(
       at,
       reregistered,
       data.accelerators ?? 0,
+      JSON.stringify(data.devices ?? []),
     ],
   );
 }

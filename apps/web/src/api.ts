@@ -1,0 +1,186 @@
+// REST client of the dashboard: every call carries the API token (from the URL fragment) as a Bearer token.
+
+const TOKEN_KEY = 'hcn.token';
+
+/** Takes `#token=...` from the URL (then drops it from the address bar), or the token kept for this tab. */
+export function takeToken(): string | null {
+  const match = /(?:^#|&)token=([^&]+)/.exec(window.location.hash);
+  if (match) {
+    const token = decodeURIComponent(match[1]);
+    sessionStorage.setItem(TOKEN_KEY, token);
+    history.replaceState(null, '', `${window.location.pathname}#/`);
+    return token;
+  }
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+/** Keeps a token typed into the sign-in form. */
+export function keepToken(token: string): void {
+  sessionStorage.setItem(TOKEN_KEY, token);
+}
+
+/** Forgets the token (sign out, or refused by the hub). */
+export function forgetToken(): void {
+  sessionStorage.removeItem(TOKEN_KEY);
+}
+
+/** An error answer of the API (`{ error: { code, message } }`). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+let currentToken = '';
+
+/** Sets the token later calls present. */
+export function setApiToken(token: string): void {
+  currentToken = token;
+}
+
+/** The token calls present. */
+export function token(): string {
+  return currentToken;
+}
+
+/** GET a JSON resource of the hub. */
+export async function get<T>(path: string): Promise<T> {
+  const response = await fetch(path, { headers: { authorization: `Bearer ${currentToken}` } });
+  const body = await response.json().catch(() => null);
+  if (!response.ok) {
+    const error = (body as { error?: { code?: string; message?: string } } | null)?.error;
+    throw new ApiError(response.status, error?.code ?? 'HTTP', error?.message ?? response.statusText);
+  }
+  return body as T;
+}
+
+/** The caller's token as the hub sees it. */
+export interface Session {
+  name: string;
+  role: string;
+  namespaces: string[];
+}
+
+/** A device of a node. */
+export interface Device {
+  index: number;
+  vendor: string;
+  model: string;
+  memoryBytes?: number;
+  health: number;
+}
+
+/** A node (GET /v1/nodes). */
+export interface Node {
+  nodeId: string;
+  domainId: string;
+  hostname: string;
+  cpuCores: number;
+  memoryBytes: number;
+  accelerators: number;
+  devices: Device[];
+  labels: Record<string, string>;
+  isHead: boolean;
+  status: string;
+  draining: boolean;
+  lastSeenAt: string | null;
+  usage: { cpuUsage: number; memoryUsedBytes: number; diskUsedBytes: number } | null;
+}
+
+/** A domain summary (GET /v1/domains). */
+export interface Domain {
+  domainId: string;
+  nodes: { online: number; offline: number; draining: number };
+  capacity: {
+    cpuCores: { total: number; available: number };
+    memoryBytes: { total: number; available: number };
+  };
+  reserved: { cpuMillis: number; memoryBytes: number; accelerators: number };
+  definition: { parentId: string | null; region?: string; policy?: unknown } | null;
+}
+
+/** An instance of a workload. */
+export interface Instance {
+  instance: number;
+  attempt: number;
+  status: string;
+  allocationId: string | null;
+  nodeId: string | null;
+}
+
+/** A workload in the list (GET /v1/workloads). */
+export interface WorkloadItem {
+  workloadId: string;
+  namespace: string;
+  name: string;
+  type: string;
+  status: string;
+  replicas: number;
+  instances: Instance[];
+  hops: number;
+  submittedAt: string;
+  updatedAt: string;
+}
+
+/** A candidate a scope considered, with why it was filtered out or how it scored. */
+export interface Candidate {
+  id: string;
+  kind: 'domain' | 'node';
+  accepted: boolean;
+  reason?: string;
+  detail?: string;
+  score?: number;
+}
+
+/** One step of a delegation chain. */
+export interface ChainStep {
+  type: 'WorkloadDelegated' | 'DelegationRejected' | 'AllocationPlaced' | 'WorkloadUnschedulable';
+  revision: number;
+  recordedAt: string;
+  data: {
+    hop?: number;
+    fromScope?: string | null;
+    to?: string;
+    toKind?: string;
+    scope?: string;
+    reason?: string;
+    detail?: string;
+    nodeId?: string;
+    domainId?: string;
+    policy?: unknown;
+    candidates?: Candidate[];
+    reasons?: Record<string, number>;
+  };
+}
+
+/** One workload (GET /v1/workloads/:id). */
+export interface WorkloadDetail {
+  workloadId: string;
+  name: string;
+  namespace: string;
+  status: string;
+  submittedAt: string;
+  submittedBy?: { kind: string; id: string };
+  instances: Instance[];
+  allocations: Array<{ allocationId: string; nodeId: string; status?: string; exitCode?: number }>;
+  delegations: Array<{ instance: number; attempt: number; steps: ChainStep[] }>;
+}
+
+/** Log lines of a workload's allocations. */
+export interface Logs {
+  allocations: Array<{ allocationId: string; lines: Array<{ stream: string; line: string }> }>;
+}
+
+/** A namespace's quota (GET /v1/quotas). */
+export interface Quota {
+  namespace: string;
+  limits: Partial<Record<QuotaKey, number>>;
+  used: Record<QuotaKey, number>;
+}
+
+/** The resources a quota limits. */
+export type QuotaKey = 'cpuMillis' | 'memoryBytes' | 'accelerators' | 'workloads';

@@ -1,0 +1,144 @@
+import { StrictMode, useEffect, useMemo, useState } from 'react';
+import { createRoot } from 'react-dom/client';
+import { ApiError, Session, forgetToken, get, keepToken, setApiToken, takeToken } from './api';
+import { Feed, FeedState } from './feed';
+import { Ctx } from './live';
+import { NodesStore } from './nodes-store';
+import { Nodes } from './pages/Nodes';
+import { Overview } from './pages/Overview';
+import { Quotas } from './pages/Quotas';
+import { WorkloadDetail } from './pages/WorkloadDetail';
+import { Workloads } from './pages/Workloads';
+import './styles.css';
+
+function useRoute(): string {
+  const [hash, setHash] = useState(window.location.hash);
+  useEffect(() => {
+    const on = () => setHash(window.location.hash);
+    window.addEventListener('hashchange', on);
+    return () => window.removeEventListener('hashchange', on);
+  }, []);
+  return hash.replace(/^#/, '') || '/';
+}
+
+function Page({ route }: { route: string }) {
+  const workload = /^\/workloads\/([0-9a-f-]{36})$/.exec(route);
+  if (workload) return <WorkloadDetail id={workload[1]} />;
+  if (route === '/nodes') return <Nodes />;
+  if (route === '/workloads') return <Workloads />;
+  if (route === '/quotas') return <Quotas />;
+  return <Overview />;
+}
+
+function SignIn({ error, onToken }: { error?: string; onToken: (token: string) => void }) {
+  const [value, setValue] = useState('');
+  return (
+    <form
+      className="signin"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (value.trim()) onToken(value.trim());
+      }}
+    >
+      <h1>HCN</h1>
+      <p>
+        Open the URL <code>npm start</code> printed (it carries <code>#token=…</code>), or paste an API token.
+      </p>
+      {error ? <p className="error">{error}</p> : null}
+      <input
+        type="password"
+        placeholder="API token"
+        value={value}
+        onChange={(e) => setValue(e.target.value)}
+      />
+      <button type="submit">Sign in</button>
+    </form>
+  );
+}
+
+function Signed({ session, token, onSignOut }: { session: Session; token: string; onSignOut: () => void }) {
+  const feed = useMemo(() => new Feed(token), [token]);
+  const nodes = useMemo(() => new NodesStore(feed), [feed]);
+  const [state, setState] = useState<FeedState>(feed.state);
+  useEffect(() => {
+    const off = feed.onState(setState);
+    return () => {
+      off();
+      nodes.close();
+      feed.close();
+    };
+  }, [feed, nodes]);
+  const route = useRoute();
+  const tab = route.startsWith('/workloads') ? '/workloads' : route;
+  return (
+    <Ctx.Provider value={{ feed, session, nodes }}>
+      <header>
+        <h1>HCN</h1>
+        <nav>
+          {[
+            ['/', 'Overview'],
+            ['/nodes', 'Nodes'],
+            ['/workloads', 'Workloads'],
+            ['/quotas', 'Quotas'],
+          ].map(([path, label]) => (
+            <a key={path} href={`#${path}`} className={tab === path ? 'active' : ''}>
+              {label}
+            </a>
+          ))}
+        </nav>
+        <span className={`feed ${state}`} data-testid="feed-state">
+          {state}
+        </span>
+        <span className="muted">
+          {session.name} ({session.role})
+        </span>
+        <button className="link" onClick={onSignOut}>
+          sign out
+        </button>
+      </header>
+      <main>
+        <Page route={route} />
+      </main>
+    </Ctx.Provider>
+  );
+}
+
+function App() {
+  const [token, setToken] = useState<string | null>(() => takeToken());
+  const [session, setSession] = useState<Session>();
+  const [error, setError] = useState<string>();
+  useEffect(() => {
+    if (!token) return;
+    setApiToken(token);
+    get<Session>('/v1/session')
+      .then(setSession)
+      .catch((e: unknown) => {
+        if (e instanceof ApiError && e.status === 401) {
+          forgetToken();
+          setToken(null);
+        }
+        setError(e instanceof Error ? e.message : String(e));
+      });
+  }, [token]);
+  if (!token) {
+    return <SignIn error={error} onToken={(t) => (keepToken(t), setError(undefined), setToken(t))} />;
+  }
+  if (!session) return <p className="muted">{error ?? 'signing in…'}</p>;
+  return (
+    <Signed
+      session={session}
+      token={token}
+      onSignOut={() => {
+        forgetToken();
+        setSession(undefined);
+        setToken(null);
+      }}
+    />
+  );
+}
+
+createRoot(document.getElementById('root') as HTMLElement).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

@@ -1,0 +1,128 @@
+// All nodes, kept live: loaded once in pages of 1,000, then only the rows the change feed names are refetched.
+import { useSyncExternalStore } from 'react';
+import { Node, get } from './api';
+import type { Feed } from './feed';
+
+const PAGE = 1000;
+const BY_IDS = 100;
+/** More changed ids than this in one flush: reload everything instead of patching. */
+const PATCH_LIMIT = 1000;
+
+interface Snapshot {
+  nodes: Node[];
+  byId: ReadonlyMap<string, Node>;
+  loaded: boolean;
+  error?: string;
+}
+
+/** The live node list of one signed-in page. */
+export class NodesStore {
+  private snapshot: Snapshot = { nodes: [], byId: new Map(), loaded: false };
+  private readonly listeners = new Set<() => void>();
+  private pending = new Set<string>();
+  private reloadAll = true;
+  private busy = false;
+  private timer: number | undefined;
+  private last = 0;
+  private readonly off: () => void;
+
+  constructor(
+    feed: Feed,
+    private readonly minGapMs = 200,
+  ) {
+    this.off = feed.subscribe('nodes', (change) => {
+      if (change.refresh) this.reloadAll = true;
+      for (const id of change.nodes ?? []) this.pending.add(id);
+      this.schedule();
+    });
+    this.schedule();
+  }
+
+  /** React subscription (useSyncExternalStore). */
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  /** The current snapshot. */
+  readonly get = (): Snapshot => this.snapshot;
+
+  close(): void {
+    this.off();
+    if (this.timer !== undefined) window.clearTimeout(this.timer);
+  }
+
+  private schedule(): void {
+    if (this.busy || this.timer !== undefined) return;
+    const wait = Math.max(0, this.last + this.minGapMs - Date.now());
+    this.timer = window.setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, wait);
+  }
+
+  private async flush(): Promise<void> {
+    if (!this.reloadAll && this.pending.size === 0) return;
+    this.busy = true;
+    this.last = Date.now();
+    const ids = [...this.pending];
+    const all = this.reloadAll || ids.length > PATCH_LIMIT;
+    this.pending = new Set();
+    this.reloadAll = false;
+    try {
+      if (all) this.replace(await loadAll());
+      else this.patch(await loadByIds(ids));
+    } catch (e) {
+      this.reloadAll = all;
+      for (const id of ids) this.pending.add(id);
+      this.publish({ ...this.snapshot, error: e instanceof Error ? e.message : String(e) });
+    } finally {
+      this.busy = false;
+      if (this.reloadAll || this.pending.size > 0) this.schedule();
+    }
+  }
+
+  private replace(nodes: Node[]): void {
+    this.publish({ nodes: sorted(nodes), byId: new Map(nodes.map((n) => [n.nodeId, n])), loaded: true });
+  }
+
+  private patch(changed: Node[]): void {
+    const byId = new Map(this.snapshot.byId);
+    for (const n of changed) byId.set(n.nodeId, n);
+    this.publish({ nodes: sorted([...byId.values()]), byId, loaded: true });
+  }
+
+  private publish(snapshot: Snapshot): void {
+    this.snapshot = snapshot;
+    for (const l of this.listeners) l();
+  }
+}
+
+function sorted(nodes: Node[]): Node[] {
+  return nodes.sort((a, b) => a.hostname.localeCompare(b.hostname) || a.nodeId.localeCompare(b.nodeId));
+}
+
+async function loadAll(): Promise<Node[]> {
+  const out: Node[] = [];
+  for (let offset = 0; ; offset += PAGE) {
+    const page = await get<{ items: Node[]; total: number }>(`/v1/nodes?limit=${PAGE}&offset=${offset}`);
+    out.push(...page.items);
+    if (page.items.length < PAGE || out.length >= page.total) return out;
+  }
+}
+
+async function loadByIds(ids: string[]): Promise<Node[]> {
+  const chunks: string[][] = [];
+  for (let i = 0; i < ids.length; i += BY_IDS) chunks.push(ids.slice(i, i + BY_IDS));
+  const pages = await Promise.all(
+    chunks.map((chunk) =>
+      get<{ items: Node[] }>(`/v1/nodes?limit=${BY_IDS}&${chunk.map((id) => `id=${id}`).join('&')}`),
+    ),
+  );
+  return pages.flatMap((p) => p.items);
+}
+
+/** The live nodes of a store, for React components. */
+export function useNodes(store: NodesStore): Snapshot {
+  return useSyncExternalStore(store.subscribe, store.get);
+}

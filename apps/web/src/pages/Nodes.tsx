@@ -1,0 +1,102 @@
+import { useMemo, useState } from 'react';
+import type { Node } from '../api';
+import { Bar } from '../components/Bar';
+import { Column, VirtualRows } from '../components/VirtualRows';
+import { ago, bytes, pct } from '../format';
+import { useApp, useNow } from '../live';
+import { useNodes } from '../nodes-store';
+
+function devices(n: Node): string {
+  if (n.devices.length === 0) return n.accelerators > 0 ? `${n.accelerators} accelerators` : '—';
+  return n.devices
+    .map(
+      (d) => `${d.vendor} ${d.model}${d.memoryBytes ? ` ${bytes(d.memoryBytes)}` : ''} (health ${d.health})`,
+    )
+    .join(', ');
+}
+
+/** Nodes: every node, windowed, patched row by row as the change feed names them. */
+export function Nodes() {
+  const { nodes: store } = useApp();
+  const { nodes, loaded, error } = useNodes(store);
+  const now = useNow();
+  const [filter, setFilter] = useState('');
+  const [status, setStatus] = useState('');
+  const rows = useMemo(() => {
+    const f = filter.trim().toLowerCase();
+    return nodes.filter(
+      (n) =>
+        (!status || n.status === status) &&
+        (!f || n.hostname.toLowerCase().includes(f) || n.domainId.includes(f) || n.nodeId.startsWith(f)),
+    );
+  }, [nodes, filter, status]);
+  const online = nodes.filter((n) => n.status === 'online').length;
+  const columns: Array<Column<Node>> = [
+    {
+      title: 'status',
+      width: '90px',
+      render: (n) => (
+        <span className={`badge ${n.status}`} data-testid="status">
+          {n.draining ? 'draining' : n.status}
+        </span>
+      ),
+    },
+    {
+      title: 'hostname',
+      width: 'minmax(140px, 1.2fr)',
+      render: (n) => <span title={n.nodeId}>{n.hostname}</span>,
+    },
+    { title: 'domain', width: '110px', render: (n) => n.domainId },
+    { title: 'last seen', width: '100px', render: (n) => ago(n.lastSeenAt, now) },
+    {
+      title: 'CPU',
+      width: 'minmax(120px, 1fr)',
+      render: (n) => (
+        <Bar used={n.usage?.cpuUsage ?? 0} total={1} label={`${pct(n.usage?.cpuUsage)} of ${n.cpuCores}`} />
+      ),
+    },
+    {
+      title: 'memory',
+      width: 'minmax(140px, 1fr)',
+      render: (n) => (
+        <Bar
+          used={n.usage?.memoryUsedBytes ?? 0}
+          total={n.memoryBytes}
+          label={`${bytes(n.usage?.memoryUsedBytes)} / ${bytes(n.memoryBytes)}`}
+        />
+      ),
+    },
+    {
+      title: 'devices',
+      width: 'minmax(160px, 1.5fr)',
+      render: (n) => <span title={devices(n)}>{devices(n)}</span>,
+    },
+  ];
+  return (
+    <section>
+      <h2>
+        Nodes{' '}
+        <span className="muted" data-testid="node-counts">
+          {online} online / {nodes.length}
+        </span>
+      </h2>
+      <div className="filters">
+        <input
+          placeholder="filter: hostname, domain, id"
+          value={filter}
+          onChange={(e) => setFilter(e.target.value)}
+        />
+        <select value={status} onChange={(e) => setStatus(e.target.value)}>
+          <option value="">any status</option>
+          <option value="online">online</option>
+          <option value="offline">offline</option>
+          <option value="deregistered">deregistered</option>
+        </select>
+        <span className="muted">{rows.length} shown</span>
+      </div>
+      {error ? <p className="error">{error}</p> : null}
+      {!loaded ? <p className="muted">loading…</p> : null}
+      <VirtualRows rows={rows} columns={columns} rowKey={(n) => n.nodeId} testId="nodes-table" />
+    </section>
+  );
+}

@@ -1,0 +1,117 @@
+import { Candidate, ChainStep, Logs, WorkloadDetail as Detail, get } from '../api';
+import { short } from '../format';
+import { useLive } from '../live';
+import { useHostOf, usePlacement } from './Workloads';
+
+function Candidates({ list }: { list: Candidate[] | undefined }) {
+  if (!list || list.length === 0) return null;
+  return (
+    <table className="candidates" data-testid="candidates">
+      <thead>
+        <tr>
+          <th>candidate</th>
+          <th>verdict</th>
+          <th>reason</th>
+          <th>score</th>
+        </tr>
+      </thead>
+      <tbody>
+        {list.map((c) => (
+          <tr key={`${c.kind}/${c.id}`} className={c.accepted ? 'accepted' : 'rejected'}>
+            <td>
+              {c.kind} {c.kind === 'node' ? short(c.id) : c.id}
+            </td>
+            <td>{c.accepted ? 'accepted' : 'filtered out'}</td>
+            <td>
+              {c.reason ?? ''}
+              {c.detail ? <span className="muted"> {c.detail}</span> : null}
+            </td>
+            <td>{c.score === undefined ? '' : c.score.toFixed(3)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function Step({ step, host }: { step: ChainStep; host: (nodeId: string) => string }) {
+  const d = step.data;
+  let title: string;
+  switch (step.type) {
+    case 'WorkloadDelegated':
+      title = `hop ${d.hop}: ${d.fromScope ?? 'root'} → ${d.toKind} ${d.toKind === 'node' ? host(d.to ?? '') : d.to}`;
+      break;
+    case 'DelegationRejected':
+      title = `rejected by ${d.scope}: ${d.reason}`;
+      break;
+    case 'AllocationPlaced':
+      title = `placed on ${host(d.nodeId ?? '')} in ${d.domainId}`;
+      break;
+    case 'WorkloadUnschedulable':
+      title = `unschedulable: ${Object.entries(d.reasons ?? {})
+        .map(([r, n]) => `${r} ×${n}`)
+        .join(', ')}`;
+      break;
+  }
+  return (
+    <li className={`step ${step.type}`} data-testid="hop" data-type={step.type}>
+      <div className="step-title">
+        <strong>{title}</strong>
+        <span className="muted"> {new Date(step.recordedAt).toLocaleTimeString()}</span>
+      </div>
+      {d.detail ? <div className="muted">{d.detail}</div> : null}
+      {d.policy ? <div className="muted">policy {JSON.stringify(d.policy)}</div> : null}
+      <Candidates list={d.candidates} />
+    </li>
+  );
+}
+
+/** One workload: state, instances, the delegation chain as a timeline, and its output. */
+export function WorkloadDetail({ id }: { id: string }) {
+  const room = [`workload:${id}`];
+  const detail = useLive(() => get<Detail>(`/v1/workloads/${id}`), room, [id]);
+  const running = ['starting', 'running', 'stopping'].includes(detail.data?.status ?? '');
+  const logs = useLive(() => get<Logs>(`/v1/workloads/${id}/logs?lines=200`), room, [id, running], {
+    pollMs: running ? 1500 : undefined,
+  });
+  const placement = usePlacement();
+  const hostOf = useHostOf();
+  const w = detail.data;
+  if (detail.error && !w) return <p className="error">{detail.error}</p>;
+  if (!w) return <p className="muted">loading…</p>;
+  return (
+    <section>
+      <h2>
+        {w.name} <span className="muted">{w.namespace}</span>{' '}
+        <span className={`badge ${w.status}`} data-testid="detail-status">
+          {w.status}
+        </span>
+      </h2>
+      <p className="muted">
+        {w.workloadId} · submitted {new Date(w.submittedAt).toLocaleString()}
+        {w.submittedBy ? ` by ${w.submittedBy.id}` : ''} · placement {placement(w.instances)}
+      </p>
+      <h3>Delegation chain</h3>
+      {w.delegations.map((chain) => (
+        <div key={`${chain.instance}/${chain.attempt}`} className="chain">
+          <div className="muted">
+            instance {chain.instance}, attempt {chain.attempt}
+          </div>
+          <ol className="timeline" data-testid="timeline">
+            {chain.steps.map((s) => (
+              <Step key={s.revision} step={s} host={hostOf} />
+            ))}
+          </ol>
+        </div>
+      ))}
+      <h3>Logs</h3>
+      <pre className="logs" data-testid="logs">
+        {(logs.data?.allocations ?? [])
+          .flatMap((a) =>
+            a.lines.map((l) => `${short(a.allocationId)} ${l.stream === 'stderr' ? '!' : ' '} ${l.line}`),
+          )
+          .join('\n') || '(no output yet)'}
+      </pre>
+    </section>
+  );
+}
