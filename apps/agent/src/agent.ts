@@ -1,4 +1,10 @@
-import { AgentCommand, AgentReport, RegisterNodeResponse, agentCommandSchema } from '@hcn/contracts';
+import {
+  AcceleratorDevice,
+  AgentCommand,
+  AgentReport,
+  RegisterNodeResponse,
+  agentCommandSchema,
+} from '@hcn/contracts';
 import { Consumer, MessageBus, PoisonMessageError } from '@hcn/messaging';
 import { join } from 'node:path';
 import { AppliedCommands } from './applied-commands';
@@ -41,6 +47,8 @@ export class Agent {
   private flushing: Promise<void> = Promise.resolve();
   private stopped = false;
   draining = false;
+  /** The devices registered with the hub (detected or declared). */
+  private devices: AcceleratorDevice[] = [];
 
   constructor(
     private readonly config: AgentConfig,
@@ -56,6 +64,7 @@ export class Agent {
       config.dataDir,
       () => this.nodeId ?? '',
       (body) => this.enqueue(body),
+      { devices: () => this.devices, vramGuardPath: config.vramGuardPath },
     );
   }
 
@@ -122,6 +131,7 @@ export class Agent {
       agentVersion: AGENT_VERSION,
     });
     this.identity.write(this.session.nodeId);
+    this.devices = accelerators.devices;
     this.log(
       `registered in domain ${this.config.domainId} (${host.cpuCores} cores, ${host.memoryBytes} bytes, ${accelerators.devices.length} accelerators from ${accelerators.source})`,
     );

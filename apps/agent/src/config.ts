@@ -1,6 +1,7 @@
 import { domainIdSchema, labelsSchema, z } from '@hcn/contracts';
 import { brokerListSchema, envBoolean, parseConfig } from '@hcn/platform';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { declaredDevicesSchema } from './detectors/declared-devices';
 import { parse as parseYaml } from 'yaml';
 
@@ -15,6 +16,8 @@ const fileSchema = z
     kafkaBrokers: z.array(z.string()).optional(),
     /** Accelerators declared instead of detected (simulated fleets, or tools the agent cannot run). */
     devices: declaredDevicesSchema.optional(),
+    /** The vram-guard library preloaded into workloads that hold a memory slice. */
+    vramGuard: z.string().optional(),
   })
   .strict();
 
@@ -27,6 +30,10 @@ const schema = z.object({
   dataDir: z.string().min(1),
   kafkaBrokers: z.array(z.string().regex(/^[^:\s]+:\d{1,5}$/)).optional(),
   devices: declaredDevicesSchema.optional(),
+  vramGuardPath: z
+    .string()
+    .refine((path) => existsSync(path), 'vramGuard (HCN_VRAM_GUARD): no such file')
+    .optional(),
 });
 
 /** Validated agent configuration. */
@@ -48,7 +55,8 @@ function envLabels(text: string | undefined): Record<string, string> | undefined
 
 /**
  * Loads the agent's configuration: the YAML file named by HCN_AGENT_CONFIG (if any), then the environment
- * (HCN_HUB_URL, HCN_JOIN_TOKEN, HCN_DOMAIN, HCN_LABELS=k=v,..., HCN_HEAD, HCN_DATA_DIR, KAFKA_BROKERS) on top.
+ * (HCN_HUB_URL, HCN_JOIN_TOKEN, HCN_DOMAIN, HCN_LABELS=k=v,..., HCN_HEAD, HCN_DATA_DIR, KAFKA_BROKERS,
+ * HCN_VRAM_GUARD) on top.
  */
 export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentConfig {
   const path = env.HCN_AGENT_CONFIG;
@@ -68,5 +76,12 @@ export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentConfig {
     dataDir: env.HCN_DATA_DIR ?? file.dataDir ?? './data/agent',
     kafkaBrokers: brokers,
     devices: file.devices,
+    vramGuardPath: env.HCN_VRAM_GUARD ?? file.vramGuard ?? builtGuard(),
   });
+}
+
+/** The guard `make -C native/vram-guard` builds in this checkout, when it was built. */
+function builtGuard(): string | undefined {
+  const path = resolve(__dirname, '../../../native/vram-guard/libvramguard.so');
+  return existsSync(path) ? path : undefined;
 }

@@ -1,4 +1,5 @@
-import type { AgentCommand, AgentReport } from '@hcn/contracts';
+import type { AcceleratorDevice, AgentCommand, AgentReport } from '@hcn/contracts';
+import { DeviceRuntimeError, deviceRuntime } from './runtime/device-runtime';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExecutionEvent, ProcessExecutor } from './executors/process.executor';
@@ -19,6 +20,12 @@ interface Owned {
   pid?: number;
 }
 
+/** The node's devices (as registered) and where the vram-guard library is, for device placements. */
+export interface DeviceSetup {
+  devices(): readonly AcceleratorDevice[];
+  readonly vramGuardPath?: string;
+}
+
 /**
  * Runs the allocations the hub places on this node with the process executor, reports their lifecycle and ships
  * their new output as reports (through the agent's durable outbox), and after a crash of the agent reports what
@@ -33,6 +40,7 @@ export class WorkloadRunner {
     dataDir: string,
     private readonly nodeId: () => string,
     private readonly report: (body: ReportBody) => void,
+    private readonly devices: DeviceSetup = { devices: () => [] },
   ) {
     this.statePath = join(dataDir, 'allocations.json');
     this.executor = new ProcessExecutor({
@@ -68,6 +76,8 @@ export class WorkloadRunner {
   run(command: RunCommand): void {
     const p = command.placement;
     this.owned.set(p.allocationId, { workloadId: p.workloadId });
+    const env = this.environment(command);
+    if (!env) return;
     const started = this.executor.start({
       allocationId: p.allocationId,
       workloadId: p.workloadId,
@@ -75,12 +85,37 @@ export class WorkloadRunner {
       nodeId: this.nodeId(),
       command: p.command,
       args: p.args,
-      env: p.env,
+      env,
       workingDir: p.workingDir,
       stopGraceSeconds: p.stopGraceSeconds,
     });
     if (!started) return;
     this.save();
+  }
+
+  /** The process environment: the spec's, then the devices' (visible devices, guard); undefined if refused. */
+  private environment(command: RunCommand): Record<string, string> | undefined {
+    const p = command.placement;
+    if (!p.devices) return p.env;
+    try {
+      const runtime = deviceRuntime(p.devices, this.devices.devices(), {
+        vramGuardPath: this.devices.vramGuardPath,
+        inheritedPreload: p.env.LD_PRELOAD,
+      });
+      return { ...p.env, ...runtime.env };
+    } catch (error) {
+      if (!(error instanceof DeviceRuntimeError)) throw error;
+      this.owned.delete(p.allocationId);
+      this.report({
+        kind: 'allocation',
+        workloadId: p.workloadId,
+        allocationId: p.allocationId,
+        status: 'failed',
+        reason: error.message,
+        at: new Date().toISOString(),
+      });
+      return undefined;
+    }
   }
 
   /** Stops an allocation; one this agent does not run is reported stopped at once (nothing to stop). */

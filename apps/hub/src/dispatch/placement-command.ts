@@ -20,6 +20,7 @@ export function placementCommand(
       env: spec.env,
       ...(spec.workingDir ? { workingDir: spec.workingDir } : {}),
       stopGraceSeconds: spec.stopGraceSeconds,
+      ...(placed.devices ? { devices: placed.devices } : {}),
     },
   };
 }

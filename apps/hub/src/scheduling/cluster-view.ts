@@ -2,6 +2,7 @@ import { DomainDefinition, EventDataOf, RecordedEvent, nodeStream } from '@hcn/c
 import { NodeEvent, NodeState, foldRecorded, nodeCapacity, nodeDecider, nodeReserved } from '@hcn/domain';
 import type { EventStore, Subscription } from '@hcn/eventstore';
 import { ClusterSnapshot, DomainView, NodeView, SchedulingIndex } from '@hcn/scheduling';
+import { deviceViewsOf } from './device-views';
 
 /** Event types the view follows (heartbeats excluded: liveness turns them into online/offline facts). */
 export const CLUSTER_EVENT_TYPES = [
@@ -98,9 +99,10 @@ export class ClusterView {
         (this.holders.get(event.data.allocationId) ?? new Set()).add(nodeId),
       );
       this.countPlacement(after.registration?.domainId);
-      this.index?.reserve(nodeId, event.data.resources);
+      this.index?.reserve(nodeId, event.data.resources, event.data.devices ?? []);
     } else if (event.type === 'CapacityReleased') {
-      this.index?.release(nodeId, before.reservations[event.data.allocationId]);
+      const grants = before.deviceGrants[event.data.allocationId] ?? [];
+      this.index?.release(nodeId, before.reservations[event.data.allocationId], grants);
       this.trackHolders(nodeId, before, after);
     } else {
       this.trackHolders(nodeId, before, after);
@@ -154,6 +156,26 @@ export class ClusterView {
     }
   }
 
+  /** Per vendor, the largest device and the most devices on one node, over registered nodes. */
+  deviceLimits(): Map<string, { memoryBytes: number; perNode: number }> {
+    const limits = new Map<string, { memoryBytes: number; perNode: number }>();
+    for (const state of this.nodes.values()) {
+      if (state.status === 'deregistered') continue;
+      const counts = new Map<string, number>();
+      for (const d of state.registration?.devices ?? []) {
+        counts.set(d.vendor, (counts.get(d.vendor) ?? 0) + 1);
+        const l = limits.get(d.vendor) ?? { memoryBytes: 0, perNode: 0 };
+        limits.set(d.vendor, {
+          memoryBytes: Math.max(l.memoryBytes, d.memoryBytes ?? 0),
+          perNode: l.perNode,
+        });
+      }
+      for (const [vendor, n] of counts)
+        limits.get(vendor)!.perNode = Math.max(limits.get(vendor)!.perNode, n);
+    }
+    return limits;
+  }
+
   /** Parent of every defined domain (for tree checks). */
   domainParents(): Map<string, string | null> {
     return new Map([...this.domains].map(([id, d]) => [id, d.parentId]));
@@ -172,6 +194,7 @@ export class ClusterView {
       const registration = state.registration;
       if (!registration || state.status === 'deregistered') continue;
       if (!this.domains.has(registration.domainId)) undefinedDomains.add(registration.domainId);
+      const devices = deviceViewsOf(state);
       nodes.push({
         nodeId,
         domainId: registration.domainId,
@@ -180,6 +203,7 @@ export class ClusterView {
         draining: state.draining,
         capacity: nodeCapacity(state),
         allocated: nodeReserved(state),
+        ...(devices ? { devices } : {}),
       });
     }
     const domains: DomainView[] = [...this.domains.values()].map((d) => this.domainView(d));

@@ -1,4 +1,11 @@
-import { WorkloadSpec, deterministicUuid, nodeStream, workloadStream } from '@hcn/contracts';
+import {
+  DeviceGrant,
+  PlacedDevices,
+  WorkloadSpec,
+  deterministicUuid,
+  nodeStream,
+  workloadStream,
+} from '@hcn/contracts';
 import {
   DecisionRecord,
   DomainError,
@@ -9,7 +16,7 @@ import {
   workloadDecider,
 } from '@hcn/domain';
 import type { EventStore } from '@hcn/eventstore';
-import { Decision, decide } from '@hcn/scheduling';
+import { ChosenDevices, Decision, decide } from '@hcn/scheduling';
 import { Known, handleOnKnown } from '../common/aggregate';
 import { CommandContext } from '../common/command-context';
 import type { HotStreams } from '../common/cached-aggregate';
@@ -49,7 +56,11 @@ export function toDecisionRecord(
   const base = { instance: instance.instance, attempt: instance.attempt, hops, rejections };
   if (decision.outcome === 'placed') {
     const domainId = decision.domainPath[decision.domainPath.length - 1];
-    return { ...base, outcome: { kind: 'placed', allocationId, nodeId: decision.nodeId, domainId } };
+    const placed = { kind: 'placed' as const, allocationId, nodeId: decision.nodeId, domainId };
+    return {
+      ...base,
+      outcome: decision.devices ? { ...placed, devices: placedDevices(decision.devices) } : placed,
+    };
   }
   const detail = Object.entries(decision.reasons)
     .map(([code, n]) => `${code} x${n}`)
@@ -58,6 +69,20 @@ export function toDecisionRecord(
     ...base,
     outcome: { kind: 'unschedulable', reasons: decision.reasons, detail: detail.slice(0, 2000) },
   };
+}
+
+/** The chosen devices as recorded in AllocationPlaced (grants are implied by vendor, indexes and slice). */
+function placedDevices(chosen: ChosenDevices): PlacedDevices {
+  const { vendor, indexes, sliceMemoryBytes, oneIsland, bandwidthGBps, computeUnits, scores } = chosen;
+  const base = {
+    vendor: vendor as PlacedDevices['vendor'],
+    indexes: [...indexes],
+    oneIsland,
+    bandwidthGBps,
+    computeUnits,
+    scores: { ...scores },
+  };
+  return sliceMemoryBytes === undefined ? base : { ...base, sliceMemoryBytes };
 }
 
 /**
@@ -115,10 +140,12 @@ export class PlacementService {
         resources: spec.resources,
         constraints: spec.constraints,
         excludeNodes: excluded,
+        ...(spec.devices ? { devices: spec.devices } : {}),
       });
       stop();
       if (decision.outcome === 'placed') {
-        const reserved = await this.reserve(decision.nodeId, workloadId, allocationId, spec, context);
+        const grants = decision.devices?.grants as DeviceGrant[] | undefined;
+        const reserved = await this.reserve(decision.nodeId, workloadId, allocationId, spec, context, grants);
         if (!reserved) {
           excluded.push(decision.nodeId);
           if (attempt < RESERVE_ATTEMPTS) continue;
@@ -135,11 +162,19 @@ export class PlacementService {
     allocationId: string,
     spec: WorkloadSpec,
     context: CommandContext,
+    devices?: DeviceGrant[],
   ): Promise<boolean> {
     try {
       const handled = await this.hot.nodes.handle(
         nodeStream(nodeId),
-        { type: 'ReserveCapacity', nodeId, allocationId, workloadId, resources: spec.resources },
+        {
+          type: 'ReserveCapacity',
+          nodeId,
+          allocationId,
+          workloadId,
+          resources: spec.resources,
+          ...(devices?.length ? { devices } : {}),
+        },
         context,
       );
       handled.events.forEach((e) => this.view.applyNode(e));

@@ -1,3 +1,4 @@
+import { placedDevicesSchema } from '../devices/device-request.schema';
 import { z } from 'zod';
 import {
   domainIdSchema,
@@ -110,6 +111,8 @@ export const placementSchema = z.object({
   env: z.record(z.string(), z.string()),
   workingDir: z.string().optional(),
   stopGraceSeconds: z.number().min(0),
+  /** The devices to expose to the process (whole devices, or a memory slice enforced by the vram-guard). */
+  devices: placedDevicesSchema.optional(),
 });
 
 /** A command relayed to an agent on its domain's command topic (key = node id). */

@@ -1,4 +1,4 @@
-import type { EventDataOf, WorkloadSpec } from '@hcn/contracts';
+import type { EventDataOf, WorkloadSpec, PlacedDevices } from '@hcn/contracts';
 
 type Hop = Omit<EventDataOf<'WorkloadDelegated'>, 'workloadId' | 'instance' | 'attempt' | 'hop'>;
 type Rejection = Omit<EventDataOf<'DelegationRejected'>, 'workloadId' | 'instance' | 'attempt'>;
@@ -15,6 +15,8 @@ export interface DecisionRecord {
         readonly allocationId: string;
         readonly nodeId: string;
         readonly domainId: string;
+        /** The devices chosen, when the workload asked for devices. */
+        readonly devices?: PlacedDevices;
       }
     | {
         readonly kind: 'unschedulable';

@@ -130,7 +130,7 @@ function recordDecision(decision: DecisionRecord, state: WorkloadState): Workloa
     ...decision.rejections.map((r) => ({ type: 'DelegationRejected' as const, data: { ...base, ...r } })),
   ];
   if (outcome.kind === 'placed') {
-    const { allocationId, nodeId, domainId } = outcome;
+    const { allocationId, nodeId, domainId, devices } = outcome;
     const data = {
       ...base,
       allocationId,
@@ -138,6 +138,7 @@ function recordDecision(decision: DecisionRecord, state: WorkloadState): Workloa
       domainId,
       generation: state.generation,
       resources: spec.resources,
+      ...(devices ? { devices } : {}),
     };
     return [...events, { type: 'AllocationPlaced', data }];
   }

@@ -17,6 +17,8 @@ import {
   loadWorkload,
   userContext,
 } from '../workload-command';
+import { ClusterView } from '../../scheduling/cluster-view';
+import { checkDeviceRequestFits } from './device-request-fit';
 import { SubmitWorkloadCommand } from './submit-workload.command';
 
 /** Reply to a submission. */
@@ -38,6 +40,7 @@ export class SubmitWorkloadHandler implements ICommandHandler<SubmitWorkloadComm
     private readonly hot: HotStreams,
     private readonly placement: PlacementService,
     private readonly metrics: HubMetrics,
+    private readonly view: ClusterView,
   ) {}
 
   async execute({ principal, spec, idempotencyKey }: SubmitWorkloadCommand): Promise<SubmitWorkloadResult> {
@@ -50,6 +53,7 @@ export class SubmitWorkloadHandler implements ICommandHandler<SubmitWorkloadComm
     if (existing?.state.exists) return this.repeated(workloadId, existing, spec, idempotencyKey);
     const fresh = { state: workloadDecider.initialState, revision: -1 };
     workloadDecider.decide(submit(workloadId), fresh.state); // refuses unsupported types before any write
+    checkDeviceRequestFits(spec.devices, this.view.deviceLimits());
     const context = userContext(principal, this.clock, workloadId);
     await holdQuota(this.hot, workloadId, spec, context);
     const submitted = await handleOnKnown(
