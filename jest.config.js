@@ -15,6 +15,7 @@ const aliases = {
   '^@hcn/scheduling$': '<rootDir>/libs/scheduling/src',
   '^@hcn/testing$': '<rootDir>/test/support',
   '^@hcn/platform$': '<rootDir>/libs/platform/src',
+  '^@hcn/audit$': '<rootDir>/libs/audit/src',
 };
 module.exports = {
   rootDir: __dirname,

@@ -37,6 +37,10 @@ import { HealthController } from './health/health.controller';
 import { NodesController } from './queries/nodes.controller';
 import { CLOCK, Clock, HUB_CONFIG, READ_MODELS } from './tokens';
 import { DashboardController } from './web/dashboard.controller';
+import { AuditChainController } from './audit/chain/chain.controller';
+import { AuditExplainController } from './audit/explain/explain.controller';
+import { ReportsController } from './audit/reports/reports.controller';
+import { AuditTimeTravelController } from './audit/time-travel/time-travel.controller';
 import { ChangeFeedGateway } from './gateway/change-feed.gateway';
 import { SessionController } from './gateway/session.controller';
 
@@ -74,6 +78,10 @@ export class HubModule {
         TemplatesController,
         HealthController,
         DashboardController,
+        AuditChainController,
+        AuditExplainController,
+        AuditTimeTravelController,
+        ReportsController,
         SessionController,
       ],
       providers: [

@@ -219,7 +219,7 @@ describeWithPostgres('workloads API (hub + projector, real PostgreSQL, in-proces
   });
 
   describe('quotas', () => {
-    it('refuses a workload over quota with 422 QUOTA.EXCEEDED writing nothing, and admits it once quota is freed', async () => {
+    it('refuses a workload over quota with 422 QUOTA.EXCEEDED changing nothing (one AdmissionDenied audit fact), and admits it once quota is freed', async () => {
       const put = await h.request('PUT', '/v1/quotas/team-q', { limits: { cpuMillis: 1000 } });
       expect(put.status).toBe(200);
       const first = await h.request(
@@ -236,7 +236,12 @@ describeWithPostgres('workloads API (hub + projector, real PostgreSQL, in-proces
       );
       expect([second.status, second.body.error.code]).toEqual([422, 'QUOTA.EXCEEDED']);
       expect(second.body.error.message).toContain('cpuMillis: 1200 > limit 1000');
-      expect(await count()).toBe(before);
+      // Nothing changes; the refusal itself is recorded for compliance reports (one audit event).
+      expect(await count()).toBe(before + 1);
+      const denied = await h.store.readStream('admission-team-q');
+      expect(denied.map((e) => [e.type, (e.data as any).over])).toEqual([
+        ['AdmissionDenied', ['cpuMillis: 1200 > limit 1000']],
+      ]);
       const usage = await h.request('GET', '/v1/quotas/team-q');
       expect(usage.body.used).toMatchObject({ cpuMillis: 600, workloads: 1 });
       expect((await h.request('DELETE', `/v1/workloads/${first.body.workloadId}`)).status).toBe(202);

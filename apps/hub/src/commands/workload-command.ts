@@ -1,5 +1,13 @@
-import { HcnError, RecordedEvent, WorkloadSpec, quotaStream, workloadStream } from '@hcn/contracts';
 import {
+  HcnError,
+  RecordedEvent,
+  WorkloadSpec,
+  admissionStream,
+  quotaStream,
+  workloadStream,
+} from '@hcn/contracts';
+import {
+  DomainError,
   WorkloadCommand,
   WorkloadState,
   foldRecorded,
@@ -11,7 +19,7 @@ import type { EventStore } from '@hcn/eventstore';
 import { Principal, requireNamespace } from '../auth/principal';
 import { handleOnStream } from '../common/aggregate';
 import type { HotStreams } from '../common/cached-aggregate';
-import { CommandContext, requestContext } from '../common/command-context';
+import { CommandContext, requestContext, toNewEvents } from '../common/command-context';
 import type { Clock } from '../tokens';
 
 /** What a workload command answers: the workload's state after it. */
@@ -53,23 +61,37 @@ export function userContext(principal: Principal, clock: Clock, correlationId: s
   return { ...requestContext({ kind: 'user', id: principal.name }, clock()), correlationId };
 }
 
-/** Holds the quota a spec needs (per-replica resources times replicas); QUOTA.EXCEEDED writes nothing. */
+/**
+ * Holds the quota a spec needs (per-replica resources times replicas). QUOTA.EXCEEDED changes nothing but is
+ * recorded as an audit fact (`AdmissionDenied` on `admission-<namespace>`) for compliance reports.
+ */
 export async function holdQuota(
   hot: HotStreams,
   workloadId: string,
   spec: WorkloadSpec,
   context: CommandContext,
 ): Promise<void> {
-  await hot.quotas.handle(
-    quotaStream(spec.namespace),
-    {
-      type: 'Hold',
-      namespace: spec.namespace,
-      workloadId,
-      resources: scaleAmounts(spec.resources, spec.replicas),
-    },
-    context,
-  );
+  const resources = scaleAmounts(spec.resources, spec.replicas);
+  try {
+    await hot.quotas.handle(
+      quotaStream(spec.namespace),
+      { type: 'Hold', namespace: spec.namespace, workloadId, resources },
+      context,
+    );
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'QUOTA.EXCEEDED') {
+      const over = ((error.details.over as string[] | undefined) ?? []).slice(0, 8);
+      const data = { namespace: spec.namespace, workloadId, workloadName: spec.name, resources, over };
+      await hot.store
+        .append(
+          admissionStream(spec.namespace),
+          toNewEvents([{ type: 'AdmissionDenied', data }], context),
+          'any',
+        )
+        .catch((e: Error) => console.error(`[quota] denial not recorded: ${e.message}`));
+    }
+    throw error;
+  }
 }
 
 /** Runs one user command on a workload the principal may act on. */

@@ -127,7 +127,7 @@ export class HotStreams {
   readonly nodes: CachedAggregate<NodeCommand, NodeEvent, NodeState>;
   readonly quotas: CachedAggregate<QuotaCommand, QuotaEvent, QuotaState>;
 
-  constructor(store: EventStore) {
+  constructor(readonly store: EventStore) {
     this.nodes = new CachedAggregate(store, nodeDecider);
     this.quotas = new CachedAggregate(store, quotaDecider);
   }

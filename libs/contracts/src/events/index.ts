@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { EventRegistry } from '../registry';
+import { ADMISSION_EVENTS } from './admission.events';
 import { DOMAIN_EVENTS } from './domain.events';
 import { NODE_EVENTS } from './node.events';
 import { QUOTA_EVENTS } from './quota.events';
@@ -13,6 +14,7 @@ export * from './quota.events';
 export * from './workload.spec';
 export * from './workload.events';
 export * from './template.events';
+export * from './admission.events';
 
 const ALL_EVENTS = [
   ...NODE_EVENTS,
@@ -20,6 +22,7 @@ const ALL_EVENTS = [
   ...QUOTA_EVENTS,
   ...WORKLOAD_EVENTS,
   ...TEMPLATE_EVENTS,
+  ...ADMISSION_EVENTS,
 ];
 
 /** Every event type HCN writes, with its schema; the store validates against it on append and on read. */

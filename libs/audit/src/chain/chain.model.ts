@@ -1,0 +1,116 @@
+import type { Actor } from '@hcn/contracts';
+
+/** Where an event sits in the log and who caused it: what every chain entry carries. */
+export interface EventRef {
+  readonly eventId: string;
+  readonly type: string;
+  readonly revision: number;
+  /** Global position as `commit/prepare`. */
+  readonly position: string;
+  /** When the fact happened (metadata.occurredAt). */
+  readonly at: string;
+  readonly recordedAt: string;
+  readonly actor: Actor;
+  readonly correlationId: string;
+  readonly causationId: string;
+}
+
+/** What the scheduler concluded about one candidate in one scope (as recorded). */
+export interface ChainCandidate {
+  readonly id: string;
+  readonly kind: 'domain' | 'node';
+  readonly accepted: boolean;
+  readonly reason?: string;
+  readonly detail?: string;
+  readonly score?: number;
+}
+
+/** One hop of a decision: `fromScope` handed the instance to `to`. */
+export interface ChainHop extends EventRef {
+  /** Index of this hop among all hops of the workload (what `explain --hop N` names). */
+  readonly seq: number;
+  /** Index of this hop within its decision, root first. */
+  readonly hop: number;
+  readonly fromScope: string | null;
+  readonly to: string;
+  readonly toKind: 'domain' | 'node';
+  readonly policy: string;
+  readonly candidates: readonly ChainCandidate[];
+}
+
+/** A scope that failed during a decision; its parent fell back to a peer. */
+export interface ChainRejection extends EventRef {
+  readonly scope: string;
+  readonly reason: string;
+  readonly detail: string;
+  readonly candidates: readonly ChainCandidate[];
+}
+
+/** Why a decision was taken. */
+export type DecisionTrigger =
+  'submission' | 'retry' | 'reschedule-after-node-loss' | 'restart-policy' | 'replacement' | 'scale-up';
+
+/** How a decision ended. */
+export type DecisionOutcome =
+  | {
+      readonly kind: 'placed';
+      readonly allocationId: string;
+      readonly nodeId: string;
+      readonly domainId: string;
+      readonly event: EventRef;
+    }
+  | {
+      readonly kind: 'unschedulable';
+      readonly reasons: Readonly<Record<string, number>>;
+      readonly detail: string;
+      readonly event: EventRef;
+    };
+
+/** One scheduling decision for one instance attempt: its hops, rejections (fallbacks) and outcome. */
+export interface ChainDecision {
+  /** Index of the decision in the workload's stream. */
+  readonly index: number;
+  readonly instance: number;
+  readonly attempt: number;
+  readonly trigger: DecisionTrigger;
+  readonly hops: readonly ChainHop[];
+  readonly rejections: readonly ChainRejection[];
+  readonly outcome: DecisionOutcome;
+}
+
+/** Kinds of allocation lifecycle entries. */
+export type AllocationEntryKind = 'started' | 'completed' | 'failed' | 'lost' | 'stop-requested' | 'stopped';
+
+/** Something that happened to an allocation after its placement. */
+export interface ChainAllocationEntry extends EventRef {
+  readonly kind: AllocationEntryKind;
+  readonly allocationId: string;
+  readonly nodeId: string;
+  readonly detail: string;
+}
+
+/** Kinds of user requests on a workload. */
+export type RequestEntryKind = 'submitted' | 'stop-requested' | 'restart-requested' | 'updated' | 'deleted';
+
+/** A request on the workload as a whole (submission, stop, restart, update, delete). */
+export interface ChainRequestEntry extends EventRef {
+  readonly kind: RequestEntryKind;
+  readonly detail: string;
+}
+
+/** One line of the timeline, in stream order. */
+export type TimelineEntry =
+  | { readonly entry: 'request'; readonly request: ChainRequestEntry }
+  | { readonly entry: 'decision'; readonly decision: ChainDecision }
+  | { readonly entry: 'allocation'; readonly allocation: ChainAllocationEntry };
+
+/** The whole delegation history of a workload, rebuilt from its stream. */
+export interface WorkloadChain {
+  readonly workloadId: string;
+  readonly namespace: string;
+  readonly name: string;
+  /** Events read from the stream. */
+  readonly events: number;
+  readonly decisions: readonly ChainDecision[];
+  readonly timeline: readonly TimelineEntry[];
+}

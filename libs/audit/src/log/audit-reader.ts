@@ -1,0 +1,99 @@
+import { RecordedEvent, domainStream, nodeStream, quotaStream, workloadStream } from '@hcn/contracts';
+import type { EventStore } from '@hcn/eventstore';
+import { buildChain } from '../chain/build-chain';
+import type { WorkloadChain } from '../chain/chain.model';
+import { AuditError } from '../errors';
+import {
+  ClusterFoldLike,
+  DecisionReplay,
+  DecisionSelector,
+  SnapshotAtDecision,
+  decisionBasis,
+} from '../replay/decision-replay';
+import { REPORT_EVENT_TYPES, ReportAccumulator } from '../reports/accumulator';
+import { Visible, buildReport } from '../reports/build-report';
+import type { Period } from '../reports/period';
+import type { ComplianceReport } from '../reports/report.model';
+import { DomainAsOf, NodeAsOf, QuotaAsOf, domainAsOf, nodeAsOf, quotaAsOf } from '../time-travel/time-travel';
+import { ScanProgress, scanLog } from './scan';
+
+/** Reads a workload's stream; AUDIT.WORKLOAD_NOT_FOUND when it holds no submission. */
+export async function readWorkload(store: EventStore, workloadId: string): Promise<RecordedEvent[]> {
+  const events = await store.readStream(workloadStream(workloadId));
+  if (events[0]?.type !== 'WorkloadSubmitted') {
+    throw new AuditError('AUDIT.WORKLOAD_NOT_FOUND', `Workload ${workloadId} is not in the log`, {
+      workloadId,
+    });
+  }
+  return events;
+}
+
+/** The namespace a workload was submitted in (for access checks before anything else is shown). */
+export function namespaceOfStream(events: readonly RecordedEvent[]): string {
+  return (events[0].data as { spec: { namespace: string } }).spec.namespace;
+}
+
+/** Chain replay of one workload from the log. */
+export async function replayChain(store: EventStore, workloadId: string): Promise<WorkloadChain> {
+  return buildChain(await readWorkload(store, workloadId));
+}
+
+/** Decision replay: rebuilds the snapshot from the log up to the decision and re-runs the scheduler. */
+export async function explainDecision(
+  store: EventStore,
+  events: readonly RecordedEvent[],
+  selector: DecisionSelector,
+  options: {
+    /** The hub's ClusterView (fresh, not started) and the event types it follows. */
+    fold: ClusterFoldLike;
+    eventTypes: readonly string[];
+    onProgress?: (p: ScanProgress) => void;
+  },
+): Promise<DecisionReplay> {
+  const { fold, eventTypes, onProgress } = options;
+  const at = new SnapshotAtDecision(decisionBasis(events, selector), fold);
+  await scanLog(store, (e) => at.accept(e), {
+    filter: { kind: 'eventTypePrefix', prefixes: eventTypes },
+    onProgress,
+  });
+  return at.replay();
+}
+
+async function streamOrNotFound(store: EventStore, streamId: string, code: string): Promise<RecordedEvent[]> {
+  const events = await store.readStream(streamId);
+  if (events.length === 0) throw new AuditError(code, `${streamId} is not in the log`, { streamId });
+  return events;
+}
+
+/** A node as of an instant (AUDIT.NODE_NOT_FOUND for a node the log never saw). */
+export async function nodeAt(store: EventStore, nodeId: string, atMs: number): Promise<NodeAsOf> {
+  return nodeAsOf(nodeId, await streamOrNotFound(store, nodeStream(nodeId), 'AUDIT.NODE_NOT_FOUND'), atMs);
+}
+
+/** A domain as of an instant (AUDIT.DOMAIN_NOT_FOUND for a domain never defined). */
+export async function domainAt(store: EventStore, domainId: string, atMs: number): Promise<DomainAsOf> {
+  const events = await streamOrNotFound(store, domainStream(domainId), 'AUDIT.DOMAIN_NOT_FOUND');
+  return domainAsOf(domainId, events, atMs);
+}
+
+/** A namespace's quota as of an instant (AUDIT.QUOTA_NOT_FOUND when it never had a quota stream). */
+export async function quotaAt(store: EventStore, namespace: string, atMs: number): Promise<QuotaAsOf> {
+  const events = await streamOrNotFound(store, quotaStream(namespace), 'AUDIT.QUOTA_NOT_FOUND');
+  return quotaAsOf(namespace, events, atMs);
+}
+
+/** The compliance report of a period, streamed from the whole log (one pass, filtered on the server). */
+export async function readComplianceReport(
+  store: EventStore,
+  period: Period,
+  visible: Visible,
+  onProgress?: (p: ScanProgress) => void,
+): Promise<ComplianceReport> {
+  const acc = new ReportAccumulator(period);
+  await scanLog(store, (e) => void acc.apply(e), {
+    filter: { kind: 'eventTypePrefix', prefixes: REPORT_EVENT_TYPES },
+    pageSize: 5000,
+    onProgress,
+  });
+  return buildReport(acc, visible);
+}

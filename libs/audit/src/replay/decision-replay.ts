@@ -1,0 +1,249 @@
+import { Position, RecordedEvent, comparePositions, parsePosition } from '@hcn/contracts';
+import type { EventDataOf } from '@hcn/contracts';
+import { foldRecorded, workloadDecider } from '@hcn/domain';
+import {
+  ClusterSnapshot,
+  Decision,
+  NODE_EXCLUDED,
+  PlacementRequest,
+  SchedulingIndex,
+  decide,
+} from '@hcn/scheduling';
+import { buildChain } from '../chain/build-chain';
+import type { ChainCandidate, ChainDecision } from '../chain/chain.model';
+import { AuditError } from '../errors';
+import { diffJson } from './diff-json';
+
+/** Which recorded decision to replay: the one holding hop `hop` (chain-wide index), or decision `decision`. */
+export type DecisionSelector = { readonly hop: number } | { readonly decision: number };
+
+/**
+ * What folds cluster events into the scheduler's snapshot. Replays pass the hub's own ClusterView (the very fold
+ * the scheduler is fed from), so a replay never runs on a second copy of that logic.
+ */
+export interface ClusterFoldLike {
+  apply(event: RecordedEvent): void;
+  snapshot(): ClusterSnapshot;
+}
+
+/** What a replay needs besides the cluster: the recorded decision, the request as it was, where it sits. */
+export interface DecisionBasis {
+  readonly decision: ChainDecision;
+  readonly request: PlacementRequest;
+  /** Position of the decision's first event in the workload stream. */
+  readonly position: Position;
+}
+
+/** A decision reduced to what the scheduler produced (the same mapping the hub records). */
+export interface ComparableDecision {
+  readonly hops: ReadonlyArray<{
+    fromScope: string | null;
+    to: string;
+    toKind: string;
+    policy: string;
+    candidates: ChainCandidate[];
+  }>;
+  readonly rejections: ReadonlyArray<{
+    scope: string;
+    reason: string;
+    detail: string;
+    candidates: ChainCandidate[];
+  }>;
+  readonly outcome:
+    | { kind: 'placed'; nodeId: string; domainId: string }
+    | { kind: 'unschedulable'; reasons: Record<string, number>; detail: string };
+}
+
+/** The outcome of a decision replay. */
+export interface DecisionReplay {
+  readonly workloadId: string;
+  readonly decisionIndex: number;
+  readonly instance: number;
+  readonly attempt: number;
+  readonly position: string;
+  /** Cluster events folded into the snapshot. */
+  readonly clusterEvents: number;
+  readonly snapshot: { readonly domains: number; readonly nodes: number };
+  readonly request: PlacementRequest;
+  readonly recorded: ComparableDecision;
+  readonly replayed: ComparableDecision;
+  readonly matches: boolean;
+  /** Paths where replay and record differ (at most 20). */
+  readonly differences: readonly string[];
+}
+
+/** Picks the decision to replay from a workload stream and rebuilds the request it was taken for. */
+export function decisionBasis(events: readonly RecordedEvent[], selector: DecisionSelector): DecisionBasis {
+  const chain = buildChain(events);
+  const decision =
+    'hop' in selector
+      ? chain.decisions.find((d) => d.hops.some((h) => h.seq === selector.hop))
+      : chain.decisions[selector.decision];
+  if (!decision) {
+    const code = 'hop' in selector ? 'AUDIT.HOP_NOT_FOUND' : 'AUDIT.DECISION_NOT_FOUND';
+    throw new AuditError(
+      code,
+      `Workload ${chain.workloadId} has no such ${'hop' in selector ? 'hop' : 'decision'}`,
+      {
+        ...selector,
+      },
+    );
+  }
+  const first = decision.hops[0] ?? decision.rejections[0] ?? decision.outcome.event;
+  const before = events.filter((e) => e.revision < first.revision);
+  const spec = foldRecorded(workloadDecider, before).spec;
+  if (!spec) throw new AuditError('AUDIT.DECISION_NOT_FOUND', 'The decision precedes the submission');
+  const request: PlacementRequest = {
+    workloadId: chain.workloadId,
+    instance: decision.instance,
+    resources: spec.resources,
+    constraints: spec.constraints,
+    excludeNodes: excludedNodes(decision),
+    ...devicesOf(spec),
+  };
+  return { decision, request, position: parsePosition(first.position) };
+}
+
+/** The device request of the spec, passed the way the hub's placement passes it (absent: none). */
+function devicesOf(spec: object): Pick<PlacementRequest, 'devices'> {
+  const devices = (spec as { devices?: PlacementRequest['devices'] }).devices;
+  return devices ? { devices } : {};
+}
+
+/** Nodes the hub excluded for this decision (refused reservations): the filter's verdicts name each one. */
+function excludedNodes(decision: ChainDecision): string[] {
+  const ids = new Set<string>();
+  for (const scope of [...decision.hops, ...decision.rejections]) {
+    for (const c of scope.candidates) if (c.reason === NODE_EXCLUDED) ids.add(c.id);
+  }
+  return [...ids].sort();
+}
+
+/**
+ * Folds cluster events (in log order) into the snapshot the scheduler saw at a decision: everything before the
+ * decision's first event, stopping early at the reservation the decision itself made (the hub decides, reserves,
+ * then records the chain). `accept` returns false once the cutoff is reached; feed nothing after that.
+ */
+export class SnapshotAtDecision {
+  private done = false;
+  private count = 0;
+  private readonly reservation: { allocationId: string; nodeId: string } | undefined;
+
+  constructor(
+    private readonly basis: DecisionBasis,
+    private readonly fold: ClusterFoldLike,
+  ) {
+    const o = basis.decision.outcome;
+    this.reservation = o.kind === 'placed' ? { allocationId: o.allocationId, nodeId: o.nodeId } : undefined;
+  }
+
+  /** Applies one cluster event if it precedes the decision; false once the cutoff is reached. */
+  accept(event: RecordedEvent): boolean {
+    if (this.done) return false;
+    if (comparePositions(event.position, this.basis.position) >= 0 || this.isOwnReservation(event)) {
+      this.done = true;
+      return false;
+    }
+    this.fold.apply(event);
+    this.count++;
+    return true;
+  }
+
+  private isOwnReservation(event: RecordedEvent): boolean {
+    if (event.type !== 'CapacityReserved' || !this.reservation) return false;
+    const d = event.data as EventDataOf<'CapacityReserved'>;
+    return d.allocationId === this.reservation.allocationId && d.nodeId === this.reservation.nodeId;
+  }
+
+  /** Cluster events folded so far. */
+  get applied(): number {
+    return this.count;
+  }
+
+  /** Re-runs the recorded policy on the snapshot and compares the result with the record. */
+  replay(): DecisionReplay {
+    const snapshot = this.fold.snapshot();
+    const replayed = comparableOf(decide(SchedulingIndex.fromSnapshot(snapshot), this.basis.request));
+    const recorded = comparableRecord(this.basis.decision);
+    const differences: string[] = [];
+    diffJson(recorded, replayed, '', differences, 20);
+    const d = this.basis.decision;
+    return {
+      workloadId: this.basis.request.workloadId,
+      decisionIndex: d.index,
+      instance: d.instance,
+      attempt: d.attempt,
+      position: `${this.basis.position.commit}/${this.basis.position.prepare}`,
+      clusterEvents: this.count,
+      snapshot: { domains: snapshot.domains.length, nodes: snapshot.nodes.length },
+      request: this.basis.request,
+      recorded,
+      replayed,
+      matches: differences.length === 0,
+      differences,
+    };
+  }
+}
+
+function candidates(list: readonly ChainCandidate[]): ChainCandidate[] {
+  return list.map((c) => {
+    const out: { -readonly [K in keyof ChainCandidate]: ChainCandidate[K] } = {
+      id: c.id,
+      kind: c.kind,
+      accepted: c.accepted,
+    };
+    if (c.reason !== undefined) out.reason = c.reason;
+    if (c.detail !== undefined) out.detail = c.detail;
+    if (c.score !== undefined) out.score = c.score;
+    return out;
+  });
+}
+
+/** The scheduler's decision in the shape the hub records it. */
+export function comparableOf(decision: Decision): ComparableDecision {
+  const hops = decision.hops.map((h) => ({
+    fromScope: h.scope,
+    to: h.chosen,
+    toKind: h.chosenKind,
+    policy: h.policy,
+    candidates: candidates(h.candidates),
+  }));
+  const rejections = decision.rejections.map((r) => ({
+    scope: r.scope ?? '(root)',
+    reason: r.reason,
+    detail: r.detail.slice(0, 2000),
+    candidates: candidates(r.candidates),
+  }));
+  if (decision.outcome === 'placed') {
+    const domainId = decision.domainPath[decision.domainPath.length - 1];
+    return { hops, rejections, outcome: { kind: 'placed', nodeId: decision.nodeId, domainId } };
+  }
+  const detail = Object.entries(decision.reasons)
+    .map(([code, n]) => `${code} x${n}`)
+    .join(', ')
+    .slice(0, 2000);
+  return { hops, rejections, outcome: { kind: 'unschedulable', reasons: { ...decision.reasons }, detail } };
+}
+
+/** A recorded decision in the comparable shape. */
+export function comparableRecord(d: ChainDecision): ComparableDecision {
+  const hops = d.hops.map((h) => ({
+    fromScope: h.fromScope,
+    to: h.to,
+    toKind: h.toKind,
+    policy: h.policy,
+    candidates: candidates(h.candidates),
+  }));
+  const rejections = d.rejections.map((r) => ({
+    scope: r.scope,
+    reason: r.reason,
+    detail: r.detail,
+    candidates: candidates(r.candidates),
+  }));
+  const o = d.outcome;
+  const outcome: ComparableDecision['outcome'] =
+    o.kind === 'placed'
+      ? { kind: 'placed', nodeId: o.nodeId, domainId: o.domainId }
+      : { kind: 'unschedulable', reasons: { ...o.reasons }, detail: o.detail };
+  return { hops, rejections, outcome };
+}

@@ -1,0 +1,303 @@
+import {
+  EventDataOf,
+  RecordedEvent,
+  ResourceAmounts,
+  WorkloadSpec,
+  computeUnits,
+  formatPosition,
+} from '@hcn/contracts';
+import { QuotaEvent, QuotaState, quotaDecider, quotaUsed } from '@hcn/domain';
+import { NODE_BLACKLISTED } from '@hcn/scheduling';
+import { overLimits } from '../time-travel/time-travel';
+import { Availability } from './availability';
+import { Period, hoursWithin, inPeriod } from './period';
+import type { DelegationRow, QuotaRow, ResidencyViolationRow } from './report.model';
+import { RegionTree } from './region-tree';
+
+/** Every event type a compliance report reads (heartbeats and reservations are not needed). */
+export const REPORT_EVENT_TYPES: readonly string[] = [
+  'NodeRegistered',
+  'NodeReregistered',
+  'NodeWentOffline',
+  'NodeCameOnline',
+  'NodeDeregistered',
+  'DomainDefined',
+  'DomainUpdated',
+  'Quota',
+  'AdmissionDenied',
+  'WorkloadSubmitted',
+  'WorkloadUpdated',
+  'WorkloadDelegated',
+  'DelegationRejected',
+  'AllocationPlaced',
+  'WorkloadUnschedulable',
+  'AllocationStarted',
+  'AllocationCompleted',
+  'AllocationFailed',
+  'AllocationLost',
+  'AllocationStopped',
+];
+
+const GIB = 2 ** 30;
+
+/** Per-device figures of a node used to weigh accelerator-hours. */
+interface NodeWeights {
+  readonly memoryGiB: number;
+  readonly computeUnits: number;
+}
+
+interface OpenAllocation {
+  readonly namespace: string;
+  readonly nodeId: string;
+  readonly resources: ResourceAmounts;
+  startMs: number | null;
+}
+
+/** Summed resource-hours of one namespace. */
+export interface UsageSums {
+  allocations: Set<string>;
+  cpuCoreHours: number;
+  memoryGiBHours: number;
+  acceleratorHours: number;
+  acceleratorMemoryGiBHours: number;
+  computeUnitHours: number;
+}
+
+const time = (iso: string): number => Date.parse(iso);
+
+/**
+ * Folds the log (in order) into the figures of a compliance report for one period. Streaming: it keeps what
+ * is open (allocations, node states, specs), never the events. `finish` closes open intervals at the horizon
+ * (the earlier of the period's end and the last event read), so the same log and period give the same figures.
+ */
+export class ReportAccumulator {
+  readonly tree = new RegionTree();
+  readonly availability = new Availability();
+  readonly usage = new Map<string, UsageSums>();
+  /** `namespace\u0000region\u0000domain` -> placements. */
+  readonly placements = new Map<string, number>();
+  readonly residency: ResidencyViolationRow[] = [];
+  readonly quota: QuotaRow[] = [];
+  /** `namespace\u0000kind\u0000from\u0000to` -> count. */
+  readonly delegations = new Map<string, number>();
+  /** `namespace\u0000node` -> hits. */
+  readonly blacklist = new Map<string, number>();
+  private readonly weights = new Map<string, NodeWeights>();
+  private readonly specs = new Map<string, WorkloadSpec>();
+  private readonly open = new Map<string, OpenAllocation>();
+  private readonly quotas = new Map<string, { state: QuotaState; breached: boolean }>();
+  private lastMs = Number.NEGATIVE_INFINITY;
+  private lastPosition: string | null = null;
+  private lastAt: string | null = null;
+  private count = 0;
+  private pendingHops: Array<EventDataOf<'WorkloadDelegated'>> = [];
+  private pendingRejections: string[] = [];
+
+  constructor(readonly period: Period) {
+    this.availability.within(period);
+  }
+
+  /** Applies one event of the log. */
+  apply(event: RecordedEvent): void {
+    this.count++;
+    const at = time(event.metadata.occurredAt);
+    if (at > this.lastMs) {
+      this.lastMs = at;
+      this.lastAt = event.metadata.occurredAt;
+    }
+    this.lastPosition = formatPosition(event.position);
+    if (event.type.startsWith('Quota')) return this.onQuota(event, at);
+    this.dispatch(event, at);
+  }
+
+  private dispatch(event: RecordedEvent, at: number): void {
+    const d = event.data as never;
+    switch (event.type) {
+      case 'NodeRegistered':
+      case 'NodeReregistered':
+        return this.onRegistered(d, at);
+      case 'NodeWentOffline':
+      case 'NodeCameOnline':
+      case 'NodeDeregistered':
+        return this.availability.apply(event.type, d, at);
+      case 'DomainDefined':
+      case 'DomainUpdated':
+        return this.tree.define(d);
+      case 'AdmissionDenied':
+        return this.onDenied(d, event.metadata.occurredAt, at);
+      case 'WorkloadSubmitted':
+      case 'WorkloadUpdated':
+        return this.onSpec(d);
+      case 'WorkloadDelegated':
+        this.pendingHops.push(d);
+        return;
+      case 'DelegationRejected':
+        return this.onRejected(d, at);
+      case 'AllocationPlaced':
+        return this.onPlaced(d, event.metadata.occurredAt, at);
+      case 'WorkloadUnschedulable':
+        return this.closeDecision((d as { workloadId: string }).workloadId, null, at);
+      case 'AllocationStarted':
+        return this.onStarted(d);
+      default:
+        return this.onEnded(d);
+    }
+  }
+
+  private onRegistered(d: EventDataOf<'NodeRegistered'>, at: number): void {
+    const devices = d.devices ?? [];
+    const mean = (f: (x: (typeof devices)[number]) => number) =>
+      devices.length ? devices.reduce((s, x) => s + f(x), 0) / devices.length : 0;
+    this.weights.set(d.nodeId, {
+      memoryGiB: mean((x) => (x.memoryBytes ?? 0) / GIB),
+      computeUnits: mean((x) => computeUnits(x) ?? 0),
+    });
+    this.availability.register(d.nodeId, d.domainId, at);
+  }
+
+  private onSpec(d: { workloadId: string; spec: WorkloadSpec }): void {
+    this.specs.set(d.workloadId, d.spec);
+  }
+
+  private onDenied(d: EventDataOf<'AdmissionDenied'>, iso: string, at: number): void {
+    if (!inPeriod(this.period, at)) return;
+    const detail = d.over.join('; ');
+    this.quota.push({ at: iso, namespace: d.namespace, kind: 'denial', workload: d.workloadName, detail });
+  }
+
+  private onQuota(event: RecordedEvent, at: number): void {
+    const ns = (event.data as { namespace: string }).namespace;
+    const current = this.quotas.get(ns) ?? { state: quotaDecider.initialState, breached: false };
+    const state = quotaDecider.evolve(current.state, { type: event.type, data: event.data } as QuotaEvent);
+    const over = overLimits(state.limits, quotaUsed(state));
+    const breached = over.length > 0;
+    if (breached && !current.breached && inPeriod(this.period, at)) {
+      const workload = (event.data as { workloadId?: string }).workloadId ?? '';
+      const at = event.metadata.occurredAt;
+      this.quota.push({ at, namespace: ns, kind: 'breach', workload, detail: over.join('; ') });
+    }
+    this.quotas.set(ns, { state, breached });
+  }
+
+  private namespaceOf(workloadId: string): string {
+    return this.specs.get(workloadId)?.namespace ?? 'unknown';
+  }
+
+  private onRejected(d: EventDataOf<'DelegationRejected'>, at: number): void {
+    this.pendingRejections.push(d.scope);
+    if (inPeriod(this.period, at)) this.countBlacklist(d.workloadId, d.candidates);
+  }
+
+  private countBlacklist(
+    workloadId: string,
+    candidates: ReadonlyArray<{ id: string; reason?: string }>,
+  ): void {
+    for (const c of candidates) {
+      if (c.reason !== NODE_BLACKLISTED) continue;
+      const key = `${this.namespaceOf(workloadId)}\u0000${c.id}`;
+      this.blacklist.set(key, (this.blacklist.get(key) ?? 0) + 1);
+    }
+  }
+
+  /** Counts the hops and fallbacks of the decision that this placement (or verdict) closes. */
+  private closeDecision(workloadId: string, finalDomain: string | null, at: number): void {
+    const hops = this.pendingHops;
+    const rejected = this.pendingRejections;
+    this.pendingHops = [];
+    this.pendingRejections = [];
+    if (!inPeriod(this.period, at)) return;
+    const ns = this.namespaceOf(workloadId);
+    const bump = (kind: DelegationRow['kind'], from: string, to: string) => {
+      const key = `${ns}\u0000${kind}\u0000${from}\u0000${to}`;
+      this.delegations.set(key, (this.delegations.get(key) ?? 0) + 1);
+    };
+    for (const hop of hops) {
+      this.countBlacklist(workloadId, hop.candidates);
+      if (hop.toKind === 'domain') bump('hop', hop.fromScope ?? '(root)', hop.to);
+    }
+    if (finalDomain) for (const scope of rejected) bump('fallback', scope, finalDomain);
+  }
+
+  private onPlaced(d: EventDataOf<'AllocationPlaced'>, iso: string, at: number): void {
+    this.closeDecision(d.workloadId, d.domainId, at);
+    const namespace = this.namespaceOf(d.workloadId);
+    this.open.set(d.allocationId, { namespace, nodeId: d.nodeId, resources: d.resources, startMs: null });
+    if (!inPeriod(this.period, at)) return;
+    const region = this.tree.regionOf(d.domainId) ?? '(none)';
+    const key = `${namespace}\u0000${region}\u0000${d.domainId}`;
+    this.placements.set(key, (this.placements.get(key) ?? 0) + 1);
+    this.checkResidency(d, iso, region);
+  }
+
+  private checkResidency(d: EventDataOf<'AllocationPlaced'>, iso: string, region: string): void {
+    const spec = this.specs.get(d.workloadId);
+    if (!spec) return;
+    const { affinity, antiAffinity } = spec.constraints.regions;
+    const outside = affinity.length > 0 && !affinity.includes(region);
+    if (!outside && !antiAffinity.includes(region)) return;
+    this.residency.push({
+      at: iso,
+      namespace: spec.namespace,
+      workloadId: d.workloadId,
+      workloadName: spec.name,
+      allowedRegions: affinity.join(' '),
+      forbiddenRegions: antiAffinity.join(' '),
+      allocationId: d.allocationId,
+      nodeId: d.nodeId,
+      domainId: d.domainId,
+      region,
+    });
+  }
+
+  private onStarted(d: EventDataOf<'AllocationStarted'>): void {
+    const open = this.open.get(d.allocationId);
+    if (open && open.startMs === null) open.startMs = time(d.startedAt);
+  }
+
+  private onEnded(d: { allocationId: string; endedAt?: string; lostAt?: string }): void {
+    const end = d.endedAt ?? d.lostAt;
+    const open = this.open.get(d.allocationId);
+    if (!open || end === undefined) return;
+    this.open.delete(d.allocationId);
+    if (open.startMs !== null) this.addUsage(d.allocationId, open, open.startMs, time(end));
+  }
+
+  private addUsage(allocationId: string, a: OpenAllocation, startMs: number, endMs: number): void {
+    const hours = hoursWithin(this.period, startMs, endMs);
+    if (hours <= 0) return;
+    const sums = this.usage.get(a.namespace) ?? emptySums();
+    const w = this.weights.get(a.nodeId) ?? { memoryGiB: 0, computeUnits: 0 };
+    sums.allocations.add(allocationId);
+    sums.cpuCoreHours += (a.resources.cpuMillis / 1000) * hours;
+    sums.memoryGiBHours += (a.resources.memoryBytes / GIB) * hours;
+    sums.acceleratorHours += a.resources.accelerators * hours;
+    sums.acceleratorMemoryGiBHours += a.resources.accelerators * w.memoryGiB * hours;
+    sums.computeUnitHours += a.resources.accelerators * w.computeUnits * hours;
+    this.usage.set(a.namespace, sums);
+  }
+
+  /** Closes what is still open at the horizon; call once after the last event. */
+  finish(): { horizonMs: number; position: string | null; at: string | null; events: number } {
+    const horizonMs = Math.min(
+      this.period.toMs,
+      Number.isFinite(this.lastMs) ? this.lastMs : this.period.fromMs,
+    );
+    for (const [id, open] of this.open) {
+      if (open.startMs !== null) this.addUsage(id, open, open.startMs, horizonMs);
+    }
+    this.open.clear();
+    this.availability.close(horizonMs);
+    return { horizonMs, position: this.lastPosition, at: this.lastAt, events: this.count };
+  }
+}
+
+function emptySums(): UsageSums {
+  return {
+    allocations: new Set(),
+    cpuCoreHours: 0,
+    memoryGiBHours: 0,
+    acceleratorHours: 0,
+    acceleratorMemoryGiBHours: 0,
+    computeUnitHours: 0,
+  };
+}
