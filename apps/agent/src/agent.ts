@@ -1,5 +1,6 @@
 import {
   AcceleratorDevice,
+  DeviceUsage,
   AgentCommand,
   AgentReport,
   RegisterNodeResponse,
@@ -171,6 +172,7 @@ export class Agent {
     const session = this.session;
     if (!session) return;
     const usage = await this.sampler.sample();
+    const devices = await this.deviceUsage();
     this.outbox.add((seq) => ({
       kind: 'heartbeat',
       nodeId: session.nodeId,
@@ -179,9 +181,20 @@ export class Agent {
       seq,
       sentAt: new Date().toISOString(),
       usage,
+      ...(devices.length > 0 ? { devices } : {}),
       runningAllocations: this.runner.running(),
       final,
     }));
+  }
+
+  /** Usage of the registered devices now (the vendor tools are asked only when the node has devices). */
+  private async deviceUsage(): Promise<DeviceUsage[]> {
+    if (this.devices.length === 0) return [];
+    try {
+      return (await detectAccelerators({ declared: this.config.devices })).usage;
+    } catch {
+      return [];
+    }
   }
 
   /** Puts an allocation or logs report in the outbox and flushes soon. */

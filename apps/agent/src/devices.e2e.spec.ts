@@ -1,4 +1,4 @@
-import { workloadStream } from '@hcn/contracts';
+import { heartbeatStream, workloadStream } from '@hcn/contracts';
 import { MemoryMessageBus } from '@hcn/messaging';
 import { describeWithPostgres, eventuallyExpect } from '@hcn/testing';
 import { execFileSync } from 'node:child_process';
@@ -112,6 +112,22 @@ describeWithPostgres('accelerator devices end to end (declared devices, real pro
     expect(response.body.error.code).toBe('WORKLOAD.DEVICE_REQUEST_TOO_LARGE');
     const workloads = (await h.request('GET', '/v1/workloads')).body.items as unknown[];
     expect(workloads).toHaveLength(2); // the two placed above, nothing from this request
+  });
+
+  it('heartbeats carry the usage and health of every device', async () => {
+    await eventuallyExpect(async () => {
+      const beats = await h.store.readStream(heartbeatStream(agent.nodeId!), {
+        direction: 'backwards',
+        maxCount: 1,
+      });
+      const devices = (beats[0]?.data as { devices?: Array<{ index: number; health: number }> }).devices;
+      expect(devices?.map((d) => [d.index, d.health])).toEqual([
+        [0, 100],
+        [1, 100],
+        [2, 100],
+        [3, 100],
+      ]);
+    }, 10000);
   });
 
   it('refuses an unknown model with 400', async () => {

@@ -38,6 +38,7 @@ export function heartbeatEvent(report: Report): NewEvent {
       sentAt: report.sentAt,
       usage: report.usage,
       runningAllocations: report.runningAllocations,
+      ...(report.devices?.length ? { devices: report.devices } : {}),
     },
     metadata: {
       correlationId: report.nodeId,

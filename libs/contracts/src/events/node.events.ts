@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineEvent } from '../registry';
-import { acceleratorDeviceSchema } from '../devices/device.schemas';
+import { acceleratorDeviceSchema, deviceUsageSchema } from '../devices/device.schemas';
 import { deviceGrantSchema } from '../devices/device-request.schema';
 import { resourcesSchema } from './resources.schemas';
 
@@ -70,6 +70,8 @@ export const NodeHeartbeatRecorded = defineEvent(
     sentAt: z.string().datetime({ offset: true }),
     usage: nodeUsageSchema,
     runningAllocations: z.array(z.string().max(200)).max(10000),
+    /** Usage and health of each accelerator device, when the node has devices. */
+    devices: z.array(deviceUsageSchema).max(1024).optional(),
   }),
 );
 /** No heartbeat for longer than the node TTL. */

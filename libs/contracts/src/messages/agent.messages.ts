@@ -1,3 +1,4 @@
+import { deviceUsageSchema } from '../devices/device.schemas';
 import { placedDevicesSchema } from '../devices/device-request.schema';
 import { z } from 'zod';
 import {
@@ -77,6 +78,8 @@ export const heartbeatReportSchema = z.object({
   kind: z.literal('heartbeat'),
   ...reportBase,
   usage: nodeUsageSchema,
+  /** Usage and health of each accelerator device (nodes with devices). */
+  devices: z.array(deviceUsageSchema).max(1024).optional(),
   runningAllocations: z.array(z.string().max(200)).max(10000).default([]),
   /** The last report before a graceful stop. */
   final: z.boolean().default(false),
