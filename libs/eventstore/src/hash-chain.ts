@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 
 /** Metadata keys the store writes itself (callers cannot set them); they are not part of an event's content. */
 export const HASH_METADATA_KEYS = ['prevHash', 'hash'] as const;
+const HASH_KEYS: ReadonlySet<string> = new Set(HASH_METADATA_KEYS);
 
 /** What an event's content hash covers: everything the writer chose, nothing the store assigns. */
 export interface HashedContent {
@@ -12,22 +13,29 @@ export interface HashedContent {
 }
 
 /**
- * Canonical JSON: object keys sorted (by UTF-16 code units) at every depth, no whitespace, `undefined` members
- * dropped, numbers in JavaScript's shortest round-trip form. Stable across a jsonb round trip: PostgreSQL
- * reorders keys and may print numbers differently, but they parse back to the same values.
+ * Canonical JSON: object keys sorted (by UTF-16 code units) at every depth, no whitespace, members whose value
+ * is `undefined` (or a function) dropped, array holes as null, numbers in JavaScript's shortest round-trip form,
+ * `toJSON` honoured. Stable across a jsonb round trip: PostgreSQL reorders keys and may print numbers
+ * differently, but they parse back to the same values. `skip` names top-level keys to leave out.
  */
-export function canonicalJson(value: unknown): string {
+export function canonicalJson(value: unknown, skip?: ReadonlySet<string>): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   const toJson = (value as { toJSON?: () => unknown }).toJSON;
   if (typeof toJson === 'function') return canonicalJson(toJson.call(value));
-  if (Array.isArray(value))
-    return `[${value.map((v) => canonicalJson(v === undefined ? null : v)).join(',')}]`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + canonicalJson(value[i]);
+    return `${out}]`;
+  }
   const record = value as Record<string, unknown>;
-  const members = Object.keys(record)
-    .filter((key) => record[key] !== undefined)
-    .sort()
-    .map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`);
-  return `{${members.join(',')}}`;
+  const keys = Object.keys(record).sort();
+  let out = '{';
+  for (const key of keys) {
+    const member = record[key];
+    if (member === undefined || typeof member === 'function' || skip?.has(key)) continue;
+    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${canonicalJson(member)}`;
+  }
+  return `${out}}`;
 }
 
 /** SHA-256 of a UTF-8 string, as lowercase hex. */
@@ -35,34 +43,24 @@ export function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-/** The hash of an event's content (id, type, data, metadata without the store's hash keys). */
+/** The hash of an event's content: canonical JSON of its id, type, data and metadata (less the hash keys). */
 export function contentHash(event: HashedContent): string {
-  return sha256Hex(
-    canonicalJson({
-      eventId: event.eventId,
-      type: event.type,
-      data: event.data,
-      metadata: withoutHashKeys(event.metadata),
-    }),
-  );
+  const text =
+    `{"data":${canonicalJson(event.data)},"eventId":${JSON.stringify(event.eventId)},` +
+    `"metadata":${canonicalJson(event.metadata, HASH_KEYS)},"type":${JSON.stringify(event.type)}}`;
+  return sha256Hex(text);
 }
 
-/** A link of a stream's chain: sha256 over the previous hash and the content hash (hex text, concatenated). */
+/** A link of a stream's chain: sha256 over the previous hash's and the content hash's 32 bytes (hex in, hex out). */
 export function chainHash(prevHash: string, content: string): string {
-  return sha256Hex(prevHash + content);
+  return createHash('sha256')
+    .update(Buffer.from(prevHash + content, 'hex'))
+    .digest('hex');
 }
 
 /** The `prevHash` of a stream's first event: sha256 of its stream id (binds the chain to its stream). */
 export function genesisHash(streamId: string): string {
   return sha256Hex(streamId);
-}
-
-/** `metadata` without the keys the store writes (`prevHash`, `hash`); other values are returned as they are. */
-export function withoutHashKeys(metadata: unknown): unknown {
-  if (!metadata || typeof metadata !== 'object' || Array.isArray(metadata)) return metadata;
-  const copy: Record<string, unknown> = { ...(metadata as Record<string, unknown>) };
-  for (const key of HASH_METADATA_KEYS) delete copy[key];
-  return copy;
 }
 
 /** Hashes of one appended batch: each event's prevHash and hash, folded in order from `prev`. */

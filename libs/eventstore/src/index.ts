@@ -9,3 +9,8 @@ export * from './memory/memory-event-store';
 export * from './postgres/postgres-event-store';
 export * from './postgres/migrate';
 export * from './esdb/esdb-event-store';
+export * from './hash-chain';
+export * from './verify/chain-report';
+/** Audit tamper evidence: recomputes every event's hash-chain link and reports the first broken one (`hcn audit verify`). */
+export { verifyHashChain } from './verify/verify-hash-chain';
+export type { VerifyHashChainOptions } from './verify/verify-hash-chain';

@@ -20,7 +20,7 @@ import { Page, PollingSettings, PollingSubscription } from '../polling-subscript
 import { appendEach } from '../revision';
 import { migrateEventStore } from './migrate';
 import { StaleTransactionError, translatePgError } from './pg-errors';
-import { readRawPage } from './raw-read';
+import { readRawPage, withStoredLinks } from './raw-read';
 
 /** Settings of the PostgreSQL event store. */
 export interface PostgresEventStoreOptions {
@@ -37,14 +37,16 @@ const MAX_STALE_RETRIES = 20;
 const MAX_SEQ = 9_223_372_036_854_775_807n;
 const READ_ALL_WINDOW = 5000;
 const EVENT_COLUMNS =
-  'e.seq::text AS seq, e.txid::text AS txid, e.event_id, e.stream_id, e.revision::int AS revision, e.type, e.data, e.metadata, e.recorded_at';
+  'e.seq::text AS seq, e.txid::text AS txid, e.event_id, e.stream_id, e.revision::int AS revision, e.type, e.data, e.metadata, e.recorded_at, ' +
+  "encode(e.prev_hash, 'hex') AS prev_hash, encode(e.hash, 'hex') AS hash";
 
 /** Columns of a page row: positions always, the event's content only where it matches the filter. */
 const PAGE_COLUMNS = `e.seq::text AS seq, e.txid::text AS txid, ($MATCH) AS matches,
   CASE WHEN $MATCH THEN e.event_id END AS event_id, CASE WHEN $MATCH THEN e.stream_id END AS stream_id,
   CASE WHEN $MATCH THEN e.revision::int END AS revision, CASE WHEN $MATCH THEN e.type END AS type,
   CASE WHEN $MATCH THEN e.data END AS data, CASE WHEN $MATCH THEN e.metadata END AS metadata,
-  CASE WHEN $MATCH THEN e.recorded_at END AS recorded_at`;
+  CASE WHEN $MATCH THEN e.recorded_at END AS recorded_at, CASE WHEN $MATCH THEN encode(e.prev_hash, 'hex') END AS prev_hash,
+  CASE WHEN $MATCH THEN encode(e.hash, 'hex') END AS hash`;
 
 interface EventRow {
   seq: string;
@@ -56,6 +58,8 @@ interface EventRow {
   data: unknown;
   metadata: unknown;
   recorded_at: Date;
+  prev_hash: string | null;
+  hash: string | null;
 }
 
 /**
@@ -317,7 +321,7 @@ export class PostgresEventStore implements EventStore {
       position: { commit: BigInt(row.txid), prepare: BigInt(row.seq) },
       recordedAt: row.recorded_at.toISOString(),
       data: row.data,
-      metadata: row.metadata,
+      metadata: withStoredLinks(row.metadata, row.prev_hash, row.hash),
     });
   }
 

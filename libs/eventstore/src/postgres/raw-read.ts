@@ -10,6 +10,7 @@ const RETAINED = `(e.type NOT LIKE '$%' AND e.stream_id NOT LIKE '$%'
 
 const COLUMNS = `e.seq::text AS seq, e.txid::text AS txid, ${RETAINED} AS retained,
   e.event_id, e.stream_id, e.revision::int AS revision, e.type, e.recorded_at,
+  encode(e.prev_hash, 'hex') AS prev_hash, encode(e.hash, 'hex') AS hash,
   CASE WHEN ${RETAINED} THEN e.data END AS data, CASE WHEN ${RETAINED} THEN e.metadata END AS metadata`;
 
 /** `$all` below the transaction horizon (as readAll), so a late commit is never skipped between pages. */
@@ -37,6 +38,8 @@ interface RawRow {
   recorded_at: Date;
   data: unknown;
   metadata: unknown;
+  prev_hash: string | null;
+  hash: string | null;
 }
 
 /** The PostgreSQL adapter's `readRaw`: stored rows as they are, with retention applied as reads apply it. */
@@ -65,6 +68,13 @@ function toRawEvent(row: RawRow): RawEvent {
     position: { commit: BigInt(row.txid), prepare: BigInt(row.seq) },
     recordedAt: row.recorded_at.toISOString(),
     data: row.data,
-    metadata: row.metadata,
+    metadata: withStoredLinks(row.metadata, row.prev_hash, row.hash),
   };
+}
+
+/** The metadata of a stored row with its chain links (columns in this adapter) as `prevHash` and `hash`. */
+export function withStoredLinks(metadata: unknown, prevHash: string | null, hash: string | null): unknown {
+  if (prevHash === null && hash === null) return metadata;
+  const base = metadata && typeof metadata === 'object' ? metadata : {};
+  return { ...base, ...(prevHash !== null ? { prevHash } : {}), ...(hash !== null ? { hash } : {}) };
 }

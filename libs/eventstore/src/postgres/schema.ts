@@ -221,37 +221,33 @@ export const EVENT_STORE_MIGRATIONS: readonly string[] = [
   $fn$;
   `,
   `
-  -- Tamper evidence. Every event's metadata gets prevHash (the previous event's hash in its stream, or for the
-  -- first hashed event sha256 of the stream id) and hash = sha256(prevHash || contentHash), hex text both, where
-  -- contentHash ('ch' of each event in the payload) is computed by the application over the canonical JSON of
-  -- the event's id, type, data and metadata. Streams remember their last hash; the chain is folded under the
-  -- stream's row lock, so it follows revision order. Migration 4's logic (HC003, set-based path) is kept.
-  ALTER TABLE hcn_streams ADD COLUMN last_hash text;
-  CREATE FUNCTION hcn_sha256(p text) RETURNS text
-  LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$ SELECT encode(sha256(convert_to(p, 'UTF8')), 'hex') $fn$;
+  -- Tamper evidence. Each event gets prev_hash (the previous event's hash in its stream; for a stream's first
+  -- hashed event, sha256 of the stream id) and hash = sha256(prev_hash || content hash), over the 32-byte
+  -- digests. The content hash ('ch' of each event in the payload, hex) is computed by the application over the
+  -- canonical JSON of the event's id, type, data and metadata. Like revision and position, the links are
+  -- assigned by the store, so they are bytea columns (reads put them into the metadata as hex): merging them into
+  -- the metadata jsonb cost a third of the append throughput. Streams remember their last hash; the chain is
+  -- folded under the stream's row lock, so it follows revision order. Migration 4's logic (HC003, set-based
+  -- path) is kept.
+  ALTER TABLE hcn_events ADD COLUMN prev_hash bytea, ADD COLUMN hash bytea;
+  ALTER TABLE hcn_streams ADD COLUMN last_hash bytea;
   -- The links of one batch: element 1 is p_prev, element i + 1 the hash of event i (an event without a content
-  -- hash, from a writer that predates hashing, is left unhashed and does not advance the chain).
-  CREATE FUNCTION hcn_hash_chain(p_prev text, p_content text[]) RETURNS text[]
+  -- hash, from a writer that predates hashing, stays unhashed and does not advance the chain).
+  CREATE FUNCTION hcn_hash_chain(p_prev bytea, p_content text[]) RETURNS bytea[]
   LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $fn$
   DECLARE
-    v_out text[] := ARRAY[p_prev];
-    v_last text := p_prev;
+    v_out bytea[] := ARRAY[p_prev];
+    v_last bytea := p_prev;
     v_c text;
   BEGIN
     FOREACH v_c IN ARRAY p_content LOOP
       IF v_c IS NOT NULL THEN
-        v_last := encode(sha256(convert_to(v_last || v_c, 'UTF8')), 'hex');
+        v_last := sha256(v_last || decode(v_c, 'hex'));
       END IF;
       v_out := v_out || v_last;
     END LOOP;
     RETURN v_out;
   END
-  $fn$;
-  CREATE FUNCTION hcn_linked_meta(p_event jsonb, p_chain text[], p_index bigint) RETURNS jsonb
-  LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
-    SELECT CASE WHEN p_event ? 'ch'
-      THEN p_event->'meta' || jsonb_build_object('prevHash', p_chain[p_index], 'hash', p_chain[p_index + 1])
-      ELSE p_event->'meta' END
   $fn$;
   CREATE OR REPLACE FUNCTION hcn_append(p_stream text, p_expected text, p_events jsonb)
   RETURNS TABLE (out_revision bigint, out_txid xid8, out_seq bigint)
@@ -260,8 +256,8 @@ export const EVENT_STORE_MIGRATIONS: readonly string[] = [
     v_count int := jsonb_array_length(p_events);
     v_current bigint;
     v_last xid8;
-    v_hash text;
-    v_chain text[];
+    v_hash bytea;
+    v_chain bytea[];
     v_seq bigint;
   BEGIN
     INSERT INTO hcn_streams (stream_id) VALUES (p_stream) ON CONFLICT (stream_id) DO NOTHING;
@@ -275,11 +271,17 @@ export const EVENT_STORE_MIGRATIONS: readonly string[] = [
        OR (p_expected ~ '^[0-9]+$' AND v_current <> p_expected::bigint) THEN
       RAISE EXCEPTION USING ERRCODE = 'HC001', MESSAGE = 'wrong expected revision', DETAIL = v_current::text;
     END IF;
-    v_chain := hcn_hash_chain(coalesce(v_hash, hcn_sha256(p_stream)),
-      ARRAY(SELECT t.e->>'ch' FROM jsonb_array_elements(p_events) WITH ORDINALITY AS t(e, o) ORDER BY t.o));
+    v_hash := coalesce(v_hash, sha256(convert_to(p_stream, 'UTF8')));
+    IF v_count = 1 AND p_events->0 ? 'ch' THEN
+      v_chain := ARRAY[v_hash, sha256(v_hash || decode(p_events->0->>'ch', 'hex'))];
+    ELSE
+      v_chain := hcn_hash_chain(v_hash,
+        ARRAY(SELECT t.e->>'ch' FROM jsonb_array_elements(p_events) WITH ORDINALITY AS t(e, o) ORDER BY t.o));
+    END IF;
     WITH inserted AS (
-      INSERT INTO hcn_events (event_id, stream_id, revision, type, data, metadata)
-      SELECT (t.e->>'id')::uuid, p_stream, v_current + t.o, t.e->>'type', t.e->'data', hcn_linked_meta(t.e, v_chain, t.o)
+      INSERT INTO hcn_events (event_id, stream_id, revision, type, data, metadata, prev_hash, hash)
+      SELECT (t.e->>'id')::uuid, p_stream, v_current + t.o, t.e->>'type', t.e->'data', t.e->'meta',
+        CASE WHEN t.e ? 'ch' THEN v_chain[t.o] END, CASE WHEN t.e ? 'ch' THEN v_chain[t.o + 1] END
       FROM jsonb_array_elements(p_events) WITH ORDINALITY AS t(e, o)
       RETURNING seq
     )
@@ -291,50 +293,63 @@ export const EVENT_STORE_MIGRATIONS: readonly string[] = [
     RETURN QUERY SELECT v_current + v_count, pg_current_xact_id(), v_seq;
   END
   $fn$;
-  -- Set-based path (every request expects 'any', distinct streams): missing streams are created first, then
-  -- one statement locks the streams in stream order, folds each one's chain, bumps them and inserts all events.
+  -- Set-based path (every request expects 'any', distinct streams): one statement locks the existing streams in
+  -- stream order, folds each one's chain (inline for one event), bumps them and inserts their events; when some
+  -- streams did not exist, they are created and a second pass does the same for them (now at revision -1).
   CREATE OR REPLACE FUNCTION hcn_append_many(p_requests jsonb)
   RETURNS TABLE (out_index int, out_revision bigint, out_txid xid8, out_seq bigint)
   LANGUAGE plpgsql AS $fn$
   DECLARE
     r record;
     v_rows bigint;
+    v_done bigint := 0;
+    v_total bigint := jsonb_array_length(p_requests);
   BEGIN
     IF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(p_requests) x WHERE x->>'expected' <> 'any')
        AND (SELECT count(DISTINCT x->>'stream') = count(*) FROM jsonb_array_elements(p_requests) x) THEN
-      INSERT INTO hcn_streams (stream_id)
-      SELECT x->>'stream' FROM jsonb_array_elements(p_requests) x ORDER BY 1
-      ON CONFLICT (stream_id) DO NOTHING;
-      RETURN QUERY
-      WITH req AS (
-        SELECT t.x->>'stream' AS stream, t.x->'events' AS events, jsonb_array_length(t.x->'events') AS n, t.o AS idx
-        FROM jsonb_array_elements(p_requests) WITH ORDINALITY AS t(x, o)
-      ), locked AS (
-        SELECT s.stream_id, s.revision, s.last_txid, s.last_hash FROM hcn_streams s
-        WHERE s.stream_id IN (SELECT req.stream FROM req) ORDER BY s.stream_id FOR UPDATE
-      ), fresh AS (
-        SELECT l.stream_id, l.revision, req.events, req.n, req.idx,
-          hcn_hash_chain(coalesce(l.last_hash, hcn_sha256(l.stream_id)),
-            ARRAY(SELECT e.x->>'ch' FROM jsonb_array_elements(req.events) WITH ORDINALITY AS e(x, o) ORDER BY e.o)) AS chain
-        FROM locked l JOIN req ON req.stream = l.stream_id
-        WHERE l.last_txid IS NULL OR l.last_txid <= pg_current_xact_id()
-      ), bumped AS (
-        UPDATE hcn_streams s SET revision = f.revision + f.n, last_txid = pg_current_xact_id(), last_hash = f.chain[f.n + 1]
-        FROM fresh f WHERE s.stream_id = f.stream_id
-        RETURNING s.stream_id
-      ), ins AS (
-        INSERT INTO hcn_events (event_id, stream_id, revision, type, data, metadata)
-        SELECT (e.x->>'id')::uuid, f.stream_id, f.revision + e.o, e.x->>'type', e.x->'data', hcn_linked_meta(e.x, f.chain, e.o)
-        FROM fresh f CROSS JOIN LATERAL jsonb_array_elements(f.events) WITH ORDINALITY AS e(x, o)
-        ORDER BY f.stream_id, e.o
-        RETURNING hcn_events.stream_id, hcn_events.seq
-      ), last_seq AS (
-        SELECT ins.stream_id, max(ins.seq) AS seq FROM ins GROUP BY ins.stream_id
-      )
-      SELECT (f.idx - 1)::int, f.revision + f.n, pg_current_xact_id(), l.seq
-      FROM fresh f JOIN last_seq l ON l.stream_id = f.stream_id;
-      GET DIAGNOSTICS v_rows = ROW_COUNT;
-      IF v_rows <> jsonb_array_length(p_requests) THEN
+      FOR v_pass IN 1..2 LOOP
+        IF v_pass = 2 THEN
+          INSERT INTO hcn_streams (stream_id)
+          SELECT x->>'stream' FROM jsonb_array_elements(p_requests) x ORDER BY 1
+          ON CONFLICT (stream_id) DO NOTHING;
+        END IF;
+        RETURN QUERY
+        WITH req AS (
+          SELECT t.x->>'stream' AS stream, t.x->'events' AS events, jsonb_array_length(t.x->'events') AS n, t.o AS idx
+          FROM jsonb_array_elements(p_requests) WITH ORDINALITY AS t(x, o)
+        ), locked AS (
+          SELECT s.stream_id, s.revision, s.last_txid, coalesce(s.last_hash, sha256(convert_to(s.stream_id, 'UTF8'))) AS prev
+          FROM hcn_streams s WHERE s.stream_id IN (SELECT req.stream FROM req) AND (v_pass = 1 OR s.revision = -1)
+          ORDER BY s.stream_id FOR UPDATE
+        ), fresh AS (
+          SELECT l.stream_id, l.revision, req.events, req.n, req.idx,
+            CASE WHEN req.n = 1 AND req.events->0 ? 'ch'
+              THEN ARRAY[l.prev, sha256(l.prev || decode(req.events->0->>'ch', 'hex'))]
+              ELSE hcn_hash_chain(l.prev, ARRAY(SELECT e.x->>'ch' FROM jsonb_array_elements(req.events) WITH ORDINALITY AS e(x, o) ORDER BY e.o))
+            END AS chain
+          FROM locked l JOIN req ON req.stream = l.stream_id
+          WHERE l.last_txid IS NULL OR l.last_txid <= pg_current_xact_id()
+        ), bumped AS (
+          UPDATE hcn_streams s SET revision = f.revision + f.n, last_txid = pg_current_xact_id(), last_hash = f.chain[f.n + 1]
+          FROM fresh f WHERE s.stream_id = f.stream_id
+          RETURNING s.stream_id
+        ), ins AS (
+          INSERT INTO hcn_events (event_id, stream_id, revision, type, data, metadata, prev_hash, hash)
+          SELECT (e.x->>'id')::uuid, f.stream_id, f.revision + e.o, e.x->>'type', e.x->'data', e.x->'meta',
+            CASE WHEN e.x ? 'ch' THEN f.chain[e.o] END, CASE WHEN e.x ? 'ch' THEN f.chain[e.o + 1] END
+          FROM fresh f CROSS JOIN LATERAL jsonb_array_elements(f.events) WITH ORDINALITY AS e(x, o)
+          ORDER BY f.stream_id, e.o
+          RETURNING hcn_events.stream_id, hcn_events.seq
+        ), last_seq AS (
+          SELECT ins.stream_id, max(ins.seq) AS seq FROM ins GROUP BY ins.stream_id
+        )
+        SELECT (f.idx - 1)::int, f.revision + f.n, pg_current_xact_id(), l.seq
+        FROM fresh f JOIN last_seq l ON l.stream_id = f.stream_id;
+        GET DIAGNOSTICS v_rows = ROW_COUNT;
+        v_done := v_done + v_rows;
+        EXIT WHEN v_done = v_total;
+      END LOOP;
+      IF v_done <> v_total THEN
         RAISE EXCEPTION USING ERRCODE = 'HC003', MESSAGE = 'a younger transaction wrote a stream first';
       END IF;
       PERFORM pg_notify('hcn_events', '');

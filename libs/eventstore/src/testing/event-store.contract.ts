@@ -3,6 +3,7 @@ import { eventually, sleep } from '@hcn/testing';
 import { randomUUID } from 'node:crypto';
 import { ConcurrencyError, DuplicateEventIdError } from '../errors';
 import type { EventStore } from '../port';
+import { hashChainContract } from './hash-chain.contract';
 import { otherThing, thing, uniqueStream } from './test-events';
 
 /** Builds the store under test (registry: testEventRegistry) and tears it down. */
@@ -333,6 +334,8 @@ export function eventStoreContract(makeFixture: () => Promise<EventStoreFixture>
       expect(seen).toHaveLength(1);
     });
   });
+
+  describe('hash chain (tamper evidence)', () => hashChainContract(() => store));
 
   describe('stream metadata', () => {
     it('round-trips maxAge and maxCount, and reads honour maxCount', async () => {
