@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { ensureChromium } from './chromium';
 import { RunningKafka, startKafkaForTests } from './kafka';
 import { RunningPostgres, startPostgresForTests } from './postgres';
 
@@ -34,6 +35,7 @@ function staticChecks(): void {
   const root = resolve(__dirname, '..', '..');
   for (const [name, args] of [
     ['typecheck', [resolve(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit']],
+    ['typecheck web', [resolve(root, 'node_modules/typescript/bin/tsc'), '-p', 'apps/web/tsconfig.json']],
     ['lint', [resolve(root, 'node_modules/eslint/bin/eslint.js'), '.']],
     [
       'format',
@@ -80,6 +82,20 @@ async function main(): Promise<void> {
       tryStart('PostgreSQL', () => startPostgresForTests(log), 'HCN_SKIP_POSTGRES'),
       tryStart('Kafka', () => startKafkaForTests(log), 'HCN_SKIP_KAFKA'),
     ]);
+  }
+  // The browser specs (test/e2e/dashboard.e2e.spec.ts) drive headless Chromium; install it when missing.
+  if (kind === 'e2e' || kind === 'all') {
+    try {
+      process.env.HCN_CHROMIUM = ensureChromium(log);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      if (inCi) {
+        console.error(`\n[hcn-test] FATAL: Chromium could not be installed and CI=true: ${reason}\n`);
+        process.exit(1);
+      }
+      console.warn(`\n[hcn-test] !!! Chromium unavailable: ${reason}; the browser specs will be SKIPPED\n`);
+      process.env.HCN_SKIP_BROWSER = reason;
+    }
   }
   const env = {
     ...process.env,

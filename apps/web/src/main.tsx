@@ -1,4 +1,4 @@
-import { StrictMode, useEffect, useMemo, useState } from 'react';
+import { StrictMode, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ApiError, Session, forgetToken, get, keepToken, setApiToken, takeToken } from './api';
 import { Feed, FeedState } from './feed';
@@ -57,21 +57,25 @@ function SignIn({ error, onToken }: { error?: string; onToken: (token: string) =
 }
 
 function Signed({ session, token, onSignOut }: { session: Session; token: string; onSignOut: () => void }) {
-  const feed = useMemo(() => new Feed(token), [token]);
-  const nodes = useMemo(() => new NodesStore(feed), [feed]);
-  const [state, setState] = useState<FeedState>(feed.state);
+  const [live, setLive] = useState<{ feed: Feed; nodes: NodesStore }>();
+  const [state, setState] = useState<FeedState>('connecting');
   useEffect(() => {
+    // Created here (not in render) so that StrictMode's mount/unmount/mount leaves one open connection.
+    const feed = new Feed(token);
+    const nodes = new NodesStore(feed);
     const off = feed.onState(setState);
+    setLive({ feed, nodes });
     return () => {
       off();
       nodes.close();
       feed.close();
     };
-  }, [feed, nodes]);
+  }, [token]);
   const route = useRoute();
   const tab = route.startsWith('/workloads') ? '/workloads' : route;
+  if (!live) return null;
   return (
-    <Ctx.Provider value={{ feed, session, nodes }}>
+    <Ctx.Provider value={{ feed: live.feed, session, nodes: live.nodes }}>
       <header>
         <h1>HCN</h1>
         <nav>

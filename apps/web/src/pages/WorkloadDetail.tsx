@@ -89,7 +89,10 @@ export function WorkloadDetail({ id }: { id: string }) {
       </h2>
       <p className="muted">
         {w.workloadId} · submitted {new Date(w.submittedAt).toLocaleString()}
-        {w.submittedBy ? ` by ${w.submittedBy.id}` : ''} · placement {placement(w.instances)}
+        {w.submittedBy ? ` by ${w.submittedBy.id}` : ''} · placement{' '}
+        {w.instances.some((i) => i.nodeId)
+          ? placement(w.instances)
+          : [...new Set(w.allocations.map((a) => hostOf(a.nodeId)))].join(', ') || '—'}
       </p>
       <h3>Delegation chain</h3>
       {w.delegations.map((chain) => (
