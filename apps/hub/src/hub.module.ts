@@ -41,6 +41,7 @@ import { AuditChainController } from './audit/chain/chain.controller';
 import { AuditExplainController } from './audit/explain/explain.controller';
 import { ReportsController } from './audit/reports/reports.controller';
 import { AuditTimeTravelController } from './audit/time-travel/time-travel.controller';
+import { AuditVerifyController } from './audit/verify/verify.controller';
 import { ChangeFeedGateway } from './gateway/change-feed.gateway';
 import { SessionController } from './gateway/session.controller';
 
@@ -81,6 +82,7 @@ export class HubModule {
         AuditChainController,
         AuditExplainController,
         AuditTimeTravelController,
+        AuditVerifyController,
         ReportsController,
         SessionController,
       ],

@@ -24,6 +24,7 @@ const EXACT: Record<string, number> = {
   'AUDIT.NODE_NOT_FOUND': 404,
   'AUDIT.DOMAIN_NOT_FOUND': 404,
   'AUDIT.QUOTA_NOT_FOUND': 404,
+  'AUDIT.STREAM_NOT_FOUND': 404,
 };
 
 /** The one mapping from dotted error codes to HTTP status codes. */
