@@ -68,18 +68,27 @@ export function prepareEvents(registry: EventRegistry, events: readonly NewEvent
   return events.map((event) => {
     parseOrThrow(eventIdSchema, event.eventId, 'EVENT.ID_INVALID', 'Event id');
     const schemaVersion = event.metadata.schemaVersion ?? registry.latestVersion(event.type);
-    const { prevHash, hash, ...metadata } = parseOrThrow(
-      eventMetadataSchema,
-      { ...event.metadata, schemaVersion },
-      'EVENT.METADATA_INVALID',
-      `Metadata of ${event.type}`,
+    const metadata = withoutCallerLinks(
+      parseOrThrow(
+        eventMetadataSchema,
+        { ...event.metadata, schemaVersion },
+        'EVENT.METADATA_INVALID',
+        `Metadata of ${event.type}`,
+      ),
     );
-    void prevHash;
-    void hash;
     const data = registry.validate(event.type, schemaVersion, event.data);
     const prepared = { eventId: event.eventId, type: event.type, data, metadata };
     return { ...prepared, contentHash: contentHash(prepared) };
   });
+}
+
+/** Metadata without the hash keys a caller may have copied from a recorded event (only the store writes them). */
+function withoutCallerLinks(metadata: EventMetadata): EventMetadata {
+  if (metadata.prevHash === undefined && metadata.hash === undefined) return metadata;
+  const rest: Partial<Record<keyof EventMetadata, unknown>> = { ...metadata };
+  delete rest.prevHash;
+  delete rest.hash;
+  return rest as EventMetadata;
 }
 
 /** A prepared event with its chain links in the metadata, as adapters that hash in TypeScript store it. */

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 
 /** Metadata keys the store writes itself (callers cannot set them); they are not part of an event's content. */
 export const HASH_METADATA_KEYS = ['prevHash', 'hash'] as const;
@@ -19,43 +19,70 @@ export interface HashedContent {
  * differently, but they parse back to the same values. `skip` names top-level keys to leave out.
  */
 export function canonicalJson(value: unknown, skip?: ReadonlySet<string>): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return canonicalArray(value);
   const toJson = (value as { toJSON?: () => unknown }).toJSON;
   if (typeof toJson === 'function') return canonicalJson(toJson.call(value));
-  if (Array.isArray(value)) {
-    let out = '[';
-    for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + canonicalJson(value[i]);
-    return `${out}]`;
-  }
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).sort();
+  const keys = Object.keys(record);
+  if (keys.length > 1) keys.sort();
   let out = '{';
-  for (const key of keys) {
+  let separator = '';
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
     const member = record[key];
     if (member === undefined || typeof member === 'function' || skip?.has(key)) continue;
-    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${canonicalJson(member)}`;
+    out += separator + quotedKey(key) + ':' + canonicalJson(member);
+    separator = ',';
   }
-  return `${out}}`;
+  return out + '}';
 }
 
-/** SHA-256 of a UTF-8 string, as lowercase hex. */
-export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+function canonicalArray(values: readonly unknown[]): string {
+  let out = '[';
+  for (let i = 0; i < values.length; i++) out += (i > 0 ? ',' : '') + canonicalJson(values[i]);
+  return out + ']';
+}
+
+/** Keys repeat from event to event (they come from schemas), so their JSON form is cached. */
+const quotedKeys = new Map<string, string>();
+
+function quotedKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key);
+    if (quotedKeys.size < 10_000) quotedKeys.set(key, quoted);
+  }
+  return quoted;
+}
+
+type OneShotHash = (algorithm: string, data: string | Buffer, encoding: 'hex') => string;
+const oneShot = (crypto as unknown as { hash?: OneShotHash }).hash;
+
+/** SHA-256 of a string (UTF-8) or bytes, as lowercase hex; Node's one-shot `crypto.hash` where it exists. */
+export function sha256Hex(data: string | Buffer): string {
+  return oneShot ? oneShot('sha256', data, 'hex') : crypto.createHash('sha256').update(data).digest('hex');
 }
 
 /** The hash of an event's content: canonical JSON of its id, type, data and metadata (less the hash keys). */
 export function contentHash(event: HashedContent): string {
   const text =
-    `{"data":${canonicalJson(event.data)},"eventId":${JSON.stringify(event.eventId)},` +
-    `"metadata":${canonicalJson(event.metadata, HASH_KEYS)},"type":${JSON.stringify(event.type)}}`;
+    '{"data":' +
+    canonicalJson(event.data) +
+    ',"eventId":' +
+    JSON.stringify(event.eventId) +
+    ',"metadata":' +
+    canonicalJson(event.metadata, HASH_KEYS) +
+    ',"type":' +
+    JSON.stringify(event.type) +
+    '}';
   return sha256Hex(text);
 }
 
 /** A link of a stream's chain: sha256 over the previous hash's and the content hash's 32 bytes (hex in, hex out). */
 export function chainHash(prevHash: string, content: string): string {
-  return createHash('sha256')
-    .update(Buffer.from(prevHash + content, 'hex'))
-    .digest('hex');
+  return sha256Hex(Buffer.from(prevHash + content, 'hex'));
 }
 
 /** The `prevHash` of a stream's first event: sha256 of its stream id (binds the chain to its stream). */
