@@ -44,6 +44,7 @@ import { AuditTimeTravelController } from './audit/time-travel/time-travel.contr
 import { AuditVerifyController } from './audit/verify/verify.controller';
 import { ChangeFeedGateway } from './gateway/change-feed.gateway';
 import { SessionController } from './gateway/session.controller';
+import { DelegationsController } from './queries/delegations.controller';
 
 /** What the hub module is built from: adapters are chosen by the caller (embedded or distributed). */
 export interface HubDependencies {
@@ -85,6 +86,7 @@ export class HubModule {
         AuditVerifyController,
         ReportsController,
         SessionController,
+        DelegationsController,
       ],
       providers: [
         { provide: HUB_CONFIG, useValue: deps.config },

@@ -11,6 +11,7 @@ import { HcnExceptionFilter } from './common/hcn-exception.filter';
 import { HubMetrics } from './common/metrics';
 import type { HubConfig } from './config';
 import { Dispatcher } from './dispatch/dispatcher';
+import { registerProjectionLag } from './health/projection-lag.metric';
 import { HubModule } from './hub.module';
 import { AgentReportsConsumer } from './ingest/agent-reports.consumer';
 import { AllocationReports } from './ingest/allocation-reports';
@@ -46,6 +47,7 @@ export interface HubPorts {
 export async function startHub(config: HubConfig, ports: HubPorts): Promise<RunningHub> {
   const clock = ports.clock ?? (() => new Date());
   const metrics = new HubMetrics();
+  registerProjectionLag(metrics, ports.readModels);
   const credentials = new AgentCredentials(config.agentSecret);
   const liveness = new LivenessService(ports.store, config, clock, metrics);
   const logs = new LogStore(ports.readModels);

@@ -74,7 +74,14 @@ export class ProjectionRunner {
     const changes: ChangeSet = emptyChanges();
     await this.dataSource.transaction(async (tx) => {
       if (events.length > 0) await this.projection.apply(tx, events, changes);
-      await saveCheckpoint(tx, this.projection.name, position, events.length, new Date());
+      await saveCheckpoint(
+        tx,
+        this.projection.name,
+        position,
+        events.length,
+        new Date(),
+        events.at(-1)?.recordedAt,
+      );
       if (!isEmptyChangeSet(changes)) {
         const payload = changePayload(this.projection.name, position, changes);
         await tx.query('SELECT pg_notify($1, $2)', [READ_MODEL_CHANNEL, payload]);

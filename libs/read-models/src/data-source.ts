@@ -6,6 +6,8 @@ import { QuotaUsage1763770300000 } from './migrations/1763770300000-quota-usage'
 import { NodeCapacity1763770400000 } from './migrations/1763770400000-node-capacity';
 import { AllocationLogs1763771000000 } from './migrations/1763771000000-allocation-logs';
 import { NodeDevices1763772100000 } from './migrations/1763772100000-node-devices';
+import { DelegationHops1763772200000 } from './migrations/1763772200000-delegation-hops';
+import { ProjectionLag1763772300000 } from './migrations/1763772300000-projection-lag';
 import { AllocationStateRow } from './allocation-state.entity';
 import { DomainSummaryRow } from './domain-summary.entity';
 import { NodeReservationRow } from './node-reservation.entity';
@@ -35,6 +37,8 @@ export const READ_MODEL_MIGRATIONS = [
   NodeCapacity1763770400000,
   AllocationLogs1763771000000,
   NodeDevices1763772100000,
+  DelegationHops1763772200000,
+  ProjectionLag1763772300000,
 ];
 
 const MIGRATION_LOCK = 4_711_002;

@@ -20,4 +20,12 @@ export class ProjectionCheckpoint {
 
   @Column({ type: 'timestamptz', name: 'updated_at' })
   updatedAt!: Date;
+
+  /** Recorded-at of the newest applied event. */
+  @Column({ type: 'timestamptz', name: 'last_event_at', nullable: true })
+  lastEventAt!: Date | null;
+
+  /** How long that event took to be applied, in milliseconds. */
+  @Column({ type: 'double precision', name: 'lag_ms', nullable: true })
+  lagMs!: number | null;
 }

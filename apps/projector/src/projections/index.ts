@@ -1,4 +1,5 @@
 import type { Projection } from '../projection';
+import { delegationHopsProjection } from './delegation-hops.projection';
 import { nodeStateProjection } from './node-state.projection';
 import { quotaUsageProjection } from './quota-usage.projection';
 import { workloadsProjection } from './workloads.projection';
@@ -8,4 +9,5 @@ export const PROJECTIONS: readonly Projection[] = [
   nodeStateProjection,
   workloadsProjection,
   quotaUsageProjection,
+  delegationHopsProjection,
 ];

@@ -1,0 +1,43 @@
+import { Controller, Get, Inject, Query, applyDecorators } from '@nestjs/common';
+import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { DataSource } from 'typeorm';
+import { RequireRole } from '../auth/auth.guard';
+import { CurrentPrincipal } from '../auth/current-principal';
+import { Principal, visibleNamespaces } from '../auth/principal';
+import { parseBody } from '../common/parse-body';
+import { READ_MODELS } from '../tokens';
+import { listDelegations, listDelegationsQuerySchema } from './delegations.query';
+
+const filters: Array<[string, string]> = [
+  ['workloadId', 'one workload (uuid)'],
+  ['namespace', 'one namespace (within the token scope)'],
+  ['type', 'delegated | rejected | placed | unschedulable (repeatable)'],
+  ['scope', "the deciding scope: a hop's parent, a rejecting scope, a placement's domain"],
+  ['target', "a hop's child domain or node id, a placement's node id"],
+  ['reason', 'a rejection reason (e.g. INSUFFICIENT_CPU)'],
+  ['since', 'recorded at or after (ISO 8601)'],
+  ['until', 'recorded before (ISO 8601)'],
+  ['sort', 'recordedAt (default) | filtered | considered'],
+  ['order', 'desc (default) | asc'],
+  ['limit', '1..1000, default 100'],
+  ['offset', 'default 0'],
+];
+
+/** Delegation steps across workloads (the delegation_hops read model). */
+@ApiTags('workloads')
+@RequireRole('viewer')
+@Controller('v1/delegations')
+export class DelegationsController {
+  constructor(@Inject(READ_MODELS) private readonly db: DataSource) {}
+
+  @Get()
+  @ApiOperation({
+    summary:
+      'Scheduling steps (hops, rejections, placements, unschedulable verdicts) of the visible namespaces',
+  })
+  @applyDecorators(...filters.map(([name, description]) => ApiQuery({ name, required: false, description })))
+  list(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
+    const parsed = parseBody(listDelegationsQuerySchema, query, 'DELEGATIONS.QUERY');
+    return listDelegations(this.db, { ...parsed, namespaces: visibleNamespaces(principal) });
+  }
+}
