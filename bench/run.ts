@@ -3,6 +3,9 @@
  * bench/results/<name>.json. Benchmarks start the backing services they need, like `npm test` does.
  */
 const benches: Record<string, () => Promise<void>> = {
+  audit: async () => (await import('./audit.bench')).run(),
+  dashboard: async () => (await import('./dashboard.bench')).run(),
+  devices: async () => (await import('./devices.bench')).run(),
   eventstore: async () => (await import('./eventstore.bench')).run(),
   heartbeats: async () => (await import('./heartbeats.bench')).run(),
   placement: async () => (await import('./placement.bench')).run(),

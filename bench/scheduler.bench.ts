@@ -54,8 +54,11 @@ function pick<T extends { weight: number }>(items: readonly T[], rnd: () => numb
   return items[items.length - 1];
 }
 
+/** Makes one node of a site from the seeded random source. */
+export type NodeMaker = (nodeId: string, domainId: string, rnd: () => number) => NodeView;
+
 /** global → regions → sites → nodes: 250 nodes per site (500 from 50k nodes), about √sites regions. */
-function buildSnapshot(nodeCount: number): ClusterSnapshot {
+export function buildSnapshot(nodeCount: number, makeNode: NodeMaker = nodeView): ClusterSnapshot {
   const rnd = mulberry32(nodeCount);
   const perSite = nodeCount >= 50_000 ? 500 : 250;
   const siteCount = Math.max(2, Math.round(nodeCount / perSite));
@@ -69,7 +72,7 @@ function buildSnapshot(nodeCount: number): ClusterSnapshot {
     const siteId = `r${s % regionCount}-s${s}`;
     domains.push(domainView(siteId, `r${s % regionCount}`, null, SITE_POLICIES[s % SITE_POLICIES.length]));
     const count = s === siteCount - 1 ? nodeCount - nodes.length : perSite;
-    for (let n = 0; n < count; n++) nodes.push(nodeView(`${siteId}-n${n}`, siteId, rnd));
+    for (let n = 0; n < count; n++) nodes.push(makeNode(`${siteId}-n${n}`, siteId, rnd));
   }
   return { domains, nodes };
 }
@@ -132,7 +135,7 @@ function buildRequests(count: number, snapshot: ClusterSnapshot): PlacementReque
 }
 
 /** One way of placing: returns the chosen node (or undefined) and reserves/releases on its own state. */
-interface Placer {
+export interface Placer {
   place(request: PlacementRequest): string | undefined;
   release(nodeId: string, resources: Resources): void;
   /** Called when the warm-up ends. */
@@ -223,7 +226,8 @@ function subtract(a: Resources, b: Resources): { -readonly [K in keyof Resources
   };
 }
 
-interface Measured {
+/** Latency and outcome figures of one placer over one request list. */
+export interface Measured {
   decisionsPerSec: number;
   p50Us: number;
   p99Us: number;
@@ -236,7 +240,7 @@ interface Measured {
 }
 
 /** Runs warm-up then measured decisions; each step = decide + reserve (+ FIFO release when over LIVE). */
-function measure(label: string, placer: Placer, requests: PlacementRequest[]): Measured {
+export function measure(label: string, placer: Placer, requests: PlacementRequest[]): Measured {
   const live: [string, Resources][] = [];
   const samples: number[] = [];
   const cpuSamples: number[] = [];

@@ -1,5 +1,6 @@
 import { decide } from './decide';
-import { DEVICE_BUSY, DEVICE_TOPOLOGY } from '../devices/choose-devices';
+import { DEVICE_TOPOLOGY } from '../devices/choose-devices';
+import { DOMAIN_NO_FITTING_DEVICES } from '../plugins/filters/domain-devices';
 import { SchedulingIndex } from '../tree/scheduling-index';
 import { device, domain, GiB, island, node, request, res } from '../testing/fixtures';
 
@@ -98,7 +99,8 @@ describe('decide with a device ask', () => {
       return d.devices!.grants;
     });
     const third = decide(index, { ...slice, workloadId: 'w-3' });
-    expect(third.outcome === 'unschedulable' && third.reasons[DEVICE_BUSY]).toBe(1);
+    // The site's device maxima already show no room: the subtree is skipped without visiting the node.
+    expect(third.outcome === 'unschedulable' && third.reasons[DOMAIN_NO_FITTING_DEVICES]).toBe(1);
     index.release('n', slice.resources, grants[0]);
     expect(decide(index, { ...slice, workloadId: 'w-4' }).outcome).toBe('placed');
   });
@@ -106,5 +108,52 @@ describe('decide with a device ask', () => {
   it('is deterministic for the same snapshot and workload', () => {
     const ask = request({ resources: res(1, 1, 2), devices: { count: 2 } });
     expect(JSON.stringify(decide(fleet(), ask))).toBe(JSON.stringify(decide(fleet(), ask)));
+  });
+});
+
+describe('device maxima of domains', () => {
+  it('given vendors in different sites, when Ascend is asked, then the NVIDIA-only site is skipped at the domain level', () => {
+    const index = SchedulingIndex.fromSnapshot({
+      domains: [domain('region', null), domain('gpu-site', 'region'), domain('npu-site', 'region')],
+      nodes: [
+        node('g1', 'gpu-site', { capacity: res(8, 64, 8), devices: island(0, 8, 300) }),
+        node('n1', 'npu-site', {
+          capacity: res(8, 64, 2),
+          devices: [0, 1].map((i) => device(i, { vendor: 'ascend', model: 'Ascend 910B' })),
+        }),
+      ],
+    });
+    const decision = decide(
+      index,
+      request({ resources: res(1, 1, 2), devices: { count: 2, vendors: { allow: ['ascend'] } } }),
+    );
+    expect(decision.outcome === 'placed' && decision.nodeId).toBe('n1');
+    const atRegion = decision.hops.find((h) => h.scope === 'region')!;
+    expect(atRegion.candidates.find((c) => c.id === 'gpu-site')).toMatchObject({
+      accepted: false,
+      reason: DOMAIN_NO_FITTING_DEVICES,
+    });
+  });
+
+  it('keeps maxima equal to a rebuild after reserves and releases', () => {
+    const snapshot = {
+      domains: [domain('site', null)],
+      nodes: [node('a', 'site', { capacity: res(8, 64, 4), devices: island(0, 4, 300) })],
+    };
+    const index = SchedulingIndex.fromSnapshot(snapshot);
+    index.reserve(
+      'a',
+      res(1, 1, 3),
+      [0, 1, 2].map((i) => ({ index: i, vendor: 'nvidia' })),
+    );
+    expect(index.domainState('site')!.deviceMax.get('nvidia')).toEqual({ free: 1, slice: 80 * GiB });
+    index.reserve('a', res(1, 1, 0), [{ index: 3, vendor: 'nvidia', sliceMemoryBytes: 30 * GiB }]);
+    expect(index.domainState('site')!.deviceMax.get('nvidia')).toEqual({ free: 0, slice: 50 * GiB });
+    index.release(
+      'a',
+      res(1, 1, 3),
+      [0, 1, 2].map((i) => ({ index: i, vendor: 'nvidia' })),
+    );
+    expect(index.domainState('site')!.deviceMax.get('nvidia')).toEqual({ free: 3, slice: 80 * GiB });
   });
 });

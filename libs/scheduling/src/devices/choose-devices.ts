@@ -2,6 +2,8 @@ import type { AllowDeny, DeviceGrant, DeviceRequest } from '../model';
 import type { Rejection } from '../plugins/types';
 import type { DeviceSlot } from './device-slot';
 import { inUse, unslicedBytes } from './device-slot';
+import type { DeviceGroup, DeviceLayout } from './device-layout';
+import { layoutOf } from './device-layout';
 
 /** The node has no accelerator devices. */
 export const DEVICE_NONE = 'FILTER.DEVICE_NONE';
@@ -61,18 +63,52 @@ export interface DeviceChoice {
 /** Either a choice or why the node cannot serve the request. */
 export type DeviceOutcome = { readonly choice: DeviceChoice } | { readonly rejection: Rejection };
 
-const byIndex = (a: DeviceSlot, b: DeviceSlot) => a.view.index - b.view.index;
+/** Allow/deny lists lower-cased once per request. */
+interface Lists {
+  readonly allow: readonly string[];
+  readonly deny: readonly string[];
+  /** Answers so far, per value (vendors and models repeat across a fleet). */
+  readonly memo: Map<string, boolean>;
+}
+const compiled = new WeakMap<DeviceRequest, { vendors: Lists; models: Lists }>();
 
-function allowed(list: AllowDeny | undefined, value: string): boolean {
-  const v = value.toLowerCase();
-  if (list?.deny?.some((d) => v.includes(d.toLowerCase()))) return false;
-  return !list?.allow?.length || list.allow.some((a) => v.includes(a.toLowerCase()));
+function lower(list: AllowDeny | undefined): Lists {
+  return {
+    allow: (list?.allow ?? []).map((a) => a.toLowerCase()),
+    deny: (list?.deny ?? []).map((d) => d.toLowerCase()),
+    memo: new Map(),
+  };
+}
+
+function listsOf(request: DeviceRequest): { vendors: Lists; models: Lists } {
+  let lists = compiled.get(request);
+  if (!lists)
+    compiled.set(request, (lists = { vendors: lower(request.vendors), models: lower(request.models) }));
+  return lists;
+}
+
+function allowed(list: Lists, value: string): boolean {
+  if (list.allow.length === 0 && list.deny.length === 0) return true;
+  let answer = list.memo.get(value);
+  if (answer === undefined) {
+    const v = value.toLowerCase();
+    answer =
+      !list.deny.some((d) => v.includes(d)) &&
+      (list.allow.length === 0 || list.allow.some((a) => v.includes(a)));
+    list.memo.set(value, answer);
+  }
+  return answer;
+}
+
+/** Whether the request's vendor lists let `vendor` through. */
+export function allowedVendor(request: DeviceRequest, vendor: string): boolean {
+  return allowed(listsOf(request).vendors, vendor);
 }
 
 /** The first criterion a device fails for the request, or undefined when it can serve it. */
-function exclusion(slot: DeviceSlot, request: DeviceRequest): string | undefined {
+function exclusion(slot: DeviceSlot, request: DeviceRequest, lists = listsOf(request)): string | undefined {
   const d = slot.view;
-  if (!allowed(request.vendors, d.vendor) || !allowed(request.models, d.model)) return DEVICE_VENDOR_MODEL;
+  if (!allowed(lists.vendors, d.vendor) || !allowed(lists.models, d.model)) return DEVICE_VENDOR_MODEL;
   if (request.sliceMemoryBytes !== undefined && !SLICEABLE_VENDORS.includes(d.vendor))
     return DEVICE_SLICE_UNSUPPORTED;
   if (d.health < (request.minHealth ?? DEFAULT_MIN_HEALTH)) return DEVICE_UNHEALTHY;
@@ -89,24 +125,52 @@ function exclusion(slot: DeviceSlot, request: DeviceRequest): string | undefined
  * island (required with `same-island`), the fastest island, then islands already in use (keeping empty ones
  * whole), then the preferred vendor, then health; a slice goes to the fullest device it still fits (best fit).
  */
-export function chooseDevices(slots: readonly DeviceSlot[], request: DeviceRequest): DeviceOutcome {
+export function chooseDevices(
+  slots: readonly DeviceSlot[],
+  request: DeviceRequest,
+  layout: DeviceLayout = layoutOf(slots),
+): DeviceOutcome {
   if (slots.length === 0) return reject(DEVICE_NONE, 'the node has no accelerator devices');
+  const lists = listsOf(request);
+  const eligible =
+    SCRATCH.length >= slots.length ? SCRATCH.fill(0, 0, slots.length) : new Uint8Array(slots.length);
+  let eligibleCount = 0;
+  for (const slot of slots) {
+    if (exclusion(slot, request, lists) !== undefined) continue;
+    eligible[slot.pos] = 1;
+    eligibleCount++;
+  }
+  if (request.sliceMemoryBytes !== undefined)
+    return chooseSlice(
+      slots.filter((s) => eligible[s.pos] === 1),
+      slots,
+      request,
+    );
+  return chooseWhole({ flags: eligible, count: eligibleCount }, slots, layout, request);
+}
+
+/** Reused eligibility flags (one decision at a time; callers never keep them). */
+const SCRATCH = new Uint8Array(1024);
+
+/** Which slots (by position) passed every criterion, and how many. */
+interface Eligible {
+  readonly flags: Uint8Array;
+  readonly count: number;
+}
+
+/** How many devices each criterion excluded (computed only to explain a rejection). */
+function exclusions(slots: readonly DeviceSlot[], request: DeviceRequest): Map<string, number> {
   const excluded = new Map<string, number>();
-  const eligible: DeviceSlot[] = [];
   for (const slot of slots) {
     const why = exclusion(slot, request);
     if (why) excluded.set(why, (excluded.get(why) ?? 0) + 1);
-    else eligible.push(slot);
   }
-  eligible.sort(byIndex);
-  if (request.sliceMemoryBytes !== undefined) return chooseSlice(eligible, slots, excluded, request);
-  return chooseWhole(eligible, slots, excluded, request);
+  return excluded;
 }
 
 function chooseSlice(
   eligible: DeviceSlot[],
   all: readonly DeviceSlot[],
-  excluded: Map<string, number>,
   request: DeviceRequest,
 ): DeviceOutcome {
   const slice = request.sliceMemoryBytes!;
@@ -116,7 +180,7 @@ function chooseSlice(
     if (rs !== rb) return rs < rb ? s : b;
     return preferenceRank(request, s.view.vendor) < preferenceRank(request, b.view.vendor) ? s : b;
   }, undefined);
-  if (!best) return rejectFromExclusions(excluded, all.length, request);
+  if (!best) return rejectFromExclusions(all, request);
   const v = best.view;
   return {
     choice: {
@@ -133,98 +197,107 @@ function chooseSlice(
   };
 }
 
-interface Group {
-  readonly vendor: string;
-  readonly members: DeviceSlot[];
-  readonly oneIsland: boolean;
-  readonly bandwidthGBps: number;
-  readonly islandInUse: boolean;
-}
-
 function chooseWhole(
-  eligible: DeviceSlot[],
+  eligible: Eligible,
   all: readonly DeviceSlot[],
-  excluded: Map<string, number>,
+  layout: DeviceLayout,
   request: DeviceRequest,
 ): DeviceOutcome {
   const count = request.count;
-  const groups = candidateGroups(eligible, all, request).filter((g) => g.members.length >= count);
-  if (groups.length === 0) {
-    const sameVendorEnough = new Set(eligible.map((s) => s.view.vendor));
-    const anyVendorEnough = [...sameVendorEnough].some(
-      (v) => eligible.filter((s) => s.view.vendor === v).length >= count,
-    );
-    if (anyVendorEnough)
-      return reject(DEVICE_TOPOLOGY, `no NVLink/HCCS island has ${count} free matching devices`);
-    return rejectFromExclusions(excluded, all.length, request, eligible.length);
-  }
-  const picks = groups.map((g) => pick(g, count));
-  const enough = picks.filter((p) => p.computeUnits >= (request.computeUnits ?? 0));
-  if (enough.length === 0) {
-    const most = Math.max(...picks.map((p) => p.computeUnits));
+  if (eligible.count < count) return rejectFromExclusions(all, request, eligible.count);
+  const needUnits = request.computeUnits ?? 0;
+  let best: Ranked | undefined;
+  let sizable = false;
+  let mostUnits = 0;
+  const consider = (group: DeviceGroup) => {
+    const ranked = rank(group, eligible, count);
+    if (!ranked) return;
+    sizable = true;
+    mostUnits = Math.max(mostUnits, ranked.units);
+    if (ranked.units >= needUnits && (!best || ranksBefore(ranked, best, request))) best = ranked;
+  };
+  layout.islands.forEach(consider);
+  if (request.topology !== 'same-island') layout.spanning.forEach(consider);
+  if (best) return { choice: wholeChoice(best, eligible, count, all) };
+  if (sizable)
     return reject(
       DEVICE_COMPUTE_UNITS,
-      `need ${request.computeUnits} compute units, best free set gives ${round(most)}`,
+      `need ${needUnits} compute units, best free set gives ${round(mostUnits)}`,
     );
+  if (layout.spanning.length > 0 || layout.islands.length > 0) {
+    const perVendor = new Map<string, number>();
+    for (const slot of all)
+      if (eligible.flags[slot.pos] === 1)
+        perVendor.set(slot.view.vendor, (perVendor.get(slot.view.vendor) ?? 0) + 1);
+    if ([...perVendor.values()].some((n) => n >= count))
+      return reject(DEVICE_TOPOLOGY, `no NVLink/HCCS island has ${count} free matching devices`);
   }
-  const used = all.filter(inUse).length;
-  const { islandInUse: _inUse, ...best } = enough.reduce((a, b) => (ranksBefore(b, a, request) ? b : a));
-  return { choice: { ...best, fill: all.length > 0 ? used / all.length : 0 } };
+  return rejectFromExclusions(all, request, eligible.count);
 }
 
-/** Groups of one vendor: each island alone, plus (unless one island is required) all of the vendor's devices. */
-function candidateGroups(
-  eligible: DeviceSlot[],
-  all: readonly DeviceSlot[],
-  request: DeviceRequest,
-): Group[] {
-  const groups: Group[] = [];
-  const vendors = [...new Set(eligible.map((s) => s.view.vendor))].sort();
-  for (const vendor of vendors) {
-    const mine = eligible.filter((s) => s.view.vendor === vendor);
-    const islands = [...new Set(mine.map((s) => s.view.island))];
-    for (const island of islands) {
-      const members = mine.filter((s) => s.view.island === island);
-      const islandInUse = all.some((s) => s.view.vendor === vendor && s.view.island === island && inUse(s));
-      groups.push({
-        vendor,
-        members,
-        oneIsland: true,
-        bandwidthGBps: members[0].view.islandBandwidthGBps,
-        islandInUse,
-      });
+/** A group whose first `count` eligible devices can serve, with the sums the ranking reads. */
+interface Ranked {
+  readonly group: DeviceGroup;
+  readonly units: number;
+  readonly meanHealth: number;
+  /** Some device of the island is already held (spanning groups: false). */
+  readonly inUse: boolean;
+  /** Index of the first chosen device (the last tie-break). */
+  readonly first: number;
+}
+
+function rank(group: DeviceGroup, eligible: Eligible, count: number): Ranked | undefined {
+  let taken = 0;
+  let units = 0;
+  let health = 0;
+  let used = false;
+  let first = -1;
+  for (const slot of group.slots) {
+    if (inUse(slot)) used = true;
+    if (taken < count && eligible.flags[slot.pos] === 1) {
+      if (taken++ === 0) first = slot.view.index;
+      units += slot.view.computeUnits;
+      health += slot.view.health;
     }
-    if (request.topology !== 'same-island' && islands.length > 1)
-      groups.push({ vendor, members: mine, oneIsland: false, bandwidthGBps: 0, islandInUse: false });
   }
-  return groups;
+  if (taken < count) return undefined;
+  return { group, units, meanHealth: health / count, inUse: group.island >= 0 && used, first };
 }
 
-type Pick = Omit<DeviceChoice, 'fill'> & { readonly islandInUse: boolean };
-
-function pick(group: Group, count: number): Pick {
-  const chosen = group.members.slice(0, count);
-  const single = count === 1;
+/** The winning devices as a choice. */
+function wholeChoice(
+  best: Ranked,
+  eligible: Eligible,
+  count: number,
+  all: readonly DeviceSlot[],
+): DeviceChoice {
+  const group = best.group;
+  const chosen = group.slots.filter((s) => eligible.flags[s.pos] === 1).slice(0, count);
+  const single = chosen.length === 1;
+  let used = 0;
+  for (const slot of all) if (inUse(slot)) used++;
   return {
     vendor: group.vendor,
     indexes: chosen.map((s) => s.view.index),
-    oneIsland: group.oneIsland || single,
+    oneIsland: group.island >= 0 || single,
     bandwidthGBps: single ? chosen[0].view.islandBandwidthGBps : group.bandwidthGBps,
-    computeUnits: chosen.reduce((sum, s) => sum + s.view.computeUnits, 0),
-    meanHealth: chosen.reduce((sum, s) => sum + s.view.health, 0) / chosen.length,
+    computeUnits: best.units,
+    meanHealth: best.meanHealth,
     grants: chosen.map((s) => ({ index: s.view.index, vendor: s.view.vendor })),
-    islandInUse: group.islandInUse,
+    fill: all.length > 0 ? used / all.length : 0,
   };
 }
 
-function ranksBefore(a: Pick, b: Pick, request: DeviceRequest): boolean {
-  if (a.oneIsland !== b.oneIsland) return a.oneIsland;
+function ranksBefore(x: Ranked, y: Ranked, request: DeviceRequest): boolean {
+  const [a, b] = [x.group, y.group];
+  const [oa, ob] = [a.island >= 0 || request.count === 1, b.island >= 0 || request.count === 1];
+  if (oa !== ob) return oa;
   if (a.bandwidthGBps !== b.bandwidthGBps) return a.bandwidthGBps > b.bandwidthGBps;
-  if (a.islandInUse !== b.islandInUse) return a.islandInUse;
+  if (x.inUse !== y.inUse) return x.inUse;
   const [ra, rb] = [preferenceRank(request, a.vendor), preferenceRank(request, b.vendor)];
   if (ra !== rb) return ra < rb;
-  if (a.meanHealth !== b.meanHealth) return a.meanHealth > b.meanHealth;
-  return a.vendor < b.vendor || (a.vendor === b.vendor && a.indexes[0] < b.indexes[0]);
+  if (x.meanHealth !== y.meanHealth) return x.meanHealth > y.meanHealth;
+  return a.vendor < b.vendor || (a.vendor === b.vendor && x.first < y.first);
 }
 
 /** Position of a vendor in the preference list (the list's length when absent). */
@@ -235,11 +308,12 @@ export function preferenceRank(request: DeviceRequest, vendor: string): number {
 }
 
 function rejectFromExclusions(
-  excluded: Map<string, number>,
-  total: number,
+  all: readonly DeviceSlot[],
   request: DeviceRequest,
   eligible = 0,
 ): DeviceOutcome {
+  const excluded = exclusions(all, request);
+  const total = all.length;
   const [reason, n] = [...excluded].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0] ?? [
     DEVICE_BUSY,
     0,

@@ -1,15 +1,46 @@
 import type { CompiledRequest } from '../constraints';
+import type { DeviceRequest } from '../model';
 import type { NodeState } from '../tree/states';
 import type { DeviceOutcome } from './choose-devices';
-import { chooseDevices } from './choose-devices';
+import {
+  allowedVendor,
+  chooseDevices,
+  DEVICE_BUSY,
+  DEVICE_NONE,
+  DEVICE_VENDOR_MODEL,
+} from './choose-devices';
+import { deviceMaxFits } from './device-max';
 
 /** The device choice for a node within one decision, computed once and shared by filter, scorers and result. */
 export function deviceOutcome(node: NodeState, request: CompiledRequest): DeviceOutcome | undefined {
   if (!request.devices) return undefined;
   let outcome = request.deviceOutcomes.get(node.id);
   if (!outcome) {
-    outcome = chooseDevices(node.devices, request.devices);
+    outcome =
+      quickRejection(node, request.devices) ??
+      chooseDevices(node.devices, request.devices, node.deviceLayout);
     request.deviceOutcomes.set(node.id, outcome);
   }
   return outcome;
+}
+
+/** A rejection from the node's cached device maxima alone (most nodes of a mixed fleet), else undefined. */
+function quickRejection(node: NodeState, ask: DeviceRequest): DeviceOutcome | undefined {
+  const max = node.deviceMax;
+  if (node.devices.length === 0)
+    return { rejection: { reason: DEVICE_NONE, detail: 'the node has no accelerator devices' } };
+  if (!node.usable || deviceMaxFits(max, ask)) return undefined;
+  const vendors = [...max.keys()].filter((v) => allowedVendor(ask, v));
+  if (vendors.length === 0)
+    return {
+      rejection: {
+        reason: DEVICE_VENDOR_MODEL,
+        detail: `no device of an allowed vendor (has ${[...max.keys()].join(', ')})`,
+      },
+    };
+  const what =
+    ask.sliceMemoryBytes !== undefined
+      ? `a ${ask.sliceMemoryBytes}-byte slice`
+      : `${ask.count} free device(s)`;
+  return { rejection: { reason: DEVICE_BUSY, detail: `need ${what} of ${vendors.join('/')}; not free` } };
 }

@@ -3,13 +3,17 @@ import type { DeviceGrant, DeviceView } from '../model';
 /** One device inside a `SchedulingIndex` node: the view plus what is held on it now. */
 export interface DeviceSlot {
   readonly view: DeviceView;
+  /** Position among the node's slots. */
+  readonly pos: number;
   wholeHeld: boolean;
   slicedBytes: number;
 }
 
 /** Slots for a node's devices, starting from what the snapshot says is held. */
 export function slotsOf(devices: readonly DeviceView[] | undefined): DeviceSlot[] {
-  return (devices ?? []).map((view) => ({ view, wholeHeld: view.wholeHeld, slicedBytes: view.slicedBytes }));
+  return [...(devices ?? [])]
+    .sort((a, b) => a.index - b.index || (a.vendor < b.vendor ? -1 : 1))
+    .map((view, pos) => ({ view, pos, wholeHeld: view.wholeHeld, slicedBytes: view.slicedBytes }));
 }
 
 /** Applies grants to the slots (sign 1: reserve, -1: release); unknown devices are ignored. */

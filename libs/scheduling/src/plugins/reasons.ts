@@ -19,3 +19,15 @@ export {
   DOMAIN_INSUFFICIENT_ACCELERATORS,
   DOMAIN_INSUFFICIENT_BY_RESOURCE,
 } from './filters/domain-capacity';
+export { DOMAIN_NO_FITTING_DEVICES } from './filters/domain-devices';
+export {
+  DEVICE_NONE,
+  DEVICE_VENDOR_MODEL,
+  DEVICE_UNHEALTHY,
+  DEVICE_MEMORY,
+  DEVICE_TFLOPS,
+  DEVICE_BUSY,
+  DEVICE_TOPOLOGY,
+  DEVICE_COMPUTE_UNITS,
+  DEVICE_SLICE_UNSUPPORTED,
+} from '../devices/choose-devices';

@@ -3,6 +3,7 @@ import type { CompiledRequest } from '../constraints';
 import type { PolicyName } from '../model';
 import { domainAffinityFilter } from './filters/domain-affinity';
 import { domainCapacityFilter } from './filters/domain-capacity';
+import { domainDevicesFilter } from './filters/domain-devices';
 import { domainUsableFilter } from './filters/domain-usable';
 import { nodeBlacklistFilter } from './filters/node-blacklist';
 import { nodeCapacityFilter } from './filters/node-capacity';
@@ -37,6 +38,7 @@ export const FILTERS: readonly Filter[] = [
   nodeCapacityFilter,
   nodeDevicesFilter,
   domainCapacityFilter,
+  domainDevicesFilter,
 ];
 
 /** Every device scorer; for requests with devices their mean is half of a node's score. */

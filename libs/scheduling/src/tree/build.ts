@@ -3,6 +3,8 @@ import type { ClusterSnapshot, Resources } from '../model';
 import { POLICY_NAMES } from '../model';
 import { RESOURCE_KEYS } from '../resources';
 import { MaxTree } from './max-tree';
+import type { DeviceMax } from '../devices/device-max';
+import { mergeDeviceMax } from '../devices/device-max';
 import type { Candidate } from './states';
 import { byId, DomainState, NodeState } from './states';
 
@@ -126,6 +128,15 @@ function aggregate(domain: DomainState): void {
     accelerators: new MaxTree(domain.members.map((m) => memberMaxFree(m, 'accelerators'))),
   };
   for (const key of RESOURCE_KEYS) domain.maxFree[key] = domain.trees[key].max();
+  domain.deviceMax = subtreeDeviceMax(domain);
+}
+
+/** A domain's device maxima from its nodes and its (already aggregated) children. */
+export function subtreeDeviceMax(domain: DomainState): DeviceMax {
+  const max: DeviceMax = new Map();
+  for (const node of domain.nodes) if (node.devices.length > 0) mergeDeviceMax(max, node.deviceMax);
+  for (const child of domain.children) mergeDeviceMax(max, child.deviceMax);
+  return max;
 }
 
 /** What a member contributes to its scope's max tree: a usable node's free amount, a child's max free. */

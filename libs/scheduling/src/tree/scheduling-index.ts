@@ -2,7 +2,7 @@ import { SchedulingError } from '../errors';
 import { applyGrants } from '../devices/device-slot';
 import type { ClusterSnapshot, DeviceGrant, DomainView, NodeView, Resources } from '../model';
 import { copyResources, fitsIn, freeOf, isValidAmount, RESOURCE_KEYS } from '../resources';
-import { buildTree, memberMaxFree } from './build';
+import { buildTree, memberMaxFree, subtreeDeviceMax } from './build';
 import type { DomainState, NodeCounts, NodeState } from './states';
 
 /** Read-only aggregates of one domain's subtree (usable nodes: online and not draining). */
@@ -52,7 +52,7 @@ export class SchedulingIndex {
     const node = this.nodeOrThrow(nodeId, resources);
     const fitted = fitsIn(resources, node.free);
     this.apply(node, resources, 1);
-    applyGrants(node.devices, devices, 1);
+    this.applyDevices(node, devices, 1);
     for (let d: DomainState | null = node.home; d; d = d.parent) d.placements++;
     return fitted;
   }
@@ -65,7 +65,7 @@ export class SchedulingIndex {
     const node = this.nodeOrThrow(nodeId, resources);
     const within = fitsIn(resources, node.allocated);
     this.apply(node, resources, -1);
-    applyGrants(node.devices, devices, -1);
+    this.applyDevices(node, devices, -1);
     return within;
   }
 
@@ -120,6 +120,14 @@ export class SchedulingIndex {
       for (const key of RESOURCE_KEYS) d.free[key] += node.free[key] - before[key];
     }
     this.refreshMaxFree(node);
+  }
+
+  /** Applies device grants and refreshes the device maxima of the domains above the node. */
+  private applyDevices(node: NodeState, grants: readonly DeviceGrant[], sign: 1 | -1): void {
+    if (grants.length === 0) return;
+    applyGrants(node.devices, grants, sign);
+    node.devicesChanged();
+    for (let d: DomainState | null = node.home; d; d = d.parent) d.deviceMax = subtreeDeviceMax(d);
   }
 
   /** Walks up from a node, updating each domain's max trees until nothing changes. */

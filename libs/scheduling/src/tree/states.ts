@@ -5,6 +5,10 @@ import { fnv1a32 } from '../random';
 import type { MaxTree } from './max-tree';
 import type { DeviceSlot } from '../devices/device-slot';
 import { slotsOf } from '../devices/device-slot';
+import type { DeviceMax } from '../devices/device-max';
+import { nodeDeviceMax } from '../devices/device-max';
+import type { DeviceLayout } from '../devices/device-layout';
+import { layoutOf } from '../devices/device-layout';
 
 /** A node inside a `SchedulingIndex`: its view plus the live allocation. */
 export class NodeState {
@@ -24,6 +28,8 @@ export class NodeState {
   slot = 0;
   /** The node's devices and what is held on them now. */
   readonly devices: DeviceSlot[];
+  private cachedDeviceMax: DeviceMax | undefined;
+  private cachedLayout: DeviceLayout | undefined;
 
   constructor(
     /** The node as in the snapshot. */
@@ -42,6 +48,21 @@ export class NodeState {
   /** The node's capacity. */
   get capacity(): Resources {
     return this.view.capacity;
+  }
+
+  /** Per vendor, the node's free whole devices and the most slice memory on one device (cached). */
+  get deviceMax(): DeviceMax {
+    return (this.cachedDeviceMax ??= nodeDeviceMax(this.devices, this.usable));
+  }
+
+  /** The node's devices grouped by vendor and island (static, built once). */
+  get deviceLayout(): DeviceLayout {
+    return (this.cachedLayout ??= layoutOf(this.devices));
+  }
+
+  /** Drops the cached device maxima after the node's devices changed. */
+  devicesChanged(): void {
+    this.cachedDeviceMax = undefined;
   }
 }
 
@@ -95,6 +116,8 @@ export class DomainState {
   labelCounts: Map<string, Map<string, number>> = new Map();
   /** Node counts of the subtree. */
   counts: NodeCounts = { total: 0, usable: 0, offline: 0, draining: 0 };
+  /** Per vendor, the most free devices on one usable node of the subtree and the most slice memory on one device. */
+  deviceMax: DeviceMax = new Map();
 
   constructor(
     /** The domain as in the snapshot. */
