@@ -157,7 +157,10 @@ describeWithPostgres('PostgresEventStore under concurrent writers (real PostgreS
         {
           stream: 'order-t',
           expected: 'any',
-          events: [{ id: thing(4).eventId, type: 'ThingHappened', data: { n: 4 }, meta: {} }],
+          // one event with a content hash ('ch'): the set-based path (migration 5)
+          events: [
+            { id: thing(4).eventId, type: 'ThingHappened', data: { n: 4 }, meta: {}, ch: 'ab'.repeat(32) },
+          ],
         },
       ];
       await expect(

@@ -121,6 +121,25 @@ describeWithPostgres('PostgreSQL hash chain: tampering with stored rows', () => 
     expect(report.unhashedEvents).toBe(1);
   });
 
+  it('links events of the set-based appendMany path (called directly, so no fallback can hide a failure)', async () => {
+    const [old, fresh, declared] = ['old', 'fresh', 'declared'].map((x) => uniqueStream(`t-set-${x}`));
+    await store.append(old, [thing(1)], 'no_stream');
+    await store.setStreamMetadata(declared, { maxAge: 3600 });
+    for (let round = 0; round < 2; round++) {
+      const requests = [old, fresh, declared].map((stream, i) => {
+        const [e] = store.prepare([thing(10 * i + round)]);
+        const event = { id: e.eventId, type: e.type, data: e.data, meta: e.metadata, ch: e.contentHash };
+        return { stream, expected: 'any', events: [event] };
+      });
+      const { rows } = await sql.query('SELECT * FROM hcn_append_many($1::jsonb) ORDER BY out_index', [
+        JSON.stringify(requests),
+      ]);
+      expect(rows.map((r) => Number(r.out_revision))).toEqual([round + 1, round, round]);
+    }
+    const report = await verifyHashChain(store);
+    expect(report).toMatchObject({ ok: true, eventsChecked: 7, streamsChecked: 3 });
+  });
+
   it('keeps the canonical form through jsonb: numbers, unicode and key order', async () => {
     const stream = uniqueStream('t-json');
     const notes = ['zürich ✓ 🚀 \u2028 "quoted" \\ back', 'ünïcödé', '{"b":1,"a":2}', '1e21'];

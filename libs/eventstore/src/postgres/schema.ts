@@ -226,11 +226,11 @@ export const EVENT_STORE_MIGRATIONS: readonly string[] = [
   -- digests. The content hash ('ch' of each event in the payload, hex) is computed by the application over the
   -- canonical JSON of the event's id, type, data and metadata. Like revision and position, the links are
   -- assigned by the store, so they are bytea columns (reads put them into the metadata as hex): merging them into
-  -- the metadata jsonb cost a third of the append throughput. Streams remember their last hash; the chain is
-  -- folded under the stream's row lock, so it follows revision order. Migration 4's logic (HC003, set-based
-  -- path) is kept.
+  -- the metadata jsonb cost a third of the append throughput. Each stream keeps its last event's link (last_prev,
+  -- last_ch, last_hash); the chain is folded under the stream's row lock, so it follows revision order.
+  -- Migration 4's logic (HC003 on a stale transaction id, set-based heartbeat path) is kept.
   ALTER TABLE hcn_events ADD COLUMN prev_hash bytea, ADD COLUMN hash bytea;
-  ALTER TABLE hcn_streams ADD COLUMN last_hash bytea;
+  ALTER TABLE hcn_streams ADD COLUMN last_prev bytea, ADD COLUMN last_ch bytea, ADD COLUMN last_hash bytea;
   -- The links of one batch: element 1 is p_prev, element i + 1 the hash of event i (an event without a content
   -- hash, from a writer that predates hashing, stays unhashed and does not advance the chain).
   CREATE FUNCTION hcn_hash_chain(p_prev bytea, p_content text[]) RETURNS bytea[]
@@ -287,69 +287,54 @@ export const EVENT_STORE_MIGRATIONS: readonly string[] = [
     )
     SELECT max(inserted.seq) INTO v_seq FROM inserted;
     UPDATE hcn_streams SET revision = v_current + v_count, last_txid = pg_current_xact_id(),
+      last_prev = v_chain[v_count], last_ch = decode(p_events->(v_count - 1)->>'ch', 'hex'),
       last_hash = v_chain[v_count + 1]
     WHERE stream_id = p_stream;
     PERFORM pg_notify('hcn_events', '');
     RETURN QUERY SELECT v_current + v_count, pg_current_xact_id(), v_seq;
   END
   $fn$;
-  -- Set-based path (every request expects 'any', distinct streams): one statement locks the existing streams in
-  -- stream order, folds each one's chain (inline for one event), bumps them and inserts their events; when some
-  -- streams did not exist, they are created and a second pass does the same for them (now at revision -1).
+  -- appendMany, set-based when every request expects 'any' on distinct streams with one hashed event each
+  -- (heartbeats): one upsert bumps each stream and links its event under the row lock (locks in stream order,
+  -- stale transactions refused as in migration 4), one insert writes all events. Otherwise hcn_append per stream.
   CREATE OR REPLACE FUNCTION hcn_append_many(p_requests jsonb)
   RETURNS TABLE (out_index int, out_revision bigint, out_txid xid8, out_seq bigint)
   LANGUAGE plpgsql AS $fn$
   DECLARE
     r record;
     v_rows bigint;
-    v_done bigint := 0;
-    v_total bigint := jsonb_array_length(p_requests);
   BEGIN
-    IF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(p_requests) x WHERE x->>'expected' <> 'any')
+    IF NOT EXISTS (
+         SELECT 1 FROM jsonb_array_elements(p_requests) x
+         WHERE x->>'expected' <> 'any' OR jsonb_array_length(x->'events') <> 1 OR NOT (x->'events'->0 ? 'ch'))
        AND (SELECT count(DISTINCT x->>'stream') = count(*) FROM jsonb_array_elements(p_requests) x) THEN
-      FOR v_pass IN 1..2 LOOP
-        IF v_pass = 2 THEN
-          INSERT INTO hcn_streams (stream_id)
-          SELECT x->>'stream' FROM jsonb_array_elements(p_requests) x ORDER BY 1
-          ON CONFLICT (stream_id) DO NOTHING;
-        END IF;
-        RETURN QUERY
-        WITH req AS (
-          SELECT t.x->>'stream' AS stream, t.x->'events' AS events, jsonb_array_length(t.x->'events') AS n, t.o AS idx
-          FROM jsonb_array_elements(p_requests) WITH ORDINALITY AS t(x, o)
-        ), locked AS (
-          SELECT s.stream_id, s.revision, s.last_txid, coalesce(s.last_hash, sha256(convert_to(s.stream_id, 'UTF8'))) AS prev
-          FROM hcn_streams s WHERE s.stream_id IN (SELECT req.stream FROM req) AND (v_pass = 1 OR s.revision = -1)
-          ORDER BY s.stream_id FOR UPDATE
-        ), fresh AS (
-          SELECT l.stream_id, l.revision, req.events, req.n, req.idx,
-            CASE WHEN req.n = 1 AND req.events->0 ? 'ch'
-              THEN ARRAY[l.prev, sha256(l.prev || decode(req.events->0->>'ch', 'hex'))]
-              ELSE hcn_hash_chain(l.prev, ARRAY(SELECT e.x->>'ch' FROM jsonb_array_elements(req.events) WITH ORDINALITY AS e(x, o) ORDER BY e.o))
-            END AS chain
-          FROM locked l JOIN req ON req.stream = l.stream_id
-          WHERE l.last_txid IS NULL OR l.last_txid <= pg_current_xact_id()
-        ), bumped AS (
-          UPDATE hcn_streams s SET revision = f.revision + f.n, last_txid = pg_current_xact_id(), last_hash = f.chain[f.n + 1]
-          FROM fresh f WHERE s.stream_id = f.stream_id
-          RETURNING s.stream_id
-        ), ins AS (
-          INSERT INTO hcn_events (event_id, stream_id, revision, type, data, metadata, prev_hash, hash)
-          SELECT (e.x->>'id')::uuid, f.stream_id, f.revision + e.o, e.x->>'type', e.x->'data', e.x->'meta',
-            CASE WHEN e.x ? 'ch' THEN f.chain[e.o] END, CASE WHEN e.x ? 'ch' THEN f.chain[e.o + 1] END
-          FROM fresh f CROSS JOIN LATERAL jsonb_array_elements(f.events) WITH ORDINALITY AS e(x, o)
-          ORDER BY f.stream_id, e.o
-          RETURNING hcn_events.stream_id, hcn_events.seq
-        ), last_seq AS (
-          SELECT ins.stream_id, max(ins.seq) AS seq FROM ins GROUP BY ins.stream_id
-        )
-        SELECT (f.idx - 1)::int, f.revision + f.n, pg_current_xact_id(), l.seq
-        FROM fresh f JOIN last_seq l ON l.stream_id = f.stream_id;
-        GET DIAGNOSTICS v_rows = ROW_COUNT;
-        v_done := v_done + v_rows;
-        EXIT WHEN v_done = v_total;
-      END LOOP;
-      IF v_done <> v_total THEN
+      RETURN QUERY
+      WITH req AS (
+        SELECT t.x->>'stream' AS stream, t.x->'events'->0 AS e, decode(t.x->'events'->0->>'ch', 'hex') AS ch,
+          sha256(convert_to(t.x->>'stream', 'UTF8')) AS genesis, t.o AS idx
+        FROM jsonb_array_elements(p_requests) WITH ORDINALITY AS t(x, o)
+      ), bumped AS (
+        INSERT INTO hcn_streams AS s (stream_id, revision, last_txid, last_prev, last_ch, last_hash)
+        SELECT req.stream, 0, pg_current_xact_id(), req.genesis, req.ch, sha256(req.genesis || req.ch)
+        FROM req ORDER BY req.stream
+        ON CONFLICT (stream_id) DO UPDATE
+          SET revision = s.revision + 1, last_txid = EXCLUDED.last_txid,
+            last_prev = coalesce(s.last_hash, EXCLUDED.last_prev), last_ch = EXCLUDED.last_ch,
+            last_hash = sha256(coalesce(s.last_hash, EXCLUDED.last_prev) || EXCLUDED.last_ch)
+          WHERE s.last_txid IS NULL OR s.last_txid <= EXCLUDED.last_txid
+        RETURNING s.stream_id, s.revision AS last_revision, s.last_prev, s.last_hash
+      ), ins AS (
+        INSERT INTO hcn_events (event_id, stream_id, revision, type, data, metadata, prev_hash, hash)
+        SELECT (req.e->>'id')::uuid, req.stream, b.last_revision, req.e->>'type', req.e->'data', req.e->'meta',
+          b.last_prev, b.last_hash
+        FROM req JOIN bumped b ON b.stream_id = req.stream
+        ORDER BY req.stream
+        RETURNING hcn_events.stream_id, hcn_events.seq
+      )
+      SELECT (req.idx - 1)::int, b.last_revision, pg_current_xact_id(), ins.seq
+      FROM req JOIN bumped b ON b.stream_id = req.stream JOIN ins ON ins.stream_id = req.stream;
+      GET DIAGNOSTICS v_rows = ROW_COUNT;
+      IF v_rows <> jsonb_array_length(p_requests) THEN
         RAISE EXCEPTION USING ERRCODE = 'HC003', MESSAGE = 'a younger transaction wrote a stream first';
       END IF;
       PERFORM pg_notify('hcn_events', '');
