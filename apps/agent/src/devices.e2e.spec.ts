@@ -1,4 +1,4 @@
-import { heartbeatStream, workloadStream } from '@hcn/contracts';
+import { heartbeatStream, quotaStream, workloadStream } from '@hcn/contracts';
 import { MemoryMessageBus } from '@hcn/messaging';
 import { describeWithPostgres, eventuallyExpect } from '@hcn/testing';
 import { execFileSync } from 'node:child_process';
@@ -128,6 +128,31 @@ describeWithPostgres('accelerator devices end to end (declared devices, real pro
         [3, 100],
       ]);
     }, 10000);
+  });
+
+  it('holds accelerator memory and compute units against the quota, and refuses undeclared amounts', async () => {
+    const limits = { acceleratorMemoryBytes: 100 * GiB, computeUnits: 2 };
+    expect((await h.request('PUT', '/v1/quotas/gpu-team', { limits })).status).toBe(200);
+    const submit = (devices: Record<string, unknown>) =>
+      h.request('POST', '/v1/workloads', {
+        ...processSpec({ namespace: 'gpu-team', args: ['-c', 'sleep 5'], devices }),
+        resources: { cpuMillis: 100, memoryBytes: 2 ** 20, accelerators: 1 },
+      });
+    const undeclared = await submit({ count: 1 });
+    expect(undeclared.status).toBe(422);
+    expect(undeclared.body.error.code).toBe('QUOTA.DEVICE_AMOUNT_UNDECLARED');
+    expect((await submit({ count: 1, memoryPerDeviceBytes: 60 * GiB, computeUnits: 1 })).status).toBe(201);
+    const over = await submit({ count: 1, memoryPerDeviceBytes: 60 * GiB, computeUnits: 1 });
+    expect(over.status).toBe(422);
+    expect(over.body.error.code).toBe('QUOTA.EXCEEDED');
+    const consumed = (await h.store.readStream(quotaStream('gpu-team'))).filter(
+      (e) => e.type === 'QuotaConsumed',
+    );
+    expect(consumed.map((e) => e.data)).toEqual([
+      expect.objectContaining({
+        resources: expect.objectContaining({ acceleratorMemoryBytes: 60 * GiB, computeUnits: 1 }),
+      }),
+    ]);
   });
 
   it('refuses an unknown model with 400', async () => {

@@ -1,4 +1,4 @@
-import type { ResourceAmounts } from '@hcn/contracts';
+import type { QuotaAmounts, ResourceAmounts, WorkloadSpec } from '@hcn/contracts';
 
 /** No resources at all. */
 export const NO_RESOURCES: ResourceAmounts = { cpuMillis: 0, memoryBytes: 0, accelerators: 0 };
@@ -25,4 +25,33 @@ export function shortfalls(need: ResourceAmounts, free: ResourceAmounts): string
   return RESOURCE_KINDS.filter((kind) => need[kind] > free[kind]).map(
     (kind) => `${kind}: need ${need[kind]}, free ${free[kind]}`,
   );
+}
+
+/** Nothing held against a quota. */
+export const NO_QUOTA_AMOUNTS: QuotaAmounts = { ...NO_RESOURCES, acceleratorMemoryBytes: 0, computeUnits: 0 };
+
+/** Names of the amounts a quota limits (beyond the workload count). */
+export const QUOTA_KINDS = [...RESOURCE_KINDS, 'acceleratorMemoryBytes', 'computeUnits'] as const;
+
+/** Sum of two quota holdings. */
+export function addQuotaAmounts(a: QuotaAmounts, b: QuotaAmounts): QuotaAmounts {
+  return {
+    ...addAmounts(a, b),
+    acceleratorMemoryBytes: a.acceleratorMemoryBytes + b.acceleratorMemoryBytes,
+    computeUnits: a.computeUnits + b.computeUnits,
+  };
+}
+
+/**
+ * What a workload holds against its quota: per replica its resources, the accelerator memory its device request
+ * names (memory per device × devices, or the slice) and the compute units it asks; times the replicas.
+ */
+export function quotaAmountsOf(spec: Pick<WorkloadSpec, 'resources' | 'replicas' | 'devices'>): QuotaAmounts {
+  const d = spec.devices;
+  const memory = d ? (d.sliceMemoryBytes ?? (d.memoryPerDeviceBytes ?? 0) * d.count) : 0;
+  return {
+    ...scaleAmounts(spec.resources, spec.replicas),
+    acceleratorMemoryBytes: memory * spec.replicas,
+    computeUnits: (d?.computeUnits ?? 0) * spec.replicas,
+  };
 }

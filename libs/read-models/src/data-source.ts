@@ -8,6 +8,7 @@ import { AllocationLogs1763771000000 } from './migrations/1763771000000-allocati
 import { NodeDevices1763772100000 } from './migrations/1763772100000-node-devices';
 import { DelegationHops1763772200000 } from './migrations/1763772200000-delegation-hops';
 import { ProjectionLag1763772300000 } from './migrations/1763772300000-projection-lag';
+import { QuotaDeviceAmounts1763773000000 } from './migrations/1763773000000-quota-device-amounts';
 import { AllocationStateRow } from './allocation-state.entity';
 import { DomainSummaryRow } from './domain-summary.entity';
 import { NodeReservationRow } from './node-reservation.entity';
@@ -39,6 +40,7 @@ export const READ_MODEL_MIGRATIONS = [
   NodeDevices1763772100000,
   DelegationHops1763772200000,
   ProjectionLag1763772300000,
+  QuotaDeviceAmounts1763773000000,
 ];
 
 const MIGRATION_LOCK = 4_711_002;

@@ -11,7 +11,7 @@ import {
   WorkloadCommand,
   WorkloadState,
   foldRecorded,
-  scaleAmounts,
+  quotaAmountsOf,
   workloadDecider,
   workloadStatus,
 } from '@hcn/domain';
@@ -71,7 +71,7 @@ export async function holdQuota(
   spec: WorkloadSpec,
   context: CommandContext,
 ): Promise<void> {
-  const resources = scaleAmounts(spec.resources, spec.replicas);
+  const resources = quotaAmountsOf(spec);
   try {
     await hot.quotas.handle(
       quotaStream(spec.namespace),

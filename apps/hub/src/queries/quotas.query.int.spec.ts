@@ -45,8 +45,22 @@ describeWithPostgres('quota queries (real PostgreSQL)', () => {
     expect(await quotaUsage(db, 'team-a')).toEqual({
       namespace: 'team-a',
       limits: { cpuMillis: 4000, workloads: 2 },
-      used: { cpuMillis: 5000, memoryBytes: 2 ** 40, accelerators: 1, workloads: 1 },
-      remaining: { cpuMillis: 0, memoryBytes: null, accelerators: null, workloads: 1 },
+      used: {
+        cpuMillis: 5000,
+        memoryBytes: 2 ** 40,
+        accelerators: 1,
+        acceleratorMemoryBytes: 0,
+        computeUnits: 0,
+        workloads: 1,
+      },
+      remaining: {
+        cpuMillis: 0,
+        memoryBytes: null,
+        accelerators: null,
+        acceleratorMemoryBytes: null,
+        computeUnits: null,
+        workloads: 1,
+      },
       updatedAt: AT.toISOString(),
     });
   });
@@ -55,8 +69,22 @@ describeWithPostgres('quota queries (real PostgreSQL)', () => {
     expect(await quotaUsage(db, 'team-z')).toEqual({
       namespace: 'team-z',
       limits: {},
-      used: { cpuMillis: 0, memoryBytes: 0, accelerators: 0, workloads: 0 },
-      remaining: { cpuMillis: null, memoryBytes: null, accelerators: null, workloads: null },
+      used: {
+        cpuMillis: 0,
+        memoryBytes: 0,
+        accelerators: 0,
+        acceleratorMemoryBytes: 0,
+        computeUnits: 0,
+        workloads: 0,
+      },
+      remaining: {
+        cpuMillis: null,
+        memoryBytes: null,
+        accelerators: null,
+        acceleratorMemoryBytes: null,
+        computeUnits: null,
+        workloads: null,
+      },
       updatedAt: null,
     });
   });

@@ -10,6 +10,8 @@ export interface QuotaAmounts {
   cpuMillis: number;
   memoryBytes: number;
   accelerators: number;
+  acceleratorMemoryBytes: number;
+  computeUnits: number;
   workloads: number;
 }
 
@@ -33,6 +35,8 @@ function view(namespace: string, row: Row | undefined): QuotaUsageView {
     cpuMillis: Number(row?.used_cpu_millis ?? 0),
     memoryBytes: Number(row?.used_memory_bytes ?? 0),
     accelerators: Number(row?.used_accelerators ?? 0),
+    acceleratorMemoryBytes: Number(row?.used_accelerator_memory_bytes ?? 0),
+    computeUnits: Number(row?.used_compute_units ?? 0),
     workloads: Number(row?.used_workloads ?? 0),
   };
   const left = (key: keyof QuotaAmounts): number | null => {
@@ -47,6 +51,8 @@ function view(namespace: string, row: Row | undefined): QuotaUsageView {
       cpuMillis: left('cpuMillis'),
       memoryBytes: left('memoryBytes'),
       accelerators: left('accelerators'),
+      acceleratorMemoryBytes: left('acceleratorMemoryBytes'),
+      computeUnits: left('computeUnits'),
       workloads: left('workloads'),
     },
     updatedAt: row?.updated_at ? new Date(row.updated_at as string).toISOString() : null,

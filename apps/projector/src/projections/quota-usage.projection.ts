@@ -45,12 +45,22 @@ async function lastRevision(tx: EntityManager, namespace: string, at: string): P
 
 /** QuotaConsumed carries what the workload holds in total: it replaces the workload's previous hold. */
 async function consumed(tx: EntityManager, data: EventDataOf<'QuotaConsumed'>): Promise<void> {
-  const { cpuMillis, memoryBytes, accelerators } = data.resources;
+  const { cpuMillis, memoryBytes, accelerators, acceleratorMemoryBytes, computeUnits } = data.resources;
   await tx.query(
-    `INSERT INTO quota_hold (workload_id, namespace, cpu_millis, memory_bytes, accelerators) VALUES ($1, $2, $3, $4, $5)
+    `INSERT INTO quota_hold (workload_id, namespace, cpu_millis, memory_bytes, accelerators, accelerator_memory_bytes,
+       compute_units) VALUES ($1, $2, $3, $4, $5, $6, $7)
      ON CONFLICT (workload_id) DO UPDATE SET namespace = EXCLUDED.namespace, cpu_millis = EXCLUDED.cpu_millis,
-       memory_bytes = EXCLUDED.memory_bytes, accelerators = EXCLUDED.accelerators`,
-    [data.workloadId, data.namespace, cpuMillis, memoryBytes, accelerators],
+       memory_bytes = EXCLUDED.memory_bytes, accelerators = EXCLUDED.accelerators,
+       accelerator_memory_bytes = EXCLUDED.accelerator_memory_bytes, compute_units = EXCLUDED.compute_units`,
+    [
+      data.workloadId,
+      data.namespace,
+      cpuMillis,
+      memoryBytes,
+      accelerators,
+      acceleratorMemoryBytes,
+      computeUnits,
+    ],
   );
 }
 
@@ -83,9 +93,12 @@ async function refreshUsage(
 ): Promise<void> {
   await tx.query(
     `UPDATE quota_usage q SET used_cpu_millis = h.cpu, used_memory_bytes = h.memory, used_accelerators = h.accelerators,
+       used_accelerator_memory_bytes = h.accelerator_memory, used_compute_units = h.units,
        used_workloads = h.workloads, last_revision = $2, updated_at = GREATEST(q.updated_at, $3)
      FROM (SELECT coalesce(sum(cpu_millis), 0) AS cpu, coalesce(sum(memory_bytes), 0) AS memory,
-             coalesce(sum(accelerators), 0) AS accelerators, count(*) AS workloads
+             coalesce(sum(accelerators), 0) AS accelerators,
+             coalesce(sum(accelerator_memory_bytes), 0) AS accelerator_memory,
+             coalesce(sum(compute_units), 0) AS units, count(*) AS workloads
            FROM quota_hold WHERE namespace = $1) h
      WHERE q.namespace = $1`,
     [namespace, revision, at],

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineEvent } from '../registry';
-import { namespaceSchema, resourcesSchema } from './resources.schemas';
+import { quotaAmountsSchema } from './quota.events';
+import { namespaceSchema } from './resources.schemas';
 
 /**
  * Admission of a workload was refused by its namespace's quota (QUOTA.EXCEEDED). An audit fact only, kept in
@@ -14,7 +15,7 @@ export const AdmissionDenied = defineEvent(
     namespace: namespaceSchema,
     workloadId: z.string().uuid(),
     workloadName: z.string().max(128),
-    resources: resourcesSchema,
+    resources: quotaAmountsSchema,
     over: z.array(z.string().max(200)).max(8),
   }),
 );

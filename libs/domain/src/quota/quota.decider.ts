@@ -1,12 +1,12 @@
-import type { EventDataOf, QuotaLimits, ResourceAmounts } from '@hcn/contracts';
+import type { EventDataOf, QuotaAmounts, QuotaLimits } from '@hcn/contracts';
 import { sameJson } from '../equality';
 import { DomainError, assertNever } from '../errors';
-import { NO_RESOURCES, RESOURCE_KINDS, addAmounts } from '../resources';
+import { NO_QUOTA_AMOUNTS, QUOTA_KINDS, addQuotaAmounts } from '../resources';
 
 /** Commands on a namespace's quota. */
 export type QuotaCommand =
   | { type: 'SetLimits'; namespace: string; limits: QuotaLimits }
-  | { type: 'Hold'; namespace: string; workloadId: string; resources: ResourceAmounts }
+  | { type: 'Hold'; namespace: string; workloadId: string; resources: QuotaAmounts }
   | { type: 'Release'; namespace: string; workloadId: string; reason: string };
 
 /** Events of a namespace's quota stream. */
@@ -18,28 +18,53 @@ export type QuotaEvent =
 /** Limits of a namespace and what each workload holds against them. */
 export interface QuotaState {
   readonly limits: QuotaLimits | null;
-  readonly held: Readonly<Record<string, ResourceAmounts>>;
+  readonly held: Readonly<Record<string, QuotaAmounts>>;
 }
 
 /** A namespace without limits or holdings. */
 export const initialQuotaState: QuotaState = { limits: null, held: {} };
 
 /** Total held in a namespace, plus the number of workloads holding. */
-export function quotaUsed(state: QuotaState): ResourceAmounts & { workloads: number } {
-  const total = Object.values(state.held).reduce(addAmounts, NO_RESOURCES);
+export function quotaUsed(state: QuotaState): QuotaAmounts & { workloads: number } {
+  const total = Object.values(state.held).reduce(addQuotaAmounts, NO_QUOTA_AMOUNTS);
   return { ...total, workloads: Object.keys(state.held).length };
 }
 
-function overLimits(state: QuotaState, workloadId: string, resources: ResourceAmounts): string[] {
+function overLimits(state: QuotaState, workloadId: string, resources: QuotaAmounts): string[] {
   const limits = state.limits;
   if (!limits) return [];
   const others = { ...state.held };
   delete others[workloadId];
   const after = quotaUsed({ ...state, held: { ...others, [workloadId]: resources } });
-  const kinds = [...RESOURCE_KINDS, 'workloads'] as const;
+  const kinds = [...QUOTA_KINDS, 'workloads'] as const;
   return kinds
     .filter((kind) => limits[kind] !== undefined && after[kind] > (limits[kind] as number))
     .map((kind) => `${kind}: ${after[kind]} > limit ${limits[kind]}`);
+}
+
+/**
+ * A namespace limiting accelerator memory or compute units admits device workloads only when their request
+ * names that amount; otherwise what they would take is unknown and could not be counted.
+ */
+function requireDeclaredDeviceAmounts(
+  limits: QuotaLimits | null,
+  namespace: string,
+  held: QuotaAmounts,
+): void {
+  if (!limits || held.accelerators === 0) return;
+  const missing = [
+    limits.acceleratorMemoryBytes !== undefined && held.acceleratorMemoryBytes === 0
+      ? 'memoryPerDeviceBytes'
+      : null,
+    limits.computeUnits !== undefined && held.computeUnits === 0 ? 'computeUnits' : null,
+  ].filter((m): m is string => m !== null);
+  if (missing.length > 0) {
+    throw new DomainError(
+      'QUOTA.DEVICE_AMOUNT_UNDECLARED',
+      `Namespace ${namespace} limits accelerator amounts: the device request must name ${missing.join(' and ')}`,
+      { namespace, missing },
+    );
+  }
 }
 
 /** Decides quota changes: limits, holding a workload's total (admission) and releasing it. */
@@ -50,6 +75,7 @@ export function decideQuota(command: QuotaCommand, state: QuotaState): QuotaEven
       return [{ type: 'QuotaSet', data: { namespace: command.namespace, limits: command.limits } }];
     case 'Hold': {
       if (sameJson(state.held[command.workloadId], command.resources)) return [];
+      requireDeclaredDeviceAmounts(state.limits, command.namespace, command.resources);
       const over = overLimits(state, command.workloadId, command.resources);
       if (over.length > 0) {
         throw new DomainError(

@@ -4,20 +4,31 @@ import { QuotaEvent, quotaDecider } from './quota.decider';
 const W1 = '00000000-0000-4000-8000-000000000001';
 const W2 = '00000000-0000-4000-8000-000000000002';
 const given = specFor(quotaDecider);
+const amounts = (
+  cpuMillis: number,
+  devices: Partial<{ accelerators: number; acceleratorMemoryBytes: number; computeUnits: number }> = {},
+) => ({
+  cpuMillis,
+  memoryBytes: 0,
+  accelerators: 0,
+  acceleratorMemoryBytes: 0,
+  computeUnits: 0,
+  ...devices,
+});
 const set: QuotaEvent = {
   type: 'QuotaSet',
   data: { namespace: 'team-a', limits: { cpuMillis: 1000, workloads: 2 } },
 };
 const held = (workloadId: string, cpuMillis: number): QuotaEvent => ({
   type: 'QuotaConsumed',
-  data: { namespace: 'team-a', workloadId, resources: { cpuMillis, memoryBytes: 0, accelerators: 0 } },
+  data: { namespace: 'team-a', workloadId, resources: amounts(cpuMillis) },
 });
 const hold = (workloadId: string, cpuMillis: number) =>
   ({
     type: 'Hold',
     namespace: 'team-a',
     workloadId,
-    resources: { cpuMillis, memoryBytes: 0, accelerators: 0 },
+    resources: amounts(cpuMillis),
   }) as const;
 
 describe('quota decider', () => {
@@ -64,7 +75,7 @@ describe('quota decider', () => {
           data: {
             namespace: 'team-a',
             workloadId: W1,
-            resources: { cpuMillis: 600, memoryBytes: 0, accelerators: 0 },
+            resources: amounts(600),
             reason: 'deleted',
           },
         },
@@ -77,5 +88,66 @@ describe('quota decider', () => {
       reason: 'x',
     });
     expect(again).toEqual({ events: [] });
+  });
+
+  describe('accelerator memory and compute units', () => {
+    const GiB = 2 ** 30;
+    const deviceLimits: QuotaEvent = {
+      type: 'QuotaSet',
+      data: { namespace: 'team-a', limits: { acceleratorMemoryBytes: 160 * GiB, computeUnits: 4 } },
+    };
+    const holdDevices = (workloadId: string, over: Parameters<typeof amounts>[1]) =>
+      ({ type: 'Hold', namespace: 'team-a', workloadId, resources: amounts(100, over) }) as const;
+
+    it.each([
+      [
+        'given room, when 2 × 80 GiB and 2 units are held, then admitted',
+        [deviceLimits],
+        holdDevices(W1, { accelerators: 2, acceleratorMemoryBytes: 160 * GiB, computeUnits: 2 }),
+        undefined,
+      ],
+      [
+        'given 120 GiB held, when 60 GiB more are asked, then QUOTA.EXCEEDED',
+        [
+          deviceLimits,
+          {
+            type: 'QuotaConsumed',
+            data: {
+              namespace: 'team-a',
+              workloadId: W1,
+              resources: amounts(100, {
+                accelerators: 1,
+                acceleratorMemoryBytes: 120 * GiB,
+                computeUnits: 1,
+              }),
+            },
+          } as QuotaEvent,
+        ],
+        holdDevices(W2, { accelerators: 1, acceleratorMemoryBytes: 60 * GiB, computeUnits: 1 }),
+        'QUOTA.EXCEEDED',
+      ],
+      [
+        'given a units limit, when 5 units are asked, then QUOTA.EXCEEDED',
+        [deviceLimits],
+        holdDevices(W1, { accelerators: 4, acceleratorMemoryBytes: 64 * GiB, computeUnits: 5 }),
+        'QUOTA.EXCEEDED',
+      ],
+      [
+        'given device limits, when devices are asked without naming memory or units, then QUOTA.DEVICE_AMOUNT_UNDECLARED',
+        [deviceLimits],
+        holdDevices(W1, { accelerators: 1 }),
+        'QUOTA.DEVICE_AMOUNT_UNDECLARED',
+      ],
+      [
+        'given device limits, when no devices are asked, then admitted',
+        [deviceLimits],
+        holdDevices(W1, {}),
+        undefined,
+      ],
+    ])('%s', (_name, history, command, code) => {
+      const result = given(history).when(command);
+      if (code) expect(result).toMatchObject({ error: { code } });
+      else expect('events' in result && result.events.map((e) => e.type)).toEqual(['QuotaConsumed']);
+    });
   });
 });
