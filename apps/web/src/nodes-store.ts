@@ -28,7 +28,7 @@ export class NodesStore {
 
   constructor(
     feed: Feed,
-    private readonly minGapMs = 200,
+    private readonly minGapMs = 100,
   ) {
     this.off = feed.subscribe('nodes', (change) => {
       if (change.refresh) this.reloadAll = true;
