@@ -92,7 +92,6 @@ export async function readComplianceReport(
   const acc = new ReportAccumulator(period);
   await scanLog(store, (e) => void acc.apply(e), {
     filter: { kind: 'eventTypePrefix', prefixes: REPORT_EVENT_TYPES },
-    pageSize: 5000,
     onProgress,
   });
   return buildReport(acc, visible);

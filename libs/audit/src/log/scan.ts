@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '@hcn/contracts';
-import type { EventFilter, EventStore } from '@hcn/eventstore';
+import type { EventFilter, EventStore, Subscription } from '@hcn/eventstore';
 
 /** Progress of a long read: events read so far and, when the store can tell, about how many the log holds. */
 export interface ScanProgress {
@@ -11,34 +11,45 @@ export interface ScanProgress {
 /** Options of a scan of `$all`. */
 export interface ScanOptions {
   readonly filter?: EventFilter;
-  readonly pageSize?: number;
+  /** Progress is reported every this many events (default 5000) and once at the end. */
+  readonly progressEvery?: number;
   readonly onProgress?: (progress: ScanProgress) => void;
 }
 
 /**
- * Reads `$all` forwards page by page through the EventStore port and hands each event to `onEvent` in log
- * order; stops early when `onEvent` returns false. Returns the number of events handed over.
+ * Reads `$all` from the start through the EventStore port and hands each matching event to `onEvent` in log
+ * order, up to everything committed when the scan began; stops early when `onEvent` returns false. Uses a
+ * catch-up subscription (server-side filter, paging below the transaction horizon): a bulk read then waits for
+ * in-flight transactions once, not once per page as repeated `readAll` calls would. Returns the events handed over.
  */
 export async function scanLog(
   store: EventStore,
   onEvent: (event: RecordedEvent) => boolean | void,
   options: ScanOptions = {},
 ): Promise<number> {
-  const pageSize = options.pageSize ?? 2000;
   const total = options.onProgress ? await store.approximateEventCount?.() : undefined;
+  const every = options.progressEvery ?? 5000;
   let read = 0;
-  let after: RecordedEvent['position'] | undefined;
-  for (;;) {
-    const page = await store.readAll({ after, maxCount: pageSize, filter: options.filter });
-    for (const event of page) {
-      read++;
-      if (onEvent(event) === false) {
-        options.onProgress?.({ read, total, done: true });
-        return read;
-      }
-    }
-    options.onProgress?.({ read, total, done: page.length < pageSize });
-    if (page.length < pageSize) return read;
-    after = page[page.length - 1].position;
-  }
+  let finished = false;
+  let subscription: Subscription | undefined;
+  return new Promise<number>((resolve, reject) => {
+    const finish = (error?: Error) => {
+      if (finished) return;
+      finished = true;
+      options.onProgress?.({ read, total, done: true });
+      const stop = subscription?.stop() ?? Promise.resolve();
+      void stop.then(() => (error ? reject(error) : resolve(read)), reject);
+    };
+    subscription = store.subscribeToAll({
+      filter: options.filter,
+      onEvent: (event) => {
+        if (finished) return;
+        read++;
+        if (onEvent(event) === false) return finish();
+        if (read % every === 0) options.onProgress?.({ read, total, done: false });
+      },
+      onCaughtUp: () => finish(),
+      onError: (error) => finish(error),
+    });
+  });
 }
