@@ -91,7 +91,7 @@ export function domainAsOf(domainId: string, events: readonly RecordedEvent[], a
 export interface QuotaAsOf extends AsOf {
   readonly namespace: string;
   readonly limits: QuotaLimits | null;
-  readonly used: ResourceAmounts & { workloads: number };
+  readonly used: ReturnType<typeof quotaUsed>;
   readonly held: QuotaState['held'];
   /** Limits the usage exceeded at that instant (limits lowered below usage). */
   readonly overLimits: string[];
@@ -112,14 +112,11 @@ export function quotaAsOf(namespace: string, events: readonly RecordedEvent[], a
   };
 }
 
-/** The limits `used` exceeds. */
-export function overLimits(
-  limits: QuotaLimits | null,
-  used: ResourceAmounts & { workloads: number },
-): string[] {
+/** The limits `used` exceeds (every kind the limits name; a kind not used counts as 0). */
+export function overLimits(limits: QuotaLimits | null, used: Readonly<Record<string, number>>): string[] {
   if (!limits) return [];
-  const kinds = ['cpuMillis', 'memoryBytes', 'accelerators', 'workloads'] as const;
-  return kinds
-    .filter((k) => limits[k] !== undefined && used[k] > (limits[k] as number))
-    .map((k) => `${k}: ${used[k]} > limit ${limits[k]}`);
+  return Object.entries(limits)
+    .filter((entry): entry is [string, number] => typeof entry[1] === 'number')
+    .filter(([kind, limit]) => (used[kind] ?? 0) > limit)
+    .map(([kind, limit]) => `${kind}: ${used[kind]} > limit ${limit}`);
 }
