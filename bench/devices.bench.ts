@@ -1,11 +1,6 @@
-import type {
-  DeviceGrant,
-  DeviceRequest,
-  DeviceView,
-  NodeView,
-  PlacementRequest,
-  Resources,
-} from '@hcn/scheduling';
+import type { DeviceGrant, DeviceRequest, NodeView, PlacementRequest, Resources } from '@hcn/scheduling';
+import { deviceViewsFrom } from '../apps/hub/src/scheduling/device-views';
+import { simulatedDevices } from './heterogeneous-fleet';
 import { constraintsOf, decide, mulberry32, SchedulingIndex } from '@hcn/scheduling';
 import { loadavg } from 'node:os';
 import { buildSnapshot, measure, Placer } from './scheduler.bench';
@@ -18,106 +13,16 @@ const TARGET_P99_MS = 2;
 const TARGET_NODES = 10_000;
 const GiB = 2 ** 30;
 
-/** A device model of the simulated fleet: vendor, memory, fp16 TFLOPS, compute units, island layout. */
-interface DeviceShape {
-  readonly vendor: string;
-  readonly model: string;
-  readonly memoryGiB: number;
-  readonly tflops: number;
-  readonly units: number;
-  readonly count: number;
-  /** Island size (1: devices alone, PCIe only) and its bandwidth. */
-  readonly island: number;
-  readonly gbps: number;
-  readonly weight: number;
-}
-
-/** Heterogeneous fleet: NVIDIA A100/A800 with NVLink islands, Ascend with HCCS, Hygon and Cambricon on PCIe. */
-const SHAPES: DeviceShape[] = [
-  {
-    vendor: 'nvidia',
-    model: 'NVIDIA A100-SXM4-80GB',
-    memoryGiB: 80,
-    tflops: 312,
-    units: 1,
-    count: 8,
-    island: 4,
-    gbps: 300,
-    weight: 20,
-  },
-  {
-    vendor: 'nvidia',
-    model: 'NVIDIA A800-SXM4-80GB',
-    memoryGiB: 80,
-    tflops: 312,
-    units: 0.7,
-    count: 8,
-    island: 8,
-    gbps: 200,
-    weight: 15,
-  },
-  {
-    vendor: 'ascend',
-    model: 'Ascend 910B',
-    memoryGiB: 64,
-    tflops: 320,
-    units: 0.6,
-    count: 8,
-    island: 4,
-    gbps: 56,
-    weight: 20,
-  },
-  {
-    vendor: 'hygon',
-    model: 'DCU Z100',
-    memoryGiB: 32,
-    tflops: 45,
-    units: 0.4,
-    count: 8,
-    island: 1,
-    gbps: 0,
-    weight: 15,
-  },
-  {
-    vendor: 'cambricon',
-    model: 'MLU370-X8',
-    memoryGiB: 48,
-    tflops: 96,
-    units: 0.35,
-    count: 4,
-    island: 1,
-    gbps: 0,
-    weight: 10,
-  },
-  { vendor: '', model: '', memoryGiB: 0, tflops: 0, units: 0, count: 0, island: 1, gbps: 0, weight: 20 },
-];
-
-function pickShape(rnd: () => number): DeviceShape {
-  let x = rnd() * SHAPES.reduce((s, d) => s + d.weight, 0);
-  for (const shape of SHAPES) if ((x -= shape.weight) < 0) return shape;
-  return SHAPES[SHAPES.length - 1];
-}
-
-/** One node: 64 cores, 512 GiB, its devices partly held (a third whole, some NVIDIA ones sliced). */
+/** One node of the heterogeneous fleet: 64 cores, 512 GiB, its devices a third held whole, some NVIDIA ones sliced. */
 export function deviceNode(nodeId: string, domainId: string, rnd: () => number): NodeView {
-  const shape = pickShape(rnd);
-  const devices: DeviceView[] = Array.from({ length: shape.count }, (_, index) => {
-    const held = rnd() < 0.3;
-    const sliced = !held && shape.vendor === 'nvidia' && rnd() < 0.2 ? Math.floor(rnd() * 40) * GiB : 0;
-    return {
-      index,
-      vendor: shape.vendor,
-      model: shape.model,
-      memoryBytes: shape.memoryGiB * GiB,
-      tflopsFp16: shape.tflops,
-      health: rnd() < 0.02 ? 30 : 60 + Math.floor(rnd() * 41),
-      island: index - (index % shape.island),
-      islandBandwidthGBps: shape.island > 1 ? shape.gbps : 0,
-      computeUnits: shape.units,
-      wholeHeld: held,
-      slicedBytes: sliced,
-    };
-  });
+  const registered = simulatedDevices(rnd);
+  const held = new Map<string, { whole: boolean; slicedBytes: number }>();
+  for (const d of registered) {
+    const whole = rnd() < 0.3;
+    const sliced = !whole && d.vendor === 'nvidia' && rnd() < 0.2 ? Math.floor(rnd() * 40) * GiB : 0;
+    if (whole || sliced > 0) held.set(`${d.vendor}/${d.index}`, { whole, slicedBytes: sliced });
+  }
+  const devices = deviceViewsFrom(registered, held);
   const whole = devices.filter((d) => d.wholeHeld).length;
   return {
     nodeId,
@@ -125,7 +30,7 @@ export function deviceNode(nodeId: string, domainId: string, rnd: () => number):
     labels: { zone: `z${Math.floor(rnd() * 3)}` },
     online: rnd() > 0.02,
     draining: false,
-    capacity: { cpuMillis: 64_000, memoryBytes: 512 * GiB, accelerators: shape.count },
+    capacity: { cpuMillis: 64_000, memoryBytes: 512 * GiB, accelerators: devices.length },
     allocated: { cpuMillis: 8_000, memoryBytes: 32 * GiB, accelerators: whole },
     ...(devices.length > 0 ? { devices } : {}),
   };

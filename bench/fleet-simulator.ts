@@ -1,4 +1,6 @@
-import { AgentReport, RegisterNodeResponse } from '@hcn/contracts';
+import { AcceleratorDevice, AgentReport, RegisterNodeResponse } from '@hcn/contracts';
+import { mulberry32 } from '@hcn/scheduling';
+import { simulatedDevices } from './heterogeneous-fleet';
 import { MessageBus } from '@hcn/messaging';
 import { AGENT_REPORTS_TOPIC } from '@hcn/platform';
 import { randomUUID } from 'node:crypto';
@@ -10,6 +12,7 @@ interface VirtualAgent {
   domainId: string;
   seq: number;
   silent: boolean;
+  devices: AcceleratorDevice[];
 }
 
 /** Settings of a fleet. */
@@ -19,6 +22,8 @@ export interface FleetOptions {
   readonly bus: MessageBus;
   /** Domains the nodes are spread over. */
   readonly domains: readonly string[];
+  /** Give nodes accelerator devices of the heterogeneous fleet (mixed vendors, NVLink/HCCS islands). */
+  readonly heterogeneous?: boolean;
 }
 
 /**
@@ -41,6 +46,9 @@ export class FleetSimulator {
   private periodMs = 1000;
   skippedTicks = 0;
 
+  /** Seeded source of the simulated devices (the same fleet every run). */
+  private readonly random = mulberry32(0x5eed);
+
   constructor(private readonly options: FleetOptions) {}
 
   /** Registers `count` more nodes, `concurrency` at a time; reports progress. */
@@ -54,6 +62,7 @@ export class FleetSimulator {
       while (next < count) {
         const i = next++;
         const domainId = this.options.domains[(this.agents.length + i) % this.options.domains.length];
+        const devices = this.options.heterogeneous ? simulatedDevices(this.random) : [];
         const body = {
           joinToken: this.options.joinToken,
           nodeId: randomUUID(),
@@ -66,6 +75,8 @@ export class FleetSimulator {
           diskBytes: 4 * 2 ** 40,
           labels: { sim: 'true' },
           agentVersion: 'fleet-sim',
+          accelerators: devices.length,
+          devices,
         };
         const response = await fetch(`${this.options.hubUrl}/v1/agents/register`, {
           method: 'POST',
@@ -80,6 +91,7 @@ export class FleetSimulator {
           domainId,
           seq: 0,
           silent: false,
+          devices,
         });
         onProgress(this.agents.length);
       }
@@ -157,6 +169,7 @@ export class FleetSimulator {
           seq: agent.seq++,
           sentAt: new Date(now).toISOString(),
           usage: { cpuUsage: 0.3, memoryUsedBytes: 100 * 2 ** 30, diskUsedBytes: 2 ** 40 },
+          ...(agent.devices.length > 0 ? { devices: deviceUsage(agent.devices) } : {}),
         };
         messages.push({ key: agent.nodeId, value: JSON.stringify(report) });
         if (index < this.probed) this.remember(agent.nodeId, report.seq, now);
@@ -167,4 +180,15 @@ export class FleetSimulator {
       this.publishing = false;
     }
   }
+}
+
+/** Idle usage of a node's devices, with their registered health. */
+function deviceUsage(devices: readonly AcceleratorDevice[]) {
+  return devices.map((d) => ({
+    index: d.index,
+    vendor: d.vendor,
+    utilization: 0,
+    memoryUsedBytes: 0,
+    health: d.health,
+  }));
 }

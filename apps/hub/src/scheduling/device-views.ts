@@ -23,6 +23,9 @@ function islandBandwidth(members: readonly AcceleratorDevice[]): number {
   return Number.isFinite(slowest) ? slowest : 0;
 }
 
+/** What is held on each device, keyed `vendor/index`. */
+export type DeviceHoldings = ReadonlyMap<string, { readonly whole: boolean; readonly slicedBytes: number }>;
+
 /**
  * A node's devices as the scheduler sees them: islands per vendor from the NVLink/HCCS links, compute units by
  * the exchange-rate table, and what the node stream says is held on each. Undefined for a node without devices.
@@ -32,8 +35,15 @@ export function deviceViewsOf(
   rates: ExchangeRates = DEFAULT_EXCHANGE_RATES,
 ): DeviceView[] | undefined {
   const devices = state.registration?.devices ?? [];
-  if (devices.length === 0) return undefined;
-  const held = deviceHoldings(state);
+  return devices.length === 0 ? undefined : deviceViewsFrom(devices, deviceHoldings(state), rates);
+}
+
+/** Scheduler views of registered devices with what is held on them (the fleet benchmark builds them too). */
+export function deviceViewsFrom(
+  devices: readonly AcceleratorDevice[],
+  held: DeviceHoldings,
+  rates: ExchangeRates = DEFAULT_EXCHANGE_RATES,
+): DeviceView[] {
   const views: DeviceView[] = [];
   for (const vendor of [...new Set(devices.map((d) => d.vendor))].sort()) {
     const mine = devices.filter((d) => d.vendor === vendor);
