@@ -113,6 +113,8 @@ export async function run(): Promise<void> {
     joinToken: JOIN_TOKEN,
     bus: simBus,
     domains: ['east', 'west', 'north', 'south'],
+    // BENCH_FLEET_DEVICES=1: nodes register accelerators of the heterogeneous fleet and report their usage
+    heterogeneous: process.env.BENCH_FLEET_DEVICES === '1',
   });
   const probe = new LagProbe(pool, fleet);
   const results = [];
