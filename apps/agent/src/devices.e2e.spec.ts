@@ -114,6 +114,38 @@ describeWithPostgres('accelerator devices end to end (declared devices, real pro
     expect(workloads).toHaveLength(2); // the two placed above, nothing from this request
   });
 
+  it('GET /v1/nodes/:id shows how each device is handed out (whole or as slices)', async () => {
+    const holder = await h.request('POST', '/v1/workloads', {
+      ...processSpec({
+        args: ['-c', 'exec sleep 30'],
+        devices: { count: 1, topology: 'same-island' },
+        stopGraceSeconds: 1,
+      }),
+      resources: { cpuMillis: 100, memoryBytes: 2 ** 20, accelerators: 1 },
+    });
+    const slice = await h.request('POST', '/v1/workloads', {
+      ...processSpec({
+        args: ['-c', 'exec sleep 30'],
+        devices: { sliceMemoryBytes: 4 * GiB },
+        stopGraceSeconds: 1,
+      }),
+      resources: { cpuMillis: 100, memoryBytes: 2 ** 20, accelerators: 0 },
+    });
+    expect([holder.status, slice.status]).toEqual([201, 201]);
+    const wholeAt = (await placed(holder.body.workloadId)).devices!.indexes[0];
+    const sliceAt = (await placed(slice.body.workloadId)).devices!.indexes[0];
+    await eventuallyExpect(async () => {
+      const node = (await h.request('GET', `/v1/nodes/${agent.nodeId}`)).body;
+      const byIndex = new Map(
+        node.devices.map((d: { index: number; allocation: unknown }) => [d.index, d.allocation]),
+      );
+      expect(byIndex.get(wholeAt)).toMatchObject({ wholeDevice: true, slices: [] });
+      expect(byIndex.get(sliceAt)).toMatchObject({ wholeDevice: false, slices: [{ memoryBytes: 4 * GiB }] });
+    }, 10000);
+    for (const id of [holder.body.workloadId, slice.body.workloadId])
+      await h.request('DELETE', `/v1/workloads/${id}`);
+  }, 30000);
+
   it('heartbeats carry the usage and health of every device', async () => {
     await eventuallyExpect(async () => {
       const beats = await h.store.readStream(heartbeatStream(agent.nodeId!), {

@@ -9,6 +9,7 @@ import { NodeDevices1763772100000 } from './migrations/1763772100000-node-device
 import { DelegationHops1763772200000 } from './migrations/1763772200000-delegation-hops';
 import { ProjectionLag1763772300000 } from './migrations/1763772300000-projection-lag';
 import { QuotaDeviceAmounts1763773000000 } from './migrations/1763773000000-quota-device-amounts';
+import { ReservationDevices1763773100000 } from './migrations/1763773100000-reservation-devices';
 import { AllocationStateRow } from './allocation-state.entity';
 import { DomainSummaryRow } from './domain-summary.entity';
 import { NodeReservationRow } from './node-reservation.entity';
@@ -41,6 +42,7 @@ export const READ_MODEL_MIGRATIONS = [
   DelegationHops1763772200000,
   ProjectionLag1763772300000,
   QuotaDeviceAmounts1763773000000,
+  ReservationDevices1763773100000,
 ];
 
 const MIGRATION_LOCK = 4_711_002;

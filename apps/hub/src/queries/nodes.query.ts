@@ -43,7 +43,7 @@ export interface NodeView {
   diskBytes: number;
   /** Schedulable accelerator devices and the devices behind them (vendor, model, memory, health). */
   accelerators: number;
-  devices: AcceleratorDevice[];
+  devices: Array<AcceleratorDevice & { allocation: DeviceAllocation }>;
   labels: Record<string, string>;
   isHead: boolean;
   agentVersion: string;
@@ -57,6 +57,68 @@ export interface NodeView {
 
 type Row = Record<string, unknown>;
 
+/** How a device is handed out now: held whole by one allocation, or as memory slices to several. */
+export interface DeviceAllocation {
+  wholeDevice: boolean;
+  allocationId: string | null;
+  slices: Array<{ allocationId: string; memoryBytes: number }>;
+}
+
+type Grants = Map<
+  string,
+  Array<{ allocationId: string; index: number; vendor: string; sliceMemoryBytes?: number }>
+>;
+
+/** Unreleased device grants of the given nodes, by node id (from node_reservation). */
+async function deviceGrants(db: DataSource, nodeIds: string[]): Promise<Grants> {
+  const grants: Grants = new Map();
+  if (nodeIds.length === 0) return grants;
+  const rows: Row[] = await db.query(
+    `SELECT node_id, allocation_id, devices FROM node_reservation
+     WHERE node_id = ANY($1::uuid[]) AND NOT released AND devices <> '[]'::jsonb`,
+    [nodeIds],
+  );
+  for (const row of rows) {
+    const list = grants.get(row.node_id as string) ?? [];
+    for (const g of row.devices as Array<{ index: number; vendor: string; sliceMemoryBytes?: number }>)
+      list.push({ allocationId: row.allocation_id as string, ...g });
+    grants.set(row.node_id as string, list);
+  }
+  return grants;
+}
+
+/** Each device with its allocation state. */
+function withAllocations(
+  devices: AcceleratorDevice[],
+  grants: ReturnType<Grants['get']>,
+): NodeView['devices'] {
+  return devices.map((d) => {
+    const mine = (grants ?? []).filter((g) => g.index === d.index && g.vendor === d.vendor);
+    const whole = mine.find((g) => g.sliceMemoryBytes === undefined);
+    const slices = mine
+      .filter((g) => g.sliceMemoryBytes !== undefined)
+      .map((g) => ({ allocationId: g.allocationId, memoryBytes: g.sliceMemoryBytes! }))
+      .sort((a, b) => (a.allocationId < b.allocationId ? -1 : 1));
+    return {
+      ...d,
+      allocation: { wholeDevice: whole !== undefined, allocationId: whole?.allocationId ?? null, slices },
+    };
+  });
+}
+
+/** Views of node rows with their devices' allocation state. */
+async function toViews(db: DataSource, rows: Row[]): Promise<NodeView[]> {
+  const withDevices = rows.filter((r) => ((r.devices as unknown[] | undefined) ?? []).length > 0);
+  const grants = await deviceGrants(
+    db,
+    withDevices.map((r) => r.node_id as string),
+  );
+  return rows.map((row) => {
+    const view = toView(row);
+    return { ...view, devices: withAllocations(view.devices, grants.get(view.nodeId)) };
+  });
+}
+
 function toView(row: Row): NodeView {
   const iso = (v: unknown): string | null => (v ? new Date(v as string).toISOString() : null);
   return {
@@ -69,7 +131,7 @@ function toView(row: Row): NodeView {
     memoryBytes: Number(row.memory_bytes),
     diskBytes: Number(row.disk_bytes),
     accelerators: Number(row.accelerators ?? 0),
-    devices: (row.devices as AcceleratorDevice[] | undefined) ?? [],
+    devices: withAllocations((row.devices as AcceleratorDevice[] | undefined) ?? [], undefined),
     labels: row.labels as Record<string, string>,
     isHead: row.is_head as boolean,
     agentVersion: row.agent_version as string,
@@ -116,14 +178,19 @@ export async function listNodes(
     ),
     db.query(`SELECT count(*)::int AS n FROM node_state ${clause}`, params),
   ]);
-  return { items: (rows as Row[]).map(toView), total: count[0].n, limit: query.limit, offset: query.offset };
+  return {
+    items: await toViews(db, rows as Row[]),
+    total: count[0].n,
+    limit: query.limit,
+    offset: query.offset,
+  };
 }
 
 /** One node from node_state, or NODE.NOT_FOUND. */
 export async function getNode(db: DataSource, nodeId: string): Promise<NodeView> {
   const rows: Row[] = await db.query('SELECT * FROM node_state WHERE node_id = $1', [nodeId]);
   if (rows.length === 0) throw new HcnError('NODE.NOT_FOUND', `Node ${nodeId} is not known`, { nodeId });
-  return toView(rows[0]);
+  return (await toViews(db, rows))[0];
 }
 
 /** Domain summaries from the domain_summary read model. */

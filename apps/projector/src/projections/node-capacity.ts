@@ -14,8 +14,9 @@ export async function applyCapacityEvent(tx: EntityManager, event: RecordedEvent
   if (event.type === 'CapacityReserved') {
     const data = event.data as EventDataOf<'CapacityReserved'>;
     await tx.query(
-      `INSERT INTO node_reservation (allocation_id, node_id, workload_id, cpu_millis, memory_bytes, accelerators, released)
-       VALUES ($1, $2, $3, $4, $5, $6, false) ON CONFLICT (allocation_id) DO NOTHING`,
+      `INSERT INTO node_reservation (allocation_id, node_id, workload_id, cpu_millis, memory_bytes, accelerators, released,
+         devices)
+       VALUES ($1, $2, $3, $4, $5, $6, false, $7) ON CONFLICT (allocation_id) DO NOTHING`,
       [
         data.allocationId,
         data.nodeId,
@@ -23,6 +24,7 @@ export async function applyCapacityEvent(tx: EntityManager, event: RecordedEvent
         data.resources.cpuMillis,
         data.resources.memoryBytes,
         data.resources.accelerators,
+        JSON.stringify(data.devices ?? []),
       ],
     );
     return data.nodeId;
