@@ -1,4 +1,5 @@
-// All nodes, kept live: loaded once in pages of 1,000, then only the rows the change feed names are refetched.
+// All nodes, kept live: loaded once in pages of 1,000, then only the rows the change feed names are refetched
+// (those on screen at once, the others every few seconds).
 import { useSyncExternalStore } from 'react';
 import { Node, get } from './api';
 import type { Feed } from './feed';
@@ -7,6 +8,8 @@ const PAGE = 1000;
 const BY_IDS = 100;
 /** More changed ids than this in one flush: reload everything instead of patching. */
 const PATCH_LIMIT = 1000;
+/** Rows out of view are refreshed this often (heartbeats change every row every few seconds). */
+const BACKGROUND_MS = 2000;
 
 interface Snapshot {
   nodes: Node[];
@@ -20,6 +23,8 @@ export class NodesStore {
   private snapshot: Snapshot = { nodes: [], byId: new Map(), loaded: false };
   private readonly listeners = new Set<() => void>();
   private pending = new Set<string>();
+  private visible = new Set<string>();
+  private lastBackground = 0;
   private reloadAll = true;
   private busy = false;
   private timer: number | undefined;
@@ -47,27 +52,48 @@ export class NodesStore {
   /** The current snapshot. */
   readonly get = (): Snapshot => this.snapshot;
 
+  /** Rows on screen: their changes are fetched within `minGapMs`, the others every few seconds. */
+  setVisible(ids: readonly string[]): void {
+    this.visible = new Set(ids);
+    if (ids.some((id) => this.pending.has(id))) this.schedule();
+  }
+
   close(): void {
     this.off();
     if (this.timer !== undefined) window.clearTimeout(this.timer);
   }
 
+  private urgent(): string[] {
+    return [...this.pending].filter((id) => this.visible.has(id));
+  }
+
   private schedule(): void {
     if (this.busy || this.timer !== undefined) return;
-    const wait = Math.max(0, this.last + this.minGapMs - Date.now());
-    this.timer = window.setTimeout(() => {
-      this.timer = undefined;
-      void this.flush();
-    }, wait);
+    const now = Date.now();
+    let at: number;
+    if (this.reloadAll || this.urgent().length > 0) at = this.last + this.minGapMs;
+    else if (this.pending.size > 0)
+      at = Math.max(this.last + this.minGapMs, this.lastBackground + BACKGROUND_MS);
+    else return;
+    this.timer = window.setTimeout(
+      () => {
+        this.timer = undefined;
+        void this.flush();
+      },
+      Math.max(0, at - now),
+    );
   }
 
   private async flush(): Promise<void> {
-    if (!this.reloadAll && this.pending.size === 0) return;
-    this.busy = true;
-    this.last = Date.now();
-    const ids = [...this.pending];
+    const now = Date.now();
+    const background = this.reloadAll || now - this.lastBackground >= BACKGROUND_MS;
+    const ids = background ? [...this.pending] : this.urgent();
+    if (!this.reloadAll && ids.length === 0) return this.schedule();
     const all = this.reloadAll || ids.length > PATCH_LIMIT;
-    this.pending = new Set();
+    this.busy = true;
+    this.last = now;
+    if (background) this.lastBackground = now;
+    for (const id of ids) this.pending.delete(id);
     this.reloadAll = false;
     try {
       if (all) this.replace(await loadAll());
@@ -78,7 +104,7 @@ export class NodesStore {
       this.publish({ ...this.snapshot, error: e instanceof Error ? e.message : String(e) });
     } finally {
       this.busy = false;
-      if (this.reloadAll || this.pending.size > 0) this.schedule();
+      this.schedule();
     }
   }
 

@@ -19,6 +19,7 @@ export function VirtualRows<T>({
   height = 560,
   overscan = 8,
   testId,
+  onVisible,
 }: {
   rows: readonly T[];
   columns: ReadonlyArray<Column<T>>;
@@ -27,6 +28,8 @@ export function VirtualRows<T>({
   height?: number;
   overscan?: number;
   testId?: string;
+  /** Called with the keys of the rows in view (and overscan) whenever they change. */
+  onVisible?: (keys: string[]) => void;
 }) {
   const [scrollTop, setScrollTop] = useState(0);
   const box = useRef<HTMLDivElement>(null);
@@ -34,6 +37,7 @@ export function VirtualRows<T>({
   const first = Math.max(0, Math.floor(scrollTop / rowHeight) - overscan);
   const last = Math.min(rows.length, Math.ceil((scrollTop + viewport) / rowHeight) + overscan);
   const template = columns.map((c) => c.width).join(' ');
+  useEffect(() => onVisible?.(rows.slice(first, last).map(rowKey)), [rows, first, last, rowKey, onVisible]);
   useEffect(() => {
     // Keep the scroll position valid when the list shrinks.
     const el = box.current;

@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { Node } from '../api';
 import { Bar } from '../components/Bar';
 import { Column, VirtualRows } from '../components/VirtualRows';
@@ -14,6 +14,8 @@ function devices(n: Node): string {
     )
     .join(', ');
 }
+
+const nodeKey = (n: Node): string => n.nodeId;
 
 /** Nodes: every node, windowed, patched row by row as the change feed names them. */
 export function Nodes() {
@@ -31,6 +33,8 @@ export function Nodes() {
     );
   }, [nodes, filter, status]);
   const online = nodes.filter((n) => n.status === 'online').length;
+  const onVisible = useCallback((ids: string[]) => store.setVisible(ids), [store]);
+  useEffect(() => () => store.setVisible([]), [store]);
   const columns: Array<Column<Node>> = [
     {
       title: 'status',
@@ -96,7 +100,13 @@ export function Nodes() {
       </div>
       {error ? <p className="error">{error}</p> : null}
       {!loaded ? <p className="muted">loading…</p> : null}
-      <VirtualRows rows={rows} columns={columns} rowKey={(n) => n.nodeId} testId="nodes-table" />
+      <VirtualRows
+        rows={rows}
+        columns={columns}
+        rowKey={nodeKey}
+        testId="nodes-table"
+        onVisible={onVisible}
+      />
     </section>
   );
 }
