@@ -146,14 +146,34 @@ describe('device maxima of domains', () => {
       res(1, 1, 3),
       [0, 1, 2].map((i) => ({ index: i, vendor: 'nvidia' })),
     );
-    expect(index.domainState('site')!.deviceMax.get('nvidia')).toEqual({ free: 1, slice: 80 * GiB });
+    expect(index.domainState('site')!.deviceMax.get('nvidia')).toMatchObject({ free: 1, slice: 80 * GiB });
     index.reserve('a', res(1, 1, 0), [{ index: 3, vendor: 'nvidia', sliceMemoryBytes: 30 * GiB }]);
-    expect(index.domainState('site')!.deviceMax.get('nvidia')).toEqual({ free: 0, slice: 50 * GiB });
+    expect(index.domainState('site')!.deviceMax.get('nvidia')).toMatchObject({ free: 0, slice: 50 * GiB });
     index.release(
       'a',
       res(1, 1, 3),
       [0, 1, 2].map((i) => ({ index: i, vendor: 'nvidia' })),
     );
-    expect(index.domainState('site')!.deviceMax.get('nvidia')).toEqual({ free: 3, slice: 80 * GiB });
+    expect(index.domainState('site')!.deviceMax.get('nvidia')).toMatchObject({
+      free: 3,
+      slice: 80 * GiB,
+      healthyFree: 3,
+    });
+  });
+
+  it('counts only healthy devices in the maxima unless the request lowers the threshold', () => {
+    const index = SchedulingIndex.fromSnapshot({
+      domains: [domain('region', null), domain('sick', 'region')],
+      nodes: [
+        node('s1', 'sick', {
+          capacity: res(8, 64, 2),
+          devices: [device(0, { health: 20 }), device(1, { health: 20 })],
+        }),
+      ],
+    });
+    const strict = decide(index, request({ resources: res(1, 1, 2), devices: { count: 2 } }));
+    expect(strict.outcome === 'unschedulable' && strict.reasons[DOMAIN_NO_FITTING_DEVICES]).toBe(1);
+    const lenient = decide(index, request({ resources: res(1, 1, 2), devices: { count: 2, minHealth: 10 } }));
+    expect(lenient.outcome === 'placed' && lenient.nodeId).toBe('s1');
   });
 });
