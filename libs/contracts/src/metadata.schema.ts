@@ -16,9 +16,13 @@ export const eventMetadataSchema = z.object({
   actor: actorSchema,
   occurredAt: z.string().datetime({ offset: true }),
   schemaVersion: z.number().int().positive(),
-  /** Tamper evidence, written by the store (absent on events stored before it hashed): previous link. */
+});
+
+/** Schema of event metadata as stored: as written plus the store's hash-chain links (absent on older events). */
+export const recordedMetadataSchema = eventMetadataSchema.extend({
+  /** The previous event's hash in the stream (sha256 of the stream id for the first). */
   prevHash: storedHash.optional(),
-  /** sha256(prevHash + content hash), written by the store. */
+  /** sha256(prevHash + content hash). */
   hash: storedHash.optional(),
 });
 

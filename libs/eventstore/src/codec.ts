@@ -7,10 +7,11 @@ import {
   eventIdSchema,
   eventMetadataSchema,
   parseOrThrow,
+  recordedMetadataSchema,
 } from '@hcn/contracts';
 import { z } from 'zod';
 import { InvalidAppendError } from './errors';
-import { contentHash } from './hash-chain';
+import { canonicalJson, contentHashOfJson } from './hash-chain';
 import type { ExpectedRevision } from './port';
 
 /** An event validated and completed for storage. */
@@ -21,6 +22,8 @@ export interface PreparedEvent {
   readonly metadata: EventMetadata;
   /** sha256 of the event's canonical content; adapters chain it into `metadata.prevHash` / `metadata.hash`. */
   readonly contentHash: string;
+  /** Canonical JSON of `data` and of `metadata` as written (no links), made for the content hash; adapters may send it. */
+  readonly json: { readonly data: string; readonly metadata: string };
 }
 
 /** A stored event as an adapter reads it, before validation. */
@@ -68,27 +71,18 @@ export function prepareEvents(registry: EventRegistry, events: readonly NewEvent
   return events.map((event) => {
     parseOrThrow(eventIdSchema, event.eventId, 'EVENT.ID_INVALID', 'Event id');
     const schemaVersion = event.metadata.schemaVersion ?? registry.latestVersion(event.type);
-    const metadata = withoutCallerLinks(
-      parseOrThrow(
-        eventMetadataSchema,
-        { ...event.metadata, schemaVersion },
-        'EVENT.METADATA_INVALID',
-        `Metadata of ${event.type}`,
-      ),
+    // Written metadata has no hash keys: the schema drops any a caller copied from a recorded event.
+    const metadata = parseOrThrow(
+      eventMetadataSchema,
+      { ...event.metadata, schemaVersion },
+      'EVENT.METADATA_INVALID',
+      `Metadata of ${event.type}`,
     );
     const data = registry.validate(event.type, schemaVersion, event.data);
-    const prepared = { eventId: event.eventId, type: event.type, data, metadata };
-    return { ...prepared, contentHash: contentHash(prepared) };
+    const json = { data: canonicalJson(data), metadata: canonicalJson(metadata) };
+    const contentHash = contentHashOfJson(event.eventId, event.type, json.data, json.metadata);
+    return { eventId: event.eventId, type: event.type, data, metadata, contentHash, json };
   });
-}
-
-/** Metadata without the hash keys a caller may have copied from a recorded event (only the store writes them). */
-function withoutCallerLinks(metadata: EventMetadata): EventMetadata {
-  if (metadata.prevHash === undefined && metadata.hash === undefined) return metadata;
-  const rest: Partial<Record<keyof EventMetadata, unknown>> = { ...metadata };
-  delete rest.prevHash;
-  delete rest.hash;
-  return rest as EventMetadata;
 }
 
 /** A prepared event with its chain links in the metadata, as adapters that hash in TypeScript store it. */
@@ -99,7 +93,7 @@ export function withLinks(event: PreparedEvent, link: { prevHash: string; hash: 
 /** Validates a stored event on read and turns it into the port's envelope. */
 export function decodeEvent(registry: EventRegistry, raw: RawEvent): RecordedEvent {
   const metadata = parseOrThrow(
-    eventMetadataSchema,
+    recordedMetadataSchema,
     raw.metadata,
     'EVENT.METADATA_INVALID',
     `Stored ${raw.type}`,

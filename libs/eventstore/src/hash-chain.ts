@@ -67,17 +67,26 @@ export function sha256Hex(data: string | Buffer): string {
 
 /** The hash of an event's content: canonical JSON of its id, type, data and metadata (less the hash keys). */
 export function contentHash(event: HashedContent): string {
-  const text =
-    '{"data":' +
-    canonicalJson(event.data) +
-    ',"eventId":' +
-    JSON.stringify(event.eventId) +
-    ',"metadata":' +
-    canonicalJson(event.metadata, HASH_KEYS) +
-    ',"type":' +
-    JSON.stringify(event.type) +
-    '}';
-  return sha256Hex(text);
+  return contentHashOfJson(
+    event.eventId,
+    event.type,
+    canonicalJson(event.data),
+    canonicalJson(event.metadata, HASH_KEYS),
+  );
+}
+
+/** contentHash from the canonical JSON of data and of metadata (without hash keys), when already made. */
+export function contentHashOfJson(
+  eventId: string,
+  type: string,
+  dataJson: string,
+  metadataJson: string,
+): string {
+  const eventIdJson = JSON.stringify(eventId);
+  const typeJson = JSON.stringify(type);
+  return sha256Hex(
+    `{"data":${dataJson},"eventId":${eventIdJson},"metadata":${metadataJson},"type":${typeJson}}`,
+  );
 }
 
 /** A link of a stream's chain: sha256 over the previous hash's and the content hash's 32 bytes (hex in, hex out). */

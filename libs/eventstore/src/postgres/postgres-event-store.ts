@@ -131,13 +131,14 @@ export class PostgresEventStore implements EventStore {
       appendEach((r) => this.append(r.streamId, r.events, r.expectedRevision), requests, 4);
     let payload: string;
     try {
-      payload = JSON.stringify(
-        requests.map((r) => {
+      payload = `[${requests
+        .map((r) => {
           checkAppendRequest(r.streamId, r.events, r.expectedRevision);
-          const events = toSqlEvents(prepareEvents(this.registry, r.events));
-          return { stream: r.streamId, expected: String(r.expectedRevision), events };
-        }),
-      );
+          const events = sqlEventsJson(prepareEvents(this.registry, r.events));
+          const expected = JSON.stringify(String(r.expectedRevision));
+          return `{"stream":${JSON.stringify(r.streamId)},"expected":${expected},"events":${events}}`;
+        })
+        .join(',')}]`;
     } catch {
       return oneByOne();
     }
@@ -388,7 +389,7 @@ export async function appendWithClient(
   events: readonly PreparedEvent[],
   expected: ExpectedRevision,
 ): Promise<AppendResult> {
-  const payload = JSON.stringify(toSqlEvents(events));
+  const payload = sqlEventsJson(events);
   const ids = events.map((e) => e.eventId);
   try {
     const { rows } = await client.query<AppendRow>({
@@ -423,17 +424,17 @@ async function retriedAppend(
   }
 }
 
-/** Prepared events in the shape the SQL functions read (`ch`: content hash, chained by the SQL functions). */
-function toSqlEvents(
-  events: readonly PreparedEvent[],
-): Array<{ id: string; type: string; data: unknown; meta: unknown; ch: string }> {
-  return events.map((e) => ({
-    id: e.eventId,
-    type: e.type,
-    data: e.data,
-    meta: e.metadata,
-    ch: e.contentHash,
-  }));
+/**
+ * Prepared events as the JSON array the SQL functions read (`ch`: content hash, chained by them), built from the
+ * canonical JSON that prepare made for the content hash, so data and metadata are serialized once.
+ */
+function sqlEventsJson(events: readonly PreparedEvent[]): string {
+  const items = events.map(
+    (e) =>
+      `{"id":${JSON.stringify(e.eventId)},"type":${JSON.stringify(e.type)},"data":${e.json.data},` +
+      `"meta":${e.json.metadata},"ch":"${e.contentHash}"}`,
+  );
+  return `[${items.join(',')}]`;
 }
 
 function escapeLike(text: string): string {
