@@ -11,6 +11,8 @@ export interface VendorMax {
   slice: number;
   healthyFree: number;
   healthySlice: number;
+  /** Most memory of one free device (an upper bound for memory-per-device asks). */
+  freeMemory: number;
 }
 
 /** Per vendor, the most free whole devices on one node and the most unsliced memory on one device. */
@@ -22,11 +24,16 @@ export function nodeDeviceMax(slots: readonly DeviceSlot[], usable: boolean): De
   if (!usable) return max;
   for (const slot of slots) {
     let entry = max.get(slot.view.vendor);
-    if (!entry) max.set(slot.view.vendor, (entry = { free: 0, slice: 0, healthyFree: 0, healthySlice: 0 }));
+    if (!entry)
+      max.set(
+        slot.view.vendor,
+        (entry = { free: 0, slice: 0, healthyFree: 0, healthySlice: 0, freeMemory: 0 }),
+      );
     const free = inUse(slot) ? 0 : 1;
     const slice = unslicedBytes(slot);
     entry.free += free;
     entry.slice = Math.max(entry.slice, slice);
+    if (free) entry.freeMemory = Math.max(entry.freeMemory, slot.view.memoryBytes);
     if (slot.view.health < DEFAULT_MIN_HEALTH) continue;
     entry.healthyFree += free;
     entry.healthySlice = Math.max(entry.healthySlice, slice);
@@ -44,6 +51,7 @@ export function mergeDeviceMax(into: DeviceMax, from: DeviceMax): void {
       entry.slice = Math.max(entry.slice, m.slice);
       entry.healthyFree = Math.max(entry.healthyFree, m.healthyFree);
       entry.healthySlice = Math.max(entry.healthySlice, m.healthySlice);
+      entry.freeMemory = Math.max(entry.freeMemory, m.freeMemory);
     }
   }
 }
@@ -58,8 +66,11 @@ export function deviceMaxFits(max: DeviceMax, request: DeviceRequest): boolean {
     if (!allowedVendor(request, vendor)) continue;
     const free = healthyOnly ? m.healthyFree : m.free;
     const slice = healthyOnly ? m.healthySlice : m.slice;
-    if (request.sliceMemoryBytes !== undefined ? slice >= request.sliceMemoryBytes : free >= request.count)
-      return true;
+    const fits =
+      request.sliceMemoryBytes !== undefined
+        ? slice >= request.sliceMemoryBytes
+        : free >= request.count && m.freeMemory >= (request.memoryPerDeviceBytes ?? 0);
+    if (fits) return true;
   }
   return false;
 }
