@@ -28,6 +28,7 @@ export class NodesStore {
   private reloadAll = true;
   private busy = false;
   private timer: number | undefined;
+  private timerAt = 0;
   private last = 0;
   private readonly off: () => void;
 
@@ -68,19 +69,24 @@ export class NodesStore {
   }
 
   private schedule(): void {
-    if (this.busy || this.timer !== undefined) return;
-    const now = Date.now();
+    if (this.busy) return;
     let at: number;
     if (this.reloadAll || this.urgent().length > 0) at = this.last + this.minGapMs;
     else if (this.pending.size > 0)
       at = Math.max(this.last + this.minGapMs, this.lastBackground + BACKGROUND_MS);
     else return;
+    // A flush already planned for later (the background one) is brought forward for rows on screen.
+    if (this.timer !== undefined) {
+      if (this.timerAt <= at) return;
+      window.clearTimeout(this.timer);
+    }
+    this.timerAt = at;
     this.timer = window.setTimeout(
       () => {
         this.timer = undefined;
         void this.flush();
       },
-      Math.max(0, at - now),
+      Math.max(0, at - Date.now()),
     );
   }
 
