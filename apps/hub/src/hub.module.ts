@@ -45,6 +45,7 @@ import { AuditVerifyController } from './audit/verify/verify.controller';
 import { ChangeFeedGateway } from './gateway/change-feed.gateway';
 import { SessionController } from './gateway/session.controller';
 import { DelegationsController } from './queries/delegations.controller';
+import { DevicesController } from './queries/devices.controller';
 
 /** What the hub module is built from: adapters are chosen by the caller (embedded or distributed). */
 export interface HubDependencies {
@@ -87,6 +88,7 @@ export class HubModule {
         ReportsController,
         SessionController,
         DelegationsController,
+        DevicesController,
       ],
       providers: [
         { provide: HUB_CONFIG, useValue: deps.config },

@@ -8,6 +8,7 @@ import { AllocationLogs1763771000000 } from './migrations/1763771000000-allocati
 import { NodeDevices1763772100000 } from './migrations/1763772100000-node-devices';
 import { DelegationHops1763772200000 } from './migrations/1763772200000-delegation-hops';
 import { ProjectionLag1763772300000 } from './migrations/1763772300000-projection-lag';
+import { DeviceState1763773100000 } from './migrations/1763773100000-device-state';
 import { QuotaDeviceAmounts1763773000000 } from './migrations/1763773000000-quota-device-amounts';
 import { ReservationDevices1763773100000 } from './migrations/1763773100000-reservation-devices';
 import { AllocationStateRow } from './allocation-state.entity';
@@ -42,6 +43,7 @@ export const READ_MODEL_MIGRATIONS = [
   DelegationHops1763772200000,
   ProjectionLag1763772300000,
   QuotaDeviceAmounts1763773000000,
+  DeviceState1763773100000,
   ReservationDevices1763773100000,
 ];
 

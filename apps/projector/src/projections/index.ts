@@ -1,5 +1,6 @@
 import type { Projection } from '../projection';
 import { delegationHopsProjection } from './delegation-hops.projection';
+import { deviceStateProjection } from './device-state.projection';
 import { nodeStateProjection } from './node-state.projection';
 import { quotaUsageProjection } from './quota-usage.projection';
 import { workloadsProjection } from './workloads.projection';
@@ -10,4 +11,5 @@ export const PROJECTIONS: readonly Projection[] = [
   workloadsProjection,
   quotaUsageProjection,
   delegationHopsProjection,
+  deviceStateProjection,
 ];

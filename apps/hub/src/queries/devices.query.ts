@@ -1,0 +1,100 @@
+import { acceleratorVendorSchema, z } from '@hcn/contracts';
+import type { DataSource } from 'typeorm';
+
+/** Query parameters of `GET /v1/devices`. */
+export const listDevicesQuerySchema = z
+  .object({
+    nodeId: z.string().uuid().optional(),
+    domain: z.string().max(63).optional(),
+    vendor: acceleratorVendorSchema.optional(),
+    model: z.string().max(128).optional(),
+    /** Devices whose health is at most this (0-100): the unhealthy ones. */
+    maxHealth: z.coerce.number().int().min(0).max(100).optional(),
+    /** Devices at least this busy (0-1). */
+    minUtilization: z.coerce.number().min(0).max(1).optional(),
+    sort: z.enum(['hostname', 'utilization', 'memoryUsed', 'health', 'temperature']).default('hostname'),
+    order: z.enum(['asc', 'desc']).default('asc'),
+    limit: z.coerce.number().int().min(1).max(1000).default(100),
+    offset: z.coerce.number().int().min(0).default(0),
+  })
+  .strict();
+
+const SORT = {
+  hostname: 'n.hostname',
+  utilization: 'd.utilization',
+  memoryUsed: 'd.memory_used_bytes',
+  health: 'd.health',
+  temperature: 'd.temperature_c',
+} as const;
+
+/** One accelerator device as `GET /v1/devices` lists it. */
+export interface DeviceView {
+  nodeId: string;
+  hostname: string;
+  domainId: string;
+  nodeStatus: string;
+  vendor: string;
+  index: number;
+  model: string;
+  memoryBytes: number | null;
+  health: number;
+  utilization: number | null;
+  memoryUsedBytes: number | null;
+  temperatureC: number | null;
+  updatedAt: string;
+}
+
+type Row = Record<string, unknown>;
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+/** Lists devices from the device_state read model (with their node's host, domain and status). */
+export async function listDevices(
+  db: DataSource,
+  query: z.output<typeof listDevicesQuerySchema>,
+): Promise<{ items: DeviceView[]; total: number; limit: number; offset: number }> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const add = (sql: string, value: unknown): void => {
+    params.push(value);
+    where.push(sql.replace('?', `$${params.length}`));
+  };
+  if (query.nodeId) add('d.node_id = ?', query.nodeId);
+  if (query.domain) add('n.domain_id = ?', query.domain);
+  if (query.vendor) add('d.vendor = ?', query.vendor);
+  if (query.model) add('d.model = ?', query.model);
+  if (query.maxHealth !== undefined) add('d.health <= ?', query.maxHealth);
+  if (query.minUtilization !== undefined) add('d.utilization >= ?', query.minUtilization);
+  const from = `FROM device_state d JOIN node_state n ON n.node_id = d.node_id ${
+    where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''
+  }`;
+  const direction = query.order === 'asc' ? 'ASC' : 'DESC';
+  const [rows, count] = await Promise.all([
+    db.query(
+      `SELECT d.*, n.hostname, n.domain_id, n.status AS node_status ${from}
+       ORDER BY ${SORT[query.sort]} ${direction} NULLS LAST, d.node_id, d.vendor, d.index
+       LIMIT ${query.limit} OFFSET ${query.offset}`,
+      params,
+    ),
+    db.query(`SELECT count(*)::int AS n ${from}`, params),
+  ]);
+  return {
+    items: (rows as Row[]).map((r) => ({
+      nodeId: r.node_id as string,
+      hostname: r.hostname as string,
+      domainId: r.domain_id as string,
+      nodeStatus: r.node_status as string,
+      vendor: r.vendor as string,
+      index: r.index as number,
+      model: r.model as string,
+      memoryBytes: num(r.memory_bytes),
+      health: r.health as number,
+      utilization: num(r.utilization),
+      memoryUsedBytes: num(r.memory_used_bytes),
+      temperatureC: num(r.temperature_c),
+      updatedAt: new Date(r.updated_at as string).toISOString(),
+    })),
+    total: count[0].n,
+    limit: query.limit,
+    offset: query.offset,
+  };
+}

@@ -1,0 +1,91 @@
+import type { EventDataOf, RecordedEvent } from '@hcn/contracts';
+import type { EntityManager } from 'typeorm';
+import type { ChangeSet, Projection } from '../projection';
+
+type Registration = EventDataOf<'NodeRegistered'>;
+type Heartbeat = EventDataOf<'NodeHeartbeatRecorded'>;
+
+/** Replaces a node's device rows with the registered devices (usage of devices still present is kept). */
+async function applyRegistration(tx: EntityManager, data: Registration, at: string): Promise<void> {
+  const devices = (data.devices ?? []).map((d) => ({
+    vendor: d.vendor,
+    index: d.index,
+    model: d.model,
+    memory_bytes: d.memoryBytes ?? null,
+    health: d.health,
+  }));
+  await tx.query(
+    `DELETE FROM device_state d WHERE d.node_id = $1 AND NOT EXISTS (
+       SELECT 1 FROM jsonb_to_recordset($2::jsonb) AS r(vendor text, index int) WHERE r.vendor = d.vendor AND r.index = d.index)`,
+    [data.nodeId, JSON.stringify(devices)],
+  );
+  if (devices.length === 0) return;
+  await tx.query(
+    `INSERT INTO device_state (node_id, vendor, index, model, memory_bytes, health, registered_at, updated_at)
+     SELECT $1, r.vendor, r.index, r.model, r.memory_bytes, r.health, $3, $3
+     FROM jsonb_to_recordset($2::jsonb) AS r(vendor text, index int, model text, memory_bytes bigint, health int)
+     ON CONFLICT (node_id, vendor, index) DO UPDATE SET model = EXCLUDED.model, memory_bytes = EXCLUDED.memory_bytes,
+       health = EXCLUDED.health, registered_at = EXCLUDED.registered_at,
+       updated_at = GREATEST(device_state.updated_at, EXCLUDED.updated_at)`,
+    [data.nodeId, JSON.stringify(devices), at],
+  );
+}
+
+/** Applies the newest heartbeat of each node with device usage in one statement (guarded by seq: replays are no-ops). */
+async function applyHeartbeats(tx: EntityManager, events: readonly RecordedEvent[]): Promise<Set<string>> {
+  const latest = new Map<string, RecordedEvent>();
+  for (const e of events) {
+    const data = e.data as Heartbeat;
+    if (e.type === 'NodeHeartbeatRecorded' && data.devices && data.devices.length > 0)
+      latest.set(data.nodeId, e);
+  }
+  if (latest.size === 0) return new Set();
+  const rows = [...latest.values()].flatMap((e) => {
+    const data = e.data as Heartbeat;
+    return (data.devices ?? []).map((d) => ({
+      node_id: data.nodeId,
+      vendor: d.vendor ?? null,
+      index: d.index,
+      seq: data.seq,
+      utilization: d.utilization,
+      mem: d.memoryUsedBytes,
+      temp: d.temperatureC ?? null,
+      health: d.health,
+      at: e.recordedAt,
+    }));
+  });
+  // A usage without a vendor names the node's only device with that index (single-vendor nodes).
+  await tx.query(
+    `UPDATE device_state s SET utilization = h.utilization, memory_used_bytes = h.mem, temperature_c = h.temp,
+       health = h.health, last_heartbeat_seq = h.seq, updated_at = GREATEST(s.updated_at, h.at)
+     FROM jsonb_to_recordset($1::jsonb) AS h(node_id uuid, vendor text, index int, seq int,
+       utilization double precision, mem bigint, temp double precision, health int, at timestamptz)
+     WHERE s.node_id = h.node_id AND s.index = h.index AND (h.vendor IS NULL OR s.vendor = h.vendor)
+       AND (s.last_heartbeat_seq IS NULL OR s.last_heartbeat_seq < h.seq)`,
+    [JSON.stringify(rows)],
+  );
+  return new Set(latest.keys());
+}
+
+/**
+ * Projection of node registrations and heartbeats into device_state: each device of each node with its latest
+ * utilization, memory in use, temperature and health.
+ */
+export const deviceStateProjection: Projection = {
+  name: 'device-state',
+  filter: {
+    kind: 'eventTypePrefix',
+    prefixes: ['NodeRegistered', 'NodeReregistered', 'NodeHeartbeatRecorded'],
+  },
+  tables: ['device_state'],
+  async apply(tx: EntityManager, events: readonly RecordedEvent[], changes: ChangeSet): Promise<void> {
+    for (const e of events) {
+      if (e.type === 'NodeRegistered' || e.type === 'NodeReregistered') {
+        await applyRegistration(tx, e.data as Registration, e.recordedAt);
+        if (((e.data as Registration).devices ?? []).length > 0)
+          changes.nodes.add((e.data as Registration).nodeId);
+      }
+    }
+    for (const nodeId of await applyHeartbeats(tx, events)) changes.nodes.add(nodeId);
+  },
+};
