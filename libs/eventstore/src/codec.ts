@@ -7,7 +7,6 @@ import {
   eventIdSchema,
   eventMetadataSchema,
   parseOrThrow,
-  recordedMetadataSchema,
 } from '@hcn/contracts';
 import { z } from 'zod';
 import { InvalidAppendError } from './errors';
@@ -90,14 +89,35 @@ export function withLinks(event: PreparedEvent, link: { prevHash: string; hash: 
   return { ...event, metadata: { ...event.metadata, prevHash: link.prevHash, hash: link.hash } };
 }
 
-/** Validates a stored event on read and turns it into the port's envelope. */
-export function decodeEvent(registry: EventRegistry, raw: RawEvent): RecordedEvent {
-  const metadata = parseOrThrow(
-    recordedMetadataSchema,
+/** The chain links of a stored event, where the adapter keeps them apart from its metadata. */
+export interface StoredLinks {
+  readonly prevHash: string;
+  readonly hash: string;
+}
+
+/**
+ * Validates a stored event on read and turns it into the port's envelope. The links (`prevHash`, `hash`) come
+ * from `links` or else from the stored metadata; they are not validated here (the audit verifier checks them).
+ */
+export function decodeEvent(registry: EventRegistry, raw: RawEvent, links?: StoredLinks): RecordedEvent {
+  const written = parseOrThrow(
+    eventMetadataSchema,
     raw.metadata,
     'EVENT.METADATA_INVALID',
     `Stored ${raw.type}`,
   );
-  const data = registry.validate(raw.type, metadata.schemaVersion, raw.data);
-  return { ...raw, data, metadata };
+  const data = registry.validate(raw.type, written.schemaVersion, raw.data);
+  const found = links ?? linksIn(raw.metadata);
+  if (found) {
+    // zod's output is ours: setting the links on it is several times cheaper than copying it
+    const metadata = written as { -readonly [K in keyof EventMetadata]: EventMetadata[K] };
+    metadata.prevHash = found.prevHash;
+    metadata.hash = found.hash;
+  }
+  return { ...raw, data, metadata: written };
+}
+
+function linksIn(metadata: unknown): StoredLinks | undefined {
+  const { prevHash, hash } = (metadata ?? {}) as { prevHash?: unknown; hash?: unknown };
+  return typeof prevHash === 'string' && typeof hash === 'string' ? { prevHash, hash } : undefined;
 }

@@ -20,7 +20,7 @@ import { Page, PollingSettings, PollingSubscription } from '../polling-subscript
 import { appendEach } from '../revision';
 import { migrateEventStore } from './migrate';
 import { StaleTransactionError, translatePgError } from './pg-errors';
-import { readRawPage, withStoredLinks } from './raw-read';
+import { readRawPage } from './raw-read';
 
 /** Settings of the PostgreSQL event store. */
 export interface PostgresEventStoreOptions {
@@ -314,7 +314,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   private decode(row: EventRow): RecordedEvent {
-    return decodeEvent(this.registry, {
+    const raw = {
       eventId: row.event_id,
       type: row.type,
       streamId: row.stream_id,
@@ -322,8 +322,11 @@ export class PostgresEventStore implements EventStore {
       position: { commit: BigInt(row.txid), prepare: BigInt(row.seq) },
       recordedAt: row.recorded_at.toISOString(),
       data: row.data,
-      metadata: withStoredLinks(row.metadata, row.prev_hash, row.hash),
-    });
+      metadata: row.metadata,
+    };
+    const links =
+      row.prev_hash !== null && row.hash !== null ? { prevHash: row.prev_hash, hash: row.hash } : undefined;
+    return decodeEvent(this.registry, raw, links);
   }
 
   private async query<R>(sql: string, params: unknown[] = []): Promise<R[]> {
