@@ -7,6 +7,7 @@ import type {
   ChainHop,
   ChainRejection,
   ChainRequestEntry,
+  ChosenDevicesRecord,
   DecisionTrigger,
   RequestEntryKind,
   TimelineEntry,
@@ -116,7 +117,7 @@ function close(b: Builder, event: RecordedEvent): void {
   const ref = eventRef(event);
   const outcome: ChainDecision['outcome'] =
     'allocationId' in d
-      ? { kind: 'placed', allocationId: d.allocationId, nodeId: d.nodeId, domainId: d.domainId, event: ref }
+      ? { kind: 'placed', ...placedOf(d), event: ref }
       : { kind: 'unschedulable', reasons: d.reasons, detail: d.detail, event: ref };
   const decision: ChainDecision = {
     index: b.decisions.length,
@@ -134,6 +135,12 @@ function close(b: Builder, event: RecordedEvent): void {
   b.timeline.push({ entry: 'decision', decision });
   b.hops = [];
   b.rejections = [];
+}
+
+function placedOf(d: EventDataOf<'AllocationPlaced'>) {
+  const { allocationId, nodeId, domainId } = d;
+  const devices = (d as { devices?: ChosenDevicesRecord }).devices;
+  return devices ? { allocationId, nodeId, domainId, devices } : { allocationId, nodeId, domainId };
 }
 
 function triggerOf(b: Builder, instance: number, attempt: number): DecisionTrigger {

@@ -50,6 +50,14 @@ export interface ChainRejection extends EventRef {
 export type DecisionTrigger =
   'submission' | 'retry' | 'reschedule-after-node-loss' | 'restart-policy' | 'replacement' | 'scale-up';
 
+/** The devices a placement chose, as recorded (scores of the device scorers included). */
+export interface ChosenDevicesRecord {
+  readonly vendor: string;
+  readonly indexes: readonly number[];
+  readonly sliceMemoryBytes?: number;
+  readonly scores?: Readonly<Record<string, number>>;
+}
+
 /** How a decision ended. */
 export type DecisionOutcome =
   | {
@@ -57,6 +65,8 @@ export type DecisionOutcome =
       readonly allocationId: string;
       readonly nodeId: string;
       readonly domainId: string;
+      /** The devices chosen on the node, when the request asked for devices. */
+      readonly devices?: ChosenDevicesRecord;
       readonly event: EventRef;
     }
   | {

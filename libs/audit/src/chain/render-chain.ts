@@ -3,6 +3,7 @@ import type {
   ChainDecision,
   ChainHop,
   ChainRejection,
+  ChosenDevicesRecord,
   EventRef,
   TimelineEntry,
   WorkloadChain,
@@ -46,11 +47,17 @@ function rejectionNode(r: ChainRejection): TextNode {
   };
 }
 
+function devicesText(d: ChosenDevicesRecord | undefined): string {
+  if (!d) return '';
+  const slice = d.sliceMemoryBytes !== undefined ? `, slice ${d.sliceMemoryBytes} B` : '';
+  return ` devices ${d.vendor}[${d.indexes.join(',')}]${slice}`;
+}
+
 function decisionNode(d: ChainDecision): TextNode {
   const o = d.outcome;
   const result =
     o.kind === 'placed'
-      ? `placed ${o.allocationId} on node ${o.nodeId} (${o.domainId})`
+      ? `placed ${o.allocationId} on node ${o.nodeId} (${o.domainId})${devicesText(o.devices)}`
       : `unschedulable: ${o.detail}`;
   return {
     line: `decision ${d.index}: instance ${d.instance} attempt ${d.attempt} (${d.trigger}) → ${result}`,

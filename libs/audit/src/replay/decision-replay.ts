@@ -10,7 +10,7 @@ import {
   decide,
 } from '@hcn/scheduling';
 import { buildChain } from '../chain/build-chain';
-import type { ChainCandidate, ChainDecision } from '../chain/chain.model';
+import type { ChainCandidate, ChainDecision, ChosenDevicesRecord } from '../chain/chain.model';
 import { AuditError } from '../errors';
 import { diffJson } from './diff-json';
 
@@ -50,8 +50,22 @@ export interface ComparableDecision {
     candidates: ChainCandidate[];
   }>;
   readonly outcome:
-    | { kind: 'placed'; nodeId: string; domainId: string }
+    | { kind: 'placed'; nodeId: string; domainId: string; devices?: ComparableDevices }
     | { kind: 'unschedulable'; reasons: Record<string, number>; detail: string };
+}
+
+/** The devices of a placement as compared: vendor, device indexes and the memory slice. */
+export interface ComparableDevices {
+  vendor: string;
+  indexes: number[];
+  sliceMemoryBytes?: number;
+}
+
+function comparableDevices(d: ChosenDevicesRecord | undefined): { devices?: ComparableDevices } {
+  if (!d) return {};
+  const devices: ComparableDevices = { vendor: d.vendor, indexes: [...d.indexes] };
+  if (d.sliceMemoryBytes !== undefined) devices.sliceMemoryBytes = d.sliceMemoryBytes;
+  return { devices };
 }
 
 /** The outcome of a decision replay. */
@@ -216,7 +230,8 @@ export function comparableOf(decision: Decision): ComparableDecision {
   }));
   if (decision.outcome === 'placed') {
     const domainId = decision.domainPath[decision.domainPath.length - 1];
-    return { hops, rejections, outcome: { kind: 'placed', nodeId: decision.nodeId, domainId } };
+    const devices = comparableDevices(decision.devices);
+    return { hops, rejections, outcome: { kind: 'placed', nodeId: decision.nodeId, domainId, ...devices } };
   }
   const detail = Object.entries(decision.reasons)
     .map(([code, n]) => `${code} x${n}`)
@@ -243,7 +258,7 @@ export function comparableRecord(d: ChainDecision): ComparableDecision {
   const o = d.outcome;
   const outcome: ComparableDecision['outcome'] =
     o.kind === 'placed'
-      ? { kind: 'placed', nodeId: o.nodeId, domainId: o.domainId }
+      ? { kind: 'placed', nodeId: o.nodeId, domainId: o.domainId, ...comparableDevices(o.devices) }
       : { kind: 'unschedulable', reasons: { ...o.reasons }, detail: o.detail };
   return { hops, rejections, outcome };
 }

@@ -1,5 +1,12 @@
 import { SnapshotAtDecision, buildChain, decisionBasis, explainDecision } from '@hcn/audit';
-import { RecordedEvent, WorkloadSpec, nodeStream, workloadSpecSchema, workloadStream } from '@hcn/contracts';
+import {
+  DeviceGrant,
+  RecordedEvent,
+  WorkloadSpec,
+  nodeStream,
+  workloadSpecSchema,
+  workloadStream,
+} from '@hcn/contracts';
 import { WAITING_INSTANCE, foldRecorded, nodeDecider, workloadDecider } from '@hcn/domain';
 import { MemoryEventStore } from '@hcn/eventstore';
 import { NODE_EXCLUDED, decide, mulberry32 } from '@hcn/scheduling';
@@ -53,6 +60,20 @@ class SimulatedHub {
   }
 }
 
+/** `n` A100-80G devices, the first two linked by NVLink. */
+function gpus(n: number) {
+  return Array.from({ length: n }, (_, index) => ({
+    index,
+    vendor: 'nvidia' as const,
+    model: 'A100-80G',
+    memoryBytes: 80 * GiB,
+    numaNode: null,
+    health: 100,
+    interconnect:
+      index < 2 && n > 1 ? [{ peer: 1 - index, kind: 'nvlink' as const, bandwidthGBps: 600 }] : [],
+  }));
+}
+
 async function buildFleet(hub: SimulatedHub): Promise<void> {
   const roots = 1 + Math.floor(hub.rand() * 2);
   for (let i = 0; i < roots + 2 + Math.floor(hub.rand() * 5); i++) {
@@ -74,6 +95,7 @@ async function buildFleet(hub: SimulatedHub): Promise<void> {
     const nodeId = uuid(100_000 + i);
     hub.nodes.push(nodeId);
     const cpuCores = 1 + Math.floor(hub.rand() * 16);
+    const devices = hub.rand() < 0.5 ? gpus(1 + Math.floor(hub.rand() * 4)) : [];
     const registration = {
       nodeId,
       domainId: hub.rand() < 0.05 ? 'undefined-site' : hub.pick(hub.domains),
@@ -83,8 +105,8 @@ async function buildFleet(hub: SimulatedHub): Promise<void> {
       cpuCores,
       memoryBytes: cpuCores * 4 * GiB,
       diskBytes: 0,
-      accelerators: Math.floor(hub.rand() * 3),
-      devices: [],
+      accelerators: devices.length,
+      devices,
       labels: { gpu: hub.pick(['a100', 'v100']) },
       isHead: false,
       agentVersion: 'spec',
@@ -95,14 +117,17 @@ async function buildFleet(hub: SimulatedHub): Promise<void> {
 
 function randomSpec(hub: SimulatedHub, i: number): WorkloadSpec {
   const r = hub.rand;
+  const wantsDevices = r() < 0.3;
+  const deviceCount = 1 + Math.floor(r() * 2);
   return workloadSpecSchema.parse({
     name: `w${i}`,
     command: 'true',
     resources: {
       cpuMillis: 250 * (1 + Math.floor(r() * 16)),
       memoryBytes: Math.floor(r() * 8) * GiB,
-      accelerators: r() < 0.2 ? 1 : 0,
+      accelerators: wantsDevices ? deviceCount : r() < 0.2 ? 1 : 0,
     },
+    ...(wantsDevices ? { devices: { count: deviceCount } } : {}),
     restartPolicy: { policy: r() < 0.5 ? 'always' : 'never' },
     constraints: {
       labels: r() < 0.3 ? [{ key: 'gpu', op: '=', value: hub.pick(['a100', 'v100']) }] : [],
@@ -122,7 +147,13 @@ async function place(hub: SimulatedHub, workloadId: string, spec: WorkloadSpec):
   const allocationId = allocationIdFor(workloadId, 0, instance.attempt);
   const excluded: string[] = [];
   for (;;) {
-    const request = { workloadId, instance: 0, resources: spec.resources, constraints: spec.constraints };
+    const request = {
+      workloadId,
+      instance: 0,
+      resources: spec.resources,
+      constraints: spec.constraints,
+      ...(spec.devices ? { devices: spec.devices } : {}),
+    };
     const decision = decide(hub.view.schedulingIndex(), { ...request, excludeNodes: excluded });
     if (decision.outcome === 'placed') {
       if (hub.rand() < 0.15 && excluded.length < 2) {
@@ -130,12 +161,14 @@ async function place(hub: SimulatedHub, workloadId: string, spec: WorkloadSpec):
         continue;
       }
       const { nodeId } = decision;
+      const grants = decision.devices?.grants as DeviceGrant[] | undefined;
       await hub.nodeCommand(nodeId, {
         type: 'ReserveCapacity',
         nodeId,
         allocationId,
         workloadId,
         resources: spec.resources,
+        ...(grants?.length ? { devices: grants } : {}),
       });
     }
     const record = toDecisionRecord(instance, decision, allocationId);
@@ -199,7 +232,15 @@ async function churn(hub: SimulatedHub): Promise<void> {
 }
 
 describe('decision replay equals the recorded decision (random fleets and workloads)', () => {
-  const seen = { placed: 0, unschedulable: 0, excluded: 0, rejections: 0, retries: 0, reschedules: 0 };
+  const seen = {
+    placed: 0,
+    unschedulable: 0,
+    excluded: 0,
+    rejections: 0,
+    retries: 0,
+    reschedules: 0,
+    devices: 0,
+  };
   afterAll(() => {
     // The fleets must exercise every path the replay has to reproduce.
     for (const [path, n] of Object.entries(seen)) expect([path, n > 5]).toEqual([path, true]);
@@ -240,6 +281,7 @@ describe('decision replay equals the recorded decision (random fleets and worklo
         seen[d.outcome.kind]++;
         if (d.rejections.length > 0) seen.rejections++;
         if (d.trigger === 'retry') seen.retries++;
+        if (d.outcome.kind === 'placed' && d.outcome.devices) seen.devices++;
         if (d.trigger === 'reschedule-after-node-loss') seen.reschedules++;
         const verdicts = [...d.hops, ...d.rejections].flatMap((x) => x.candidates);
         if (verdicts.some((c) => c.reason === NODE_EXCLUDED)) seen.excluded++;
