@@ -72,6 +72,8 @@ export interface Device {
   model: string;
   memoryBytes?: number;
   health: number;
+  /** Who holds it now: whole, or memory slices (absent on hubs that do not report it). */
+  allocation?: { wholeDevice: boolean; allocationId: string | null; slices: Array<{ memoryBytes: number }> };
 }
 
 /** A node (GET /v1/nodes). */

@@ -1,16 +1,24 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import type { Node } from '../api';
+import type { Device, Node } from '../api';
 import { Bar } from '../components/Bar';
 import { Column, VirtualRows } from '../components/VirtualRows';
 import { ago, bytes, pct } from '../format';
 import { useApp, useNow } from '../live';
 import { useNodes } from '../nodes-store';
 
+/** Who holds a device now: `held` (whole) or its memory slices. */
+function held(d: Device): string {
+  if (d.allocation?.wholeDevice) return ' held';
+  const slices = d.allocation?.slices ?? [];
+  return slices.length > 0 ? ` ${slices.length} slice${slices.length > 1 ? 's' : ''}` : '';
+}
+
 function devices(n: Node): string {
   if (n.devices.length === 0) return n.accelerators > 0 ? `${n.accelerators} accelerators` : '—';
   return n.devices
     .map(
-      (d) => `${d.vendor} ${d.model}${d.memoryBytes ? ` ${bytes(d.memoryBytes)}` : ''} (health ${d.health})`,
+      (d) =>
+        `${d.vendor} ${d.model}${d.memoryBytes ? ` ${bytes(d.memoryBytes)}` : ''} (health ${d.health})${held(d)}`,
     )
     .join(', ');
 }
