@@ -10,7 +10,7 @@ import { DelegationHops1763772200000 } from './migrations/1763772200000-delegati
 import { ProjectionLag1763772300000 } from './migrations/1763772300000-projection-lag';
 import { DeviceState1763773100000 } from './migrations/1763773100000-device-state';
 import { QuotaDeviceAmounts1763773000000 } from './migrations/1763773000000-quota-device-amounts';
-import { ReservationDevices1763773100000 } from './migrations/1763773100000-reservation-devices';
+import { ReservationDevices1763773200000 } from './migrations/1763773200000-reservation-devices';
 import { AllocationStateRow } from './allocation-state.entity';
 import { DomainSummaryRow } from './domain-summary.entity';
 import { NodeReservationRow } from './node-reservation.entity';
@@ -44,7 +44,7 @@ export const READ_MODEL_MIGRATIONS = [
   ProjectionLag1763772300000,
   QuotaDeviceAmounts1763773000000,
   DeviceState1763773100000,
-  ReservationDevices1763773100000,
+  ReservationDevices1763773200000,
 ];
 
 const MIGRATION_LOCK = 4_711_002;

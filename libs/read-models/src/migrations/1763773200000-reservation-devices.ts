@@ -1,8 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** The devices each reservation holds (whole, or memory slices), for per-device allocation state. */
-export class ReservationDevices1763773100000 implements MigrationInterface {
-  name = 'ReservationDevices1763773100000';
+export class ReservationDevices1763773200000 implements MigrationInterface {
+  name = 'ReservationDevices1763773200000';
 
   async up(runner: QueryRunner): Promise<void> {
     await runner.query(`ALTER TABLE node_reservation ADD COLUMN devices jsonb NOT NULL DEFAULT '[]'::jsonb`);
