@@ -1,10 +1,9 @@
 import type { CompiledLabelConstraint } from './labels';
 import { compileLabelConstraint } from './labels';
-import type { DeviceOutcome } from './devices/choose-devices';
 import type { Constraints, DeviceRequest, PlacementRequest, Resources } from './model';
 import { NO_CONSTRAINTS } from './model';
 import { decisionSeed } from './random';
-import type { DomainState } from './tree/states';
+import type { DomainState, NodeState } from './tree/states';
 
 /** A request ready for the filters and scorers: lists as sets (`null`: no constraint), the decision's seed. */
 export interface CompiledRequest {
@@ -27,8 +26,8 @@ export interface CompiledRequest {
   readonly preferRegions: ReadonlySet<string>;
   /** The device ask, or null for none. */
   readonly devices: DeviceRequest | null;
-  /** Device choices per node id, filled as nodes are judged during this decision. */
-  readonly deviceOutcomes: Map<string, DeviceOutcome>;
+  /** Nodes that cached a device outcome during this decision (cleared when it ends). */
+  readonly judgedNodes: NodeState[];
 }
 
 /** Looks a domain up by id. */
@@ -55,7 +54,7 @@ export function compileRequest(request: PlacementRequest, lookup: DomainLookup):
     preferDomains: resolve(c.preferDomains),
     preferRegions: new Set(c.preferRegions ?? []),
     devices: request.devices ?? null,
-    deviceOutcomes: new Map(),
+    judgedNodes: [],
   };
 }
 

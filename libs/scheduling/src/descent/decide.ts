@@ -1,7 +1,7 @@
 import type { CompiledRequest } from '../constraints';
 import { compileRequest } from '../constraints';
 import type { ChosenDevices, Decision, Hop, ScopeRejection } from '../decision';
-import { deviceOutcome } from '../devices/device-outcome';
+import { deviceOutcome, forgetDeviceOutcomes } from '../devices/device-outcome';
 import {
   SCHEDULE_INVALID_REQUEST,
   SCHEDULE_NO_CANDIDATES,
@@ -42,9 +42,13 @@ export function decide(index: SchedulingIndex, request: PlacementRequest): Decis
   const descent: Descent = { index, request: compiled, filters, hops: [], rejections: [] };
   const node = visit(descent, start);
   const { hops, rejections } = descent;
-  if (!node) return { outcome: 'unschedulable', hops, rejections, reasons: reasonCounts(rejections) };
+  if (!node) {
+    forgetDeviceOutcomes(compiled);
+    return { outcome: 'unschedulable', hops, rejections, reasons: reasonCounts(rejections) };
+  }
   const domainPath = node.home.chain.slice(start ? start.depth : 0);
   const devices = chosenDevices(node, compiled);
+  forgetDeviceOutcomes(compiled);
   const placed = { outcome: 'placed' as const, nodeId: node.id, domainPath, hops, rejections };
   return devices ? { ...placed, devices } : placed;
 }

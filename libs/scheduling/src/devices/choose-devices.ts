@@ -206,18 +206,21 @@ function chooseWhole(
   const count = request.count;
   if (eligible.count < count) return rejectFromExclusions(all, request, eligible.count);
   const needUnits = request.computeUnits ?? 0;
+  const candidate = emptyRanked();
   let best: Ranked | undefined;
   let sizable = false;
   let mostUnits = 0;
-  const consider = (group: DeviceGroup) => {
-    const ranked = rank(group, eligible, count);
-    if (!ranked) return;
-    sizable = true;
-    mostUnits = Math.max(mostUnits, ranked.units);
-    if (ranked.units >= needUnits && (!best || ranksBefore(ranked, best, request))) best = ranked;
-  };
-  layout.islands.forEach(consider);
-  if (request.topology !== 'same-island') layout.spanning.forEach(consider);
+  const groups = request.topology === 'same-island' ? [layout.islands] : [layout.islands, layout.spanning];
+  for (const list of groups) {
+    for (const group of list) {
+      if (!rankInto(candidate, group, eligible, count)) continue;
+      sizable = true;
+      if (candidate.units > mostUnits) mostUnits = candidate.units;
+      if (candidate.units < needUnits) continue;
+      if (best === undefined) best = { ...candidate };
+      else if (ranksBefore(candidate, best, request)) Object.assign(best, candidate);
+    }
+  }
   if (best) return { choice: wholeChoice(best, eligible, count, all) };
   if (sizable)
     return reject(
@@ -237,16 +240,27 @@ function chooseWhole(
 
 /** A group whose first `count` eligible devices can serve, with the sums the ranking reads. */
 interface Ranked {
-  readonly group: DeviceGroup;
-  readonly units: number;
-  readonly meanHealth: number;
+  group: DeviceGroup;
+  units: number;
+  meanHealth: number;
   /** Some device of the island is already held (spanning groups: false). */
-  readonly inUse: boolean;
+  inUse: boolean;
   /** Index of the first chosen device (the last tie-break). */
-  readonly first: number;
+  first: number;
 }
 
-function rank(group: DeviceGroup, eligible: Eligible, count: number): Ranked | undefined {
+function emptyRanked(): Ranked {
+  return {
+    group: { vendor: '', island: -1, bandwidthGBps: 0, slots: [] },
+    units: 0,
+    meanHealth: 0,
+    inUse: false,
+    first: -1,
+  };
+}
+
+/** Fills `into` with the group's first `count` eligible devices' sums; false when the group has too few. */
+function rankInto(into: Ranked, group: DeviceGroup, eligible: Eligible, count: number): boolean {
   let taken = 0;
   let units = 0;
   let health = 0;
@@ -260,8 +274,13 @@ function rank(group: DeviceGroup, eligible: Eligible, count: number): Ranked | u
       health += slot.view.health;
     }
   }
-  if (taken < count) return undefined;
-  return { group, units, meanHealth: health / count, inUse: group.island >= 0 && used, first };
+  if (taken < count) return false;
+  into.group = group;
+  into.units = units;
+  into.meanHealth = health / count;
+  into.inUse = group.island >= 0 && used;
+  into.first = first;
+  return true;
 }
 
 /** The winning devices as a choice. */
@@ -289,13 +308,16 @@ function wholeChoice(
 }
 
 function ranksBefore(x: Ranked, y: Ranked, request: DeviceRequest): boolean {
-  const [a, b] = [x.group, y.group];
-  const [oa, ob] = [a.island >= 0 || request.count === 1, b.island >= 0 || request.count === 1];
-  if (oa !== ob) return oa;
+  const a = x.group;
+  const b = y.group;
+  const oneA = a.island >= 0 || request.count === 1;
+  const oneB = b.island >= 0 || request.count === 1;
+  if (oneA !== oneB) return oneA;
   if (a.bandwidthGBps !== b.bandwidthGBps) return a.bandwidthGBps > b.bandwidthGBps;
   if (x.inUse !== y.inUse) return x.inUse;
-  const [ra, rb] = [preferenceRank(request, a.vendor), preferenceRank(request, b.vendor)];
-  if (ra !== rb) return ra < rb;
+  const rankA = preferenceRank(request, a.vendor);
+  const rankB = preferenceRank(request, b.vendor);
+  if (rankA !== rankB) return rankA < rankB;
   if (x.meanHealth !== y.meanHealth) return x.meanHealth > y.meanHealth;
   return a.vendor < b.vendor || (a.vendor === b.vendor && x.first < y.first);
 }

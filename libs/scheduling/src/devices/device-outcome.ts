@@ -14,14 +14,22 @@ import { deviceMaxFits } from './device-max';
 /** The device choice for a node within one decision, computed once and shared by filter, scorers and result. */
 export function deviceOutcome(node: NodeState, request: CompiledRequest): DeviceOutcome | undefined {
   if (!request.devices) return undefined;
-  let outcome = request.deviceOutcomes.get(node.id);
-  if (!outcome) {
-    outcome =
-      quickRejection(node, request.devices) ??
-      chooseDevices(node.devices, request.devices, node.deviceLayout);
-    request.deviceOutcomes.set(node.id, outcome);
-  }
+  if (node.outcomeFor === request) return node.outcome;
+  const outcome =
+    quickRejection(node, request.devices) ?? chooseDevices(node.devices, request.devices, node.deviceLayout);
+  node.outcomeFor = request;
+  node.outcome = outcome;
+  request.judgedNodes.push(node);
   return outcome;
+}
+
+/** Drops the outcomes a decision cached on nodes, so they die young instead of outliving the decision. */
+export function forgetDeviceOutcomes(request: CompiledRequest): void {
+  for (const node of request.judgedNodes) {
+    node.outcomeFor = undefined;
+    node.outcome = undefined;
+  }
+  request.judgedNodes.length = 0;
 }
 
 /** A rejection from the node's cached device maxima alone (most nodes of a mixed fleet), else undefined. */

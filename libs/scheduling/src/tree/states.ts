@@ -8,6 +8,7 @@ import { slotsOf } from '../devices/device-slot';
 import type { DeviceMax } from '../devices/device-max';
 import { nodeDeviceMax } from '../devices/device-max';
 import type { DeviceLayout } from '../devices/device-layout';
+import type { DeviceOutcome } from '../devices/choose-devices';
 import { layoutOf } from '../devices/device-layout';
 
 /** A node inside a `SchedulingIndex`: its view plus the live allocation. */
@@ -30,6 +31,10 @@ export class NodeState {
   readonly devices: DeviceSlot[];
   private cachedDeviceMax: DeviceMax | undefined;
   private cachedLayout: DeviceLayout | undefined;
+  /** The decision (its compiled request) `outcome` was computed for: a per-decision cache without a map. */
+  outcomeFor: object | undefined;
+  /** The device choice or rejection for `outcomeFor`. */
+  outcome: DeviceOutcome | undefined;
 
   constructor(
     /** The node as in the snapshot. */
