@@ -63,6 +63,8 @@ export interface SubscribeToAllOptions {
    * that need not react within milliseconds pass more than the adapter's default; push adapters ignore it.
    */
   readonly coalesceMs?: number;
+  /** Hint for polling adapters: rows scanned per page; bulk readers (reports, rebuilds) pass more than the default. */
+  readonly pageSize?: number;
 }
 
 /** A running subscription. */

@@ -8,6 +8,9 @@ export interface ScanProgress {
   readonly done: boolean;
 }
 
+/** Rows per page of a bulk scan (the live default is 1,000: a page per round trip dominated the read). */
+const SCAN_PAGE_ROWS = 10_000;
+
 /** Options of a scan of `$all`. */
 export interface ScanOptions {
   readonly filter?: EventFilter;
@@ -50,6 +53,7 @@ export async function scanLog(
       },
       onCaughtUp: () => finish(),
       onError: (error) => finish(error),
+      pageSize: SCAN_PAGE_ROWS,
     });
   });
 }

@@ -208,7 +208,8 @@ export class PostgresEventStore implements EventStore {
         return { ...page, complete: page.horizon >= target };
       },
     };
-    const subscription = new PollingSubscription(source, options, this.polling, (s) =>
+    const settings = options.pageSize ? { ...this.polling, pageSize: options.pageSize } : this.polling;
+    const subscription = new PollingSubscription(source, options, settings, (s) =>
       this.subscriptions.delete(s),
     );
     this.subscriptions.add(subscription);
