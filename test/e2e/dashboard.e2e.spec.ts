@@ -103,7 +103,7 @@ describeWithPostgres('dashboard in a browser (hub, projector, agents, headless C
       const submitted = await h.request('POST', '/v1/workloads', {
         name: 'web-e2e',
         command: 'sh',
-        args: ['-c', 'echo hello from the dashboard spec; sleep 2; echo bye'],
+        args: ['-c', 'echo hello from the dashboard spec; sleep 6; echo bye'],
         resources: { cpuMillis: 500, memoryBytes: 2 ** 27 },
       });
       expect(submitted.status).toBe(201);

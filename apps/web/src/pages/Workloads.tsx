@@ -34,7 +34,8 @@ export function Workloads() {
       ),
     namespaceRooms(session),
     [status],
-    { accept: (c) => (c.workloads?.length ?? 0) > 0 },
+    // a missed notification (e.g. one sent before the room was joined) is caught up by a slow poll
+    { accept: (c) => (c.workloads?.length ?? 0) > 0, pollMs: 3000 },
   );
   const rows = list.data?.items ?? [];
   const columns: Array<Column<WorkloadItem>> = [
