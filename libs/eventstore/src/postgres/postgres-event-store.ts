@@ -188,7 +188,9 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
-  readRaw(options: ReadRawOptions): Promise<RawPage> {
+  /** Raw pages; a page of `$all` first waits (as readAll does) for the transactions in flight when it is asked. */
+  async readRaw(options: ReadRawOptions): Promise<RawPage> {
+    if (options.streamId === undefined) await this.awaitInFlightTransactions();
     return readRawPage((sql, params) => this.query(sql, params), options);
   }
 
