@@ -14,6 +14,7 @@ import { Dispatcher } from './dispatch/dispatcher';
 import { registerProjectionLag } from './health/projection-lag.metric';
 import { HubModule } from './hub.module';
 import { AgentReportsConsumer } from './ingest/agent-reports.consumer';
+import { DeviceHealthWatch } from './ingest/device-health';
 import { AllocationReports } from './ingest/allocation-reports';
 import { LogStore } from './logs/log-store';
 import { LivenessService } from './sagas/liveness.service';
@@ -52,6 +53,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
   const liveness = new LivenessService(ports.store, config, clock, metrics);
   const logs = new LogStore(ports.readModels);
   const allocationReports = new AllocationReports(ports.store, logs);
+  const hot = new HotStreams(ports.store);
   const consumer = new AgentReportsConsumer(
     ports.bus,
     ports.store,
@@ -59,10 +61,10 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
     liveness,
     metrics,
     allocationReports,
+    new DeviceHealthWatch(hot, clock),
   );
   const dispatcher = new Dispatcher(ports.store, ports.bus, ports.readModels, metrics);
   const view = new ClusterView(ports.store);
-  const hot = new HotStreams(ports.store);
   const placement = new PlacementService(ports.store, view, metrics, hot);
   const templates = new TemplateCatalog(ports.store);
   const saga = new WorkloadSaga(

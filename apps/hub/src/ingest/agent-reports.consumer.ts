@@ -20,6 +20,7 @@ import type { AgentCredentials } from '../auth/agent-credentials';
 import type { HubMetrics } from '../common/metrics';
 import type { LivenessService } from '../sagas/liveness.service';
 import type { AllocationReports } from './allocation-reports';
+import type { DeviceHealthWatch } from './device-health';
 
 type Report = Extract<ParsedAgentReport, { kind: 'heartbeat' }>;
 type Rejected = { message: IncomingMessage; code: string; reason: string };
@@ -63,6 +64,7 @@ export class AgentReportsConsumer {
     private readonly liveness: LivenessService,
     private readonly metrics: HubMetrics,
     private readonly allocationReports: AllocationReports,
+    private readonly deviceHealth?: DeviceHealthWatch,
   ) {}
 
   async start(): Promise<void> {
@@ -192,6 +194,7 @@ export class AgentReportsConsumer {
       if (this.liveness.get(nodeId)?.status === 'offline') comingBack.push([nodeId, reports]);
     }
     await inParallel(comingBack, 8, ([nodeId, reports]) => this.bringOnline(nodeId, reports));
+    await this.deviceHealth?.observe(byNode);
   }
 
   private async bringOnline(nodeId: string, reports: Report[]): Promise<void> {

@@ -14,6 +14,7 @@ export const CLUSTER_EVENT_TYPES = [
   'NodeStopRequested',
   'NodeDeregistered',
   'NodeLabelsChanged',
+  'NodeDeviceHealthChanged',
   'CapacityReserved',
   'CapacityReleased',
   'DomainDefined',
@@ -26,6 +27,7 @@ const CAPACITY_APPEARS = new Set([
   'NodeReregistered',
   'NodeCameOnline',
   'CapacityReleased',
+  'NodeDeviceHealthChanged',
 ]);
 
 /**

@@ -5,7 +5,7 @@ import {
   computeUnits,
   interconnectIslands,
 } from '@hcn/contracts';
-import { NodeState, deviceHoldings } from '@hcn/domain';
+import { NodeState, deviceHoldings, knownDeviceHealth } from '@hcn/domain';
 import type { DeviceView } from '@hcn/scheduling';
 
 const ISLAND_LINKS = new Set(['nvlink', 'hccs']);
@@ -34,8 +34,13 @@ export function deviceViewsOf(
   state: NodeState,
   rates: ExchangeRates = DEFAULT_EXCHANGE_RATES,
 ): DeviceView[] | undefined {
-  const devices = state.registration?.devices ?? [];
-  return devices.length === 0 ? undefined : deviceViewsFrom(devices, deviceHoldings(state), rates);
+  const registered = state.registration?.devices ?? [];
+  if (registered.length === 0) return undefined;
+  const devices = registered.map((d) => ({
+    ...d,
+    health: knownDeviceHealth(state, d.vendor, d.index) ?? d.health,
+  }));
+  return deviceViewsFrom(devices, deviceHoldings(state), rates);
 }
 
 /** Scheduler views of registered devices with what is held on them (the fleet benchmark builds them too). */

@@ -119,6 +119,8 @@ async function applyLifecycle(tx: EntityManager, event: NodeLifecycleEvent, at: 
       return setColumns(tx, event.data.nodeId, at, 'labels = $3', [JSON.stringify(event.data.labels)]);
     case 'NodeHeartbeatRecorded':
       return; // batched separately
+    case 'NodeDeviceHealthChanged':
+      return; // device_state follows the heartbeats themselves
     default: {
       const unreachable: never = event;
       throw new Error(`Unhandled event ${JSON.stringify(unreachable)}`);

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { defineEvent } from '../registry';
-import { acceleratorDeviceSchema, deviceUsageSchema } from '../devices/device.schemas';
+import {
+  acceleratorDeviceSchema,
+  acceleratorVendorSchema,
+  deviceUsageSchema,
+} from '../devices/device.schemas';
 import { deviceGrantSchema } from '../devices/device-request.schema';
 import { resourcesSchema } from './resources.schemas';
 
@@ -108,6 +112,25 @@ export const NodeDeregistered = defineEvent(
   1,
   z.object({ nodeId: nodeIdSchema, reason: z.string().max(500) }),
 );
+/** Heartbeats report a device's health crossing the scheduling threshold or moving by 10 points or more. */
+export const NodeDeviceHealthChanged = defineEvent(
+  'NodeDeviceHealthChanged',
+  1,
+  z.object({
+    nodeId: nodeIdSchema,
+    /** Devices whose health, as heartbeats report it, moved enough to matter to scheduling. */
+    devices: z
+      .array(
+        z.object({
+          vendor: acceleratorVendorSchema,
+          index: z.number().int().min(0).max(1023),
+          health: z.number().int().min(0).max(100),
+        }),
+      )
+      .min(1)
+      .max(1024),
+  }),
+);
 /** An operator replaced the node's labels. */
 export const NodeLabelsChanged = defineEvent(
   'NodeLabelsChanged',
@@ -148,6 +171,7 @@ export const NODE_EVENTS = [
   NodeStopRequested,
   NodeDeregistered,
   NodeLabelsChanged,
+  NodeDeviceHealthChanged,
 ] as const;
 
 /** Stream of a node's lifecycle. */

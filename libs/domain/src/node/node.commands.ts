@@ -1,4 +1,4 @@
-import type { DeviceGrant, EventDataOf, ResourceAmounts } from '@hcn/contracts';
+import type { AcceleratorVendor, DeviceGrant, EventDataOf, ResourceAmounts } from '@hcn/contracts';
 
 /** Commands the node decider accepts. Time is passed in (`now`, ISO-8601); the decider reads no clock. */
 export type NodeCommand =
@@ -18,7 +18,12 @@ export type NodeCommand =
       /** Devices to hold (whole, or memory slices). */
       devices?: readonly DeviceGrant[];
     }
-  | { type: 'ReleaseCapacity'; nodeId: string; allocationId: string; reason: string };
+  | { type: 'ReleaseCapacity'; nodeId: string; allocationId: string; reason: string }
+  | {
+      type: 'ObserveDeviceHealth';
+      nodeId: string;
+      devices: ReadonlyArray<{ vendor: AcceleratorVendor; index: number; health: number }>;
+    };
 
 /** An event the node decider emits (type and data; the handler adds ids and metadata). */
 export type NodeEvent =
@@ -30,5 +35,6 @@ export type NodeEvent =
   | { type: 'NodeStopRequested'; data: EventDataOf<'NodeStopRequested'> }
   | { type: 'NodeDeregistered'; data: EventDataOf<'NodeDeregistered'> }
   | { type: 'NodeLabelsChanged'; data: EventDataOf<'NodeLabelsChanged'> }
+  | { type: 'NodeDeviceHealthChanged'; data: EventDataOf<'NodeDeviceHealthChanged'> }
   | { type: 'CapacityReserved'; data: EventDataOf<'CapacityReserved'> }
   | { type: 'CapacityReleased'; data: EventDataOf<'CapacityReleased'> };

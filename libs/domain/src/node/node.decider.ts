@@ -63,6 +63,8 @@ export function decideNode(command: NodeCommand, state: NodeState): NodeEvent[] 
       return [{ type: 'NodeDeregistered', data: { nodeId: command.nodeId, reason: command.reason } }];
     case 'ReserveCapacity':
       return reserve(command, state);
+    case 'ObserveDeviceHealth':
+      return observeDeviceHealth(command, state);
     case 'ReleaseCapacity':
       if (!state.reservations[command.allocationId]) return [];
       return [
@@ -126,6 +128,34 @@ function reserve(command: NodeCommand & { type: 'ReserveCapacity' }, state: Node
   ];
 }
 
+/** Device health below which scheduling excludes a device by default. */
+export const DEVICE_HEALTH_THRESHOLD = 50;
+/** A reported health this far from the known one is recorded even without crossing the threshold. */
+export const DEVICE_HEALTH_STEP = 10;
+
+/** A device's health as the node stream knows it: the last recorded change, else the registration's. */
+export function knownDeviceHealth(state: NodeState, vendor: string, index: number): number | undefined {
+  const moved = state.deviceHealth[`${vendor}/${index}`];
+  if (moved !== undefined) return moved;
+  return state.registration?.devices.find((d) => d.vendor === vendor && d.index === index)?.health;
+}
+
+function observeDeviceHealth(
+  command: NodeCommand & { type: 'ObserveDeviceHealth' },
+  state: NodeState,
+): NodeEvent[] {
+  requireKnown(state, command.nodeId);
+  const changed = command.devices.filter((d) => {
+    const known = knownDeviceHealth(state, d.vendor, d.index);
+    if (known === undefined) return false;
+    const crossed = known < DEVICE_HEALTH_THRESHOLD !== d.health < DEVICE_HEALTH_THRESHOLD;
+    return crossed || Math.abs(known - d.health) >= DEVICE_HEALTH_STEP;
+  });
+  if (changed.length === 0) return [];
+  const devices = changed.map(({ vendor, index, health }) => ({ vendor, index, health }));
+  return [{ type: 'NodeDeviceHealthChanged', data: { nodeId: command.nodeId, devices } }];
+}
+
 /** What is held on each device now, keyed `vendor/index`. */
 export function deviceHoldings(state: NodeState): Map<string, { whole: boolean; slicedBytes: number }> {
   const held = new Map<string, { whole: boolean; slicedBytes: number }>();
@@ -181,6 +211,7 @@ export function evolveNode(state: NodeState, event: NodeEvent): NodeState {
         labels: event.data.labels,
         stopRequested: false,
         draining: event.type === 'NodeRegistered' ? false : state.draining,
+        deviceHealth: {},
       };
     case 'NodeWentOffline':
       return { ...state, status: 'offline' };
@@ -192,6 +223,11 @@ export function evolveNode(state: NodeState, event: NodeEvent): NodeState {
       return { ...state, stopRequested: true };
     case 'NodeLabelsChanged':
       return { ...state, labels: event.data.labels };
+    case 'NodeDeviceHealthChanged': {
+      const deviceHealth = { ...state.deviceHealth };
+      for (const d of event.data.devices) deviceHealth[`${d.vendor}/${d.index}`] = d.health;
+      return { ...state, deviceHealth };
+    }
     case 'NodeDeregistered':
       return { ...initialNodeState, status: 'deregistered' };
     case 'CapacityReserved': {

@@ -281,3 +281,50 @@ describe('node device grants', () => {
       });
   });
 });
+
+describe('device health from heartbeats', () => {
+  const gpuNode: NodeEvent = {
+    type: 'NodeRegistered',
+    data: {
+      ...registration,
+      accelerators: 1,
+      devices: [
+        {
+          index: 0,
+          vendor: 'nvidia',
+          model: 'NVIDIA A100-SXM4-80GB',
+          numaNode: 0,
+          health: 100,
+          interconnect: [],
+        },
+      ],
+    },
+  };
+  const observe = (health: number, index = 0) =>
+    ({ type: 'ObserveDeviceHealth', nodeId, devices: [{ vendor: 'nvidia', index, health }] }) as const;
+  const changed = (health: number): NodeEvent => ({
+    type: 'NodeDeviceHealthChanged',
+    data: { nodeId, devices: [{ vendor: 'nvidia', index: 0, health }] },
+  });
+
+  it.each<[string, NodeEvent[], ReturnType<typeof observe>, NodeEvent[]]>([
+    ['given 100, when 95 is seen, then nothing (a wobble)', [gpuNode], observe(95), []],
+    ['given 100, when 85 is seen, then recorded (10 points or more)', [gpuNode], observe(85), [changed(85)]],
+    [
+      'given 55, when 49 is seen, then recorded (crosses the threshold)',
+      [gpuNode, changed(55)],
+      observe(49),
+      [changed(49)],
+    ],
+    ['given 20, when 25 is seen, then nothing', [gpuNode, changed(20)], observe(25), []],
+    ['given an unknown device, when its health is seen, then nothing', [gpuNode], observe(10, 7), []],
+    [
+      "given a re-registration after a change, when 100 is seen, then nothing (health is the registration's again)",
+      [gpuNode, changed(20), gpuNode],
+      observe(100),
+      [],
+    ],
+  ])('%s', (_name, history, command, events) => {
+    expect(given(history).when(command)).toEqual({ events });
+  });
+});

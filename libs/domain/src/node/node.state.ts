@@ -16,6 +16,8 @@ export interface NodeState {
   readonly reservations: Readonly<Record<string, ResourceAmounts>>;
   /** Devices held per allocation id (only allocations that asked for devices). */
   readonly deviceGrants: Readonly<Record<string, readonly DeviceGrant[]>>;
+  /** Device health as heartbeats last moved it (`vendor/index`), overriding the registration's. */
+  readonly deviceHealth: Readonly<Record<string, number>>;
 }
 
 /** State before any event. */
@@ -26,4 +28,5 @@ export const initialNodeState: NodeState = {
   labels: {},
   reservations: {},
   deviceGrants: {},
+  deviceHealth: {},
 };
