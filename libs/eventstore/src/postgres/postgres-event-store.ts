@@ -20,7 +20,7 @@ import { Page, PollingSettings, PollingSubscription } from '../polling-subscript
 import { appendEach } from '../revision';
 import { migrateEventStore } from './migrate';
 import { StaleTransactionError, translatePgError } from './pg-errors';
-import { readRawPage } from './raw-read';
+import { StoredRow, readRawPage, storedEvent } from './raw-read';
 import { AppendRow, appendWithClient, sqlEventsJson, toAppendResult } from './append-sql';
 
 export { appendWithClient } from './append-sql';
@@ -51,19 +51,7 @@ const PAGE_COLUMNS = `e.seq::text AS seq, e.txid::text AS txid, ($MATCH) AS matc
   CASE WHEN $MATCH THEN e.recorded_at END AS recorded_at, CASE WHEN $MATCH THEN encode(e.prev_hash, 'hex') END AS prev_hash,
   CASE WHEN $MATCH THEN encode(e.hash, 'hex') END AS hash`;
 
-interface EventRow {
-  seq: string;
-  txid: string;
-  event_id: string;
-  stream_id: string;
-  revision: number;
-  type: string;
-  data: unknown;
-  metadata: unknown;
-  recorded_at: Date;
-  prev_hash: string | null;
-  hash: string | null;
-}
+type EventRow = StoredRow;
 
 /**
  * Event store on PostgreSQL. Each event row carries its writer's transaction id (xid8); `$all` readers take
@@ -320,16 +308,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   private decode(row: EventRow): RecordedEvent {
-    const raw = {
-      eventId: row.event_id,
-      type: row.type,
-      streamId: row.stream_id,
-      revision: row.revision,
-      position: { commit: BigInt(row.txid), prepare: BigInt(row.seq) },
-      recordedAt: row.recorded_at.toISOString(),
-      data: row.data,
-      metadata: row.metadata,
-    };
+    const raw = storedEvent(row, row.metadata);
     const links =
       row.prev_hash !== null && row.hash !== null ? { prevHash: row.prev_hash, hash: row.hash } : undefined;
     return decodeEvent(this.registry, raw, links);

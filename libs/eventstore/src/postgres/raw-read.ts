@@ -27,10 +27,10 @@ const STREAM_SQL = `SELECT ${COLUMNS} FROM hcn_events e JOIN hcn_streams s ON s.
     AND e.revision > coalesce((SELECT a.revision FROM hcn_events a WHERE a.txid = $1::text::xid8 AND a.seq = $2::bigint), -1)
   ORDER BY e.revision LIMIT $3`;
 
-interface RawRow {
+/** The columns of a stored event as this adapter's reads select them. */
+export interface StoredRow {
   seq: string;
   txid: string;
-  retained: boolean;
   event_id: string;
   stream_id: string;
   revision: number;
@@ -40,6 +40,10 @@ interface RawRow {
   metadata: unknown;
   prev_hash: string | null;
   hash: string | null;
+}
+
+interface RawRow extends StoredRow {
+  retained: boolean;
 }
 
 /** The PostgreSQL adapter's `readRaw`: stored rows as they are, with retention applied as reads apply it. */
@@ -60,6 +64,11 @@ export async function readRawPage(query: QueryFn, options: ReadRawOptions): Prom
 }
 
 function toRawEvent(row: RawRow): RawEvent {
+  return storedEvent(row, withStoredLinks(row.metadata, row.prev_hash, row.hash));
+}
+
+/** A stored row as an event envelope (position from its transaction id and sequence) with the given metadata. */
+export function storedEvent(row: StoredRow, metadata: unknown): RawEvent {
   return {
     eventId: row.event_id,
     type: row.type,
@@ -68,7 +77,7 @@ function toRawEvent(row: RawRow): RawEvent {
     position: { commit: BigInt(row.txid), prepare: BigInt(row.seq) },
     recordedAt: row.recorded_at.toISOString(),
     data: row.data,
-    metadata: withStoredLinks(row.metadata, row.prev_hash, row.hash),
+    metadata,
   };
 }
 
