@@ -113,13 +113,10 @@ async function toViews(db: DataSource, rows: Row[]): Promise<NodeView[]> {
     db,
     withDevices.map((r) => r.node_id as string),
   );
-  return rows.map((row) => {
-    const view = toView(row);
-    return { ...view, devices: withAllocations(view.devices, grants.get(view.nodeId)) };
-  });
+  return rows.map((row) => toView(row, grants.get(row.node_id as string)));
 }
 
-function toView(row: Row): NodeView {
+function toView(row: Row, grants: ReturnType<Grants['get']>): NodeView {
   const iso = (v: unknown): string | null => (v ? new Date(v as string).toISOString() : null);
   return {
     nodeId: row.node_id as string,
@@ -131,7 +128,7 @@ function toView(row: Row): NodeView {
     memoryBytes: Number(row.memory_bytes),
     diskBytes: Number(row.disk_bytes),
     accelerators: Number(row.accelerators ?? 0),
-    devices: withAllocations((row.devices as AcceleratorDevice[] | undefined) ?? [], undefined),
+    devices: withAllocations((row.devices as AcceleratorDevice[] | undefined) ?? [], grants),
     labels: row.labels as Record<string, string>,
     isHead: row.is_head as boolean,
     agentVersion: row.agent_version as string,

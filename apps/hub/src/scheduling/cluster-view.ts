@@ -40,6 +40,7 @@ export class ClusterView {
   private readonly placements = new Map<string, number>();
   private readonly holders = new Map<string, Set<string>>();
   private index: SchedulingIndex | undefined;
+  private limits: Map<string, { memoryBytes: number; perNode: number }> | undefined;
   private subscription: Subscription | undefined;
   private caughtUp!: Promise<void>;
   private readonly listeners: Array<(event: RecordedEvent) => void> = [];
@@ -73,7 +74,7 @@ export class ClusterView {
   apply(event: RecordedEvent): void {
     if (event.type === 'DomainDefined' || event.type === 'DomainUpdated') {
       this.domains.set((event.data as DomainDefinition).domainId, event.data as DomainDefinition);
-      this.index = undefined;
+      this.invalidate();
     } else {
       this.applyNode({ type: event.type, data: event.data } as NodeEvent);
     }
@@ -84,7 +85,7 @@ export class ClusterView {
   /** Applies a domain definition this hub just appended, without waiting for the subscription. */
   defineDomain(definition: DomainDefinition): void {
     this.domains.set(definition.domainId, definition);
-    this.index = undefined;
+    this.invalidate();
   }
 
   /** Applies a node event this hub just appended, without waiting for the subscription. */
@@ -108,7 +109,7 @@ export class ClusterView {
       this.trackHolders(nodeId, before, after);
     } else {
       this.trackHolders(nodeId, before, after);
-      this.index = undefined;
+      this.invalidate();
     }
   }
 
@@ -127,7 +128,7 @@ export class ClusterView {
     const after = foldRecorded(nodeDecider, events);
     this.nodes.set(nodeId, after);
     this.trackHolders(nodeId, before, after);
-    this.index = undefined;
+    this.invalidate();
   }
 
   /** The scheduling index over the current picture. */
@@ -160,6 +161,17 @@ export class ClusterView {
 
   /** Per vendor, the largest device and the most devices on one node, over registered nodes. */
   deviceLimits(): Map<string, { memoryBytes: number; perNode: number }> {
+    this.limits ??= this.computeDeviceLimits();
+    return this.limits;
+  }
+
+  /** Drops what is derived from the nodes and domains (the index, the device limits) after a structural change. */
+  private invalidate(): void {
+    this.index = undefined;
+    this.limits = undefined;
+  }
+
+  private computeDeviceLimits(): Map<string, { memoryBytes: number; perNode: number }> {
     const limits = new Map<string, { memoryBytes: number; perNode: number }>();
     for (const state of this.nodes.values()) {
       if (state.status === 'deregistered') continue;

@@ -34,9 +34,9 @@ export function forgetDeviceOutcomes(request: CompiledRequest): void {
 
 /** A rejection from the node's cached device maxima alone (most nodes of a mixed fleet), else undefined. */
 function quickRejection(node: NodeState, ask: DeviceRequest): DeviceOutcome | undefined {
-  const max = node.deviceMax;
   if (node.devices.length === 0)
     return { rejection: { reason: DEVICE_NONE, detail: 'the node has no accelerator devices' } };
+  const max = node.deviceMax;
   if (!node.usable || deviceMaxFits(max, ask)) return undefined;
   const vendors = [...max.keys()].filter((v) => allowedVendor(ask, v));
   if (vendors.length === 0)
