@@ -10,7 +10,7 @@ import { Consumer, MessageBus, PoisonMessageError } from '@hcn/messaging';
 import { join } from 'node:path';
 import { AppliedCommands } from './applied-commands';
 import type { AgentConfig } from './config';
-import { detectAccelerators } from './detectors/accelerators';
+import { detectAccelerators, sampleDeviceUsage } from './detectors/accelerators';
 import { UsageSampler, detectHost } from './detectors/host.detector';
 import { HubClient } from './hub-client';
 import { NodeIdentity } from './identity';
@@ -190,11 +190,7 @@ export class Agent {
   /** Usage of the registered devices now (the vendor tools are asked only when the node has devices). */
   private async deviceUsage(): Promise<DeviceUsage[]> {
     if (this.devices.length === 0) return [];
-    try {
-      return (await detectAccelerators({ declared: this.config.devices })).usage;
-    } catch {
-      return [];
-    }
+    return sampleDeviceUsage(new Set(this.devices.map((d) => d.vendor)), { declared: this.config.devices });
   }
 
   /** Puts an allocation or logs report in the outbox and flushes soon. */

@@ -1,9 +1,14 @@
-import { deviceFingerprint, type DeviceUsage, type NodeDevices } from '@hcn/contracts';
+import {
+  deviceFingerprint,
+  type AcceleratorVendor,
+  type DeviceUsage,
+  type NodeDevices,
+} from '@hcn/contracts';
 import { detectAscend } from './ascend.detector';
 import { detectCambricon } from './cambricon.detector';
 import { expandDeclaredDevices, type DeclaredDeviceGroup } from './declared-devices';
 import { detectHygon } from './hygon.detector';
-import { detectNvidia } from './nvidia.detector';
+import { detectNvidia, sampleNvidiaUsage } from './nvidia.detector';
 import { execTool, type ParsedDevices, type ToolRunner } from './tool-runner';
 
 /** Inputs of `detectAccelerators`: declared groups (skip detection) and the tool runner (for tests). */
@@ -69,4 +74,23 @@ export async function detectAccelerators(
     source: 'detected',
     warnings: results.flatMap((r) => r.warnings),
   };
+}
+
+/**
+ * Usage of the node's devices now, for heartbeats: declared devices report their declared health; otherwise only
+ * the tools of the vendors the node registered are asked (NVIDIA: the query without the topology).
+ */
+export async function sampleDeviceUsage(
+  vendors: ReadonlySet<AcceleratorVendor>,
+  options: DetectAcceleratorsOptions = {},
+): Promise<DeviceUsage[]> {
+  if (options.declared !== undefined) return declaredResult(options.declared).usage;
+  const run = options.run ?? execTool;
+  const detectors = VENDOR_DETECTORS.filter((d) => vendors.has(d.name as AcceleratorVendor));
+  const results = await Promise.all(
+    detectors.map((d) =>
+      safely(d.name, () => (d.name === 'nvidia' ? sampleNvidiaUsage(run) : d.detect(run))),
+    ),
+  );
+  return results.flatMap((r) => r.usage);
 }

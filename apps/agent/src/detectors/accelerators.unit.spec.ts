@@ -3,7 +3,7 @@
 import { deviceFingerprint, nodeDevicesSchema } from '@hcn/contracts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { detectAccelerators } from './accelerators';
+import { detectAccelerators, sampleDeviceUsage } from './accelerators';
 import { declaredDevicesSchema } from './declared-devices';
 import type { ToolRunner } from './tool-runner';
 
@@ -80,5 +80,35 @@ describe('detectAccelerators', () => {
     expect(found.devices).toEqual([]);
     expect(found.warnings).toHaveLength(4);
     expect(found.warnings[0]).toBe('nvidia: detection failed: boom');
+  });
+});
+
+describe('sampleDeviceUsage', () => {
+  it('asks only the registered vendors, and NVIDIA without the topology', async () => {
+    const calls: string[] = [];
+    const all = runnerWith('nvidia-smi', 'npu-smi', 'rocm-smi', 'cnmon');
+    const recording: ToolRunner = async (command, args) => {
+      calls.push(`${command} ${args[0]}`);
+      return all(command, args);
+    };
+    const usage = await sampleDeviceUsage(new Set(['nvidia', 'ascend'] as const), { run: recording });
+    expect(usage.map((u) => u.vendor)).toEqual([...Array(8).fill('nvidia'), ...Array(8).fill('ascend')]);
+    expect(calls.sort()).toEqual(['npu-smi info', expect.stringMatching(/^nvidia-smi --query-gpu=/)]);
+  });
+
+  it('reads declared devices without any tool', async () => {
+    const declared = declaredDevicesSchema.parse([
+      { vendor: 'nvidia', model: 'NVIDIA A100-SXM4-80GB', count: 2 },
+    ]);
+    const usage = await sampleDeviceUsage(new Set(['nvidia'] as const), {
+      declared,
+      run: async () => {
+        throw new Error('no tool may run');
+      },
+    });
+    expect(usage.map((u) => [u.index, u.health])).toEqual([
+      [0, 100],
+      [1, 100],
+    ]);
   });
 });

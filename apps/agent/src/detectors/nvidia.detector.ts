@@ -85,6 +85,12 @@ export function withNvidiaTopology(parsed: ParsedDevices, topoText: string | nul
 }
 
 /** Detects NVIDIA GPUs with nvidia-smi (query, then topology); no nvidia-smi → no devices. */
+/** Usage of the NVIDIA devices now: the query alone (the topology does not change between heartbeats). */
+export async function sampleNvidiaUsage(run: ToolRunner = execTool): Promise<ParsedDevices> {
+  const csv = await run('nvidia-smi', NVIDIA_QUERY_ARGS);
+  return csv === null ? { devices: [], usage: [], warnings: [] } : parseNvidiaSmiCsv(csv);
+}
+
 export async function detectNvidia(run: ToolRunner = execTool): Promise<ParsedDevices> {
   const csv = await run('nvidia-smi', NVIDIA_QUERY_ARGS);
   if (csv === null) return { devices: [], usage: [], warnings: [] };
