@@ -1,4 +1,4 @@
-import { AcceleratorDevice, HcnError, z } from '@hcn/contracts';
+import { AcceleratorDevice, DeviceAllocationState, HcnError, z } from '@hcn/contracts';
 import type { DataSource } from 'typeorm';
 
 /** Query parameters of `GET /v1/nodes`. */
@@ -43,7 +43,7 @@ export interface NodeView {
   diskBytes: number;
   /** Schedulable accelerator devices and the devices behind them (vendor, model, memory, health). */
   accelerators: number;
-  devices: Array<AcceleratorDevice & { allocation: DeviceAllocation }>;
+  devices: Array<AcceleratorDevice & { allocation: DeviceAllocationState }>;
   labels: Record<string, string>;
   isHead: boolean;
   agentVersion: string;
@@ -56,13 +56,6 @@ export interface NodeView {
 }
 
 type Row = Record<string, unknown>;
-
-/** How a device is handed out now: held whole by one allocation, or as memory slices to several. */
-export interface DeviceAllocation {
-  wholeDevice: boolean;
-  allocationId: string | null;
-  slices: Array<{ allocationId: string; memoryBytes: number }>;
-}
 
 type Grants = Map<
   string,
@@ -101,7 +94,12 @@ function withAllocations(
       .sort((a, b) => (a.allocationId < b.allocationId ? -1 : 1));
     return {
       ...d,
-      allocation: { wholeDevice: whole !== undefined, allocationId: whole?.allocationId ?? null, slices },
+      allocation: {
+        index: d.index,
+        wholeDevice: whole !== undefined,
+        allocationId: whole?.allocationId ?? null,
+        slices,
+      },
     };
   });
 }

@@ -71,6 +71,8 @@ export type DeviceUsage = z.infer<typeof deviceUsageSchema>;
 export const deviceAllocationStateSchema = z.object({
   index: deviceIndex,
   wholeDevice: z.boolean(),
+  /** The allocation holding the whole device, or null. */
+  allocationId: z.string().min(1).max(200).nullable(),
   slices: z.array(
     z.object({ allocationId: z.string().min(1).max(200), memoryBytes: z.number().int().min(0) }),
   ),

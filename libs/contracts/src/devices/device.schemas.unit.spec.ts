@@ -73,6 +73,7 @@ describe('freeMemoryOf', () => {
   const slices = (...sizes: number[]): DeviceAllocationState => ({
     index: 0,
     wholeDevice: false,
+    allocationId: null,
     slices: sizes.map((memoryBytes, i) => ({ allocationId: `a${i}`, memoryBytes })),
   });
   it.each([
@@ -80,7 +81,7 @@ describe('freeMemoryOf', () => {
     ['no slices', slices(), 80 * GIB],
     ['two slices', slices(10 * GIB, 20 * GIB), 50 * GIB],
     ['oversubscribed slices', slices(60 * GIB, 30 * GIB), 0],
-    ['held whole', { index: 0, wholeDevice: true, slices: [] }, 0],
+    ['held whole', { index: 0, wholeDevice: true, allocationId: 'a-whole', slices: [] }, 0],
   ])('%s → %d bytes free', (_name, allocation, free) => {
     expect(freeMemoryOf(gpu(0), allocation)).toBe(free);
   });
