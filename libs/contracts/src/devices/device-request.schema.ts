@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { ACCELERATOR_VENDORS, AcceleratorVendor, acceleratorVendorSchema } from './device.schemas';
 import { DEFAULT_EXCHANGE_RATES, computeUnits } from './exchange-rates';
 
+/** Health below which a device is not handed out unless a request lowers the threshold. */
+export const DEFAULT_MIN_DEVICE_HEALTH = 50;
+
 /** Vendors whose devices form NVLink/HCCS islands (the others only have PCIe between devices). */
 export const ISLAND_VENDORS: readonly AcceleratorVendor[] = ['nvidia', 'ascend'];
 /** Vendors whose devices can be carved into memory slices (the vram-guard enforces CUDA allocations). */
@@ -43,7 +46,7 @@ export const deviceRequestSchema = z
       .max(2 ** 44)
       .optional(),
     preferVendors: z.array(acceleratorVendorSchema).max(ACCELERATOR_VENDORS.length).optional(),
-    minHealth: z.number().int().min(0).max(100).default(50),
+    minHealth: z.number().int().min(0).max(100).default(DEFAULT_MIN_DEVICE_HEALTH),
   })
   .strict()
   .superRefine((r, ctx) => {

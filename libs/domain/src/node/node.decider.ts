@@ -1,4 +1,5 @@
 import { sameJson } from '../equality';
+import { DEFAULT_MIN_DEVICE_HEALTH } from '@hcn/contracts';
 import type { DeviceGrant, ResourceAmounts } from '@hcn/contracts';
 import { DomainError, assertNever } from '../errors';
 import { NO_RESOURCES, addAmounts, shortfalls } from '../resources';
@@ -129,7 +130,7 @@ function reserve(command: NodeCommand & { type: 'ReserveCapacity' }, state: Node
 }
 
 /** Device health below which scheduling excludes a device by default. */
-export const DEVICE_HEALTH_THRESHOLD = 50;
+export const DEVICE_HEALTH_THRESHOLD = DEFAULT_MIN_DEVICE_HEALTH;
 /** A reported health this far from the known one is recorded even without crossing the threshold. */
 export const DEVICE_HEALTH_STEP = 10;
 
