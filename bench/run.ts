@@ -9,6 +9,7 @@ const benches: Record<string, () => Promise<void>> = {
   eventstore: async () => (await import('./eventstore.bench')).run(),
   heartbeats: async () => (await import('./heartbeats.bench')).run(),
   placement: async () => (await import('./placement.bench')).run(),
+  rebuild: async () => (await import('./rebuild.bench')).run(),
   scheduler: async () => (await import('./scheduler.bench')).run(),
   vramguard: async () => (await import('./vramguard.bench')).run(),
 };

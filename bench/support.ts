@@ -31,13 +31,23 @@ export async function benchDatabase(name: string): Promise<BenchDatabase> {
   };
 }
 
-/** Prints a one-line progress update in place. */
-export function progress(label: string, done: number, total: number): void {
+let lastProgressLine = 0;
+
+/**
+ * Prints a one-line progress update in place; without a terminal, a line at each tenth of the way or, with
+ * `everyMs`, at most one line per that many milliseconds (for counts that move in uneven steps).
+ */
+export function progress(label: string, done: number, total: number, everyMs?: number): void {
   const width = 30;
-  const filled = Math.round((done / Math.max(total, 1)) * width);
+  const filled = Math.round((Math.min(done, total) / Math.max(total, 1)) * width);
   const line = `[bench] ${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`;
-  if (process.stdout.isTTY) process.stdout.write(`\r${line}${done >= total ? '\n' : ''}`);
-  else if (done >= total || done % Math.max(1, Math.floor(total / 10)) === 0) console.log(line);
+  if (process.stdout.isTTY) return void process.stdout.write(`\r${line}${done >= total ? '\n' : ''}`);
+  const now = Date.now();
+  const due = everyMs ? now - lastProgressLine >= everyMs : done % Math.max(1, Math.floor(total / 10)) === 0;
+  if (done >= total || due) {
+    lastProgressLine = now;
+    console.log(line);
+  }
 }
 
 /** Writes a benchmark's figures to bench/results/<name>.json and prints them. */

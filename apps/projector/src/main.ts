@@ -3,7 +3,7 @@ import { openReadModels } from '@hcn/read-models';
 import { z } from 'zod';
 import { startProjector } from './projector';
 import { PROJECTIONS } from './projections';
-import { rebuildProjection, renderProgress } from './rebuild';
+import { rebuildProjections, renderProgress } from './rebuild';
 
 /**
  * Projector entry point.
@@ -24,12 +24,11 @@ async function main(): Promise<void> {
   });
   const dataSource = await openReadModels(config.DATABASE_URL);
   if (process.argv[2] === 'rebuild') {
-    for (const projection of PROJECTIONS) {
-      const result = await rebuildProjection(store, dataSource, projection, (p) =>
-        process.stdout.write(`\r${renderProgress(projection.name, p)}`),
-      );
-      process.stdout.write(`\n[rebuild ${projection.name}] done: ${result.applied} events\n`);
-    }
+    const names = PROJECTIONS.map((p) => p.name).join(', ');
+    const result = await rebuildProjections(store, dataSource, PROJECTIONS, {
+      onProgress: (p) => process.stdout.write(`\r${renderProgress('all', p)}`),
+    });
+    process.stdout.write(`\n[rebuild] done: ${result.read} events replayed into ${names}\n`);
     await store.close();
     await dataSource.destroy();
     return;

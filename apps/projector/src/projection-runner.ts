@@ -71,22 +71,28 @@ export class ProjectionRunner {
   private async flush(position: Position): Promise<void> {
     const events = this.buffer;
     this.buffer = [];
-    const changes: ChangeSet = emptyChanges();
-    await this.dataSource.transaction(async (tx) => {
-      if (events.length > 0) await this.projection.apply(tx, events, changes);
-      await saveCheckpoint(
-        tx,
-        this.projection.name,
-        position,
-        events.length,
-        new Date(),
-        events.at(-1)?.recordedAt,
-      );
-      if (!isEmptyChangeSet(changes)) {
-        const payload = changePayload(this.projection.name, position, changes);
-        await tx.query('SELECT pg_notify($1, $2)', [READ_MODEL_CHANNEL, payload]);
-      }
-    });
+    await applyBatch(this.dataSource, this.projection, events, position);
     this.options.onBatch?.({ events, position });
   }
+}
+
+/**
+ * Applies one batch of a projection's events with its checkpoint in one transaction, then NOTIFYs what changed
+ * (on commit). A batch may be empty: the checkpoint still moves past the filtered-out events.
+ */
+export async function applyBatch(
+  dataSource: DataSource,
+  projection: Projection,
+  events: readonly RecordedEvent[],
+  position: Position,
+): Promise<void> {
+  const changes: ChangeSet = emptyChanges();
+  await dataSource.transaction(async (tx) => {
+    if (events.length > 0) await projection.apply(tx, events, changes);
+    await saveCheckpoint(tx, projection.name, position, events.length, new Date(), events.at(-1)?.recordedAt);
+    if (!isEmptyChangeSet(changes)) {
+      const payload = changePayload(projection.name, position, changes);
+      await tx.query('SELECT pg_notify($1, $2)', [READ_MODEL_CHANNEL, payload]);
+    }
+  });
 }

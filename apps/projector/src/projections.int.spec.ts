@@ -8,7 +8,7 @@ import { emptyChanges } from './projection';
 import { READ_MODEL_CHANNEL } from './projection-runner';
 import { PROJECTIONS } from './projections';
 import { RunningProjector, startProjector } from './projector';
-import { rebuildProjection } from './rebuild';
+import { rebuildProjection, rebuildProjections } from './rebuild';
 import { scenarioIds, writeOutcomes, writePlacements, writeSetup } from './testing/scenario-log';
 
 const TABLES: Record<string, string> = {
@@ -19,6 +19,9 @@ const TABLES: Record<string, string> = {
   allocation_state: 'allocation_id',
   quota_usage: 'namespace',
   quota_hold: 'workload_id',
+  delegation_hops: 'workload_id, revision',
+  delegation_namespaces: 'workload_id',
+  device_state: 'node_id, vendor, index',
 };
 
 async function snapshot(db: DataSource): Promise<Record<string, unknown[]>> {
@@ -84,6 +87,10 @@ describeWithPostgres('workload, quota, capacity and domain projections (real Pos
       expect(await snapshot(db)).toEqual(live);
 
       for (const projection of PROJECTIONS) await rebuildProjection(store, db, projection);
+      expect(await snapshot(db)).toEqual(live);
+      // All at once, reading the log once, in small batches so several are written while the next is read.
+      const all = await rebuildProjections(store, db, PROJECTIONS, { batchEvents: 3, pageSize: 4 });
+      expect(all.read).toBe(await store.approximateEventCount());
       expect(await snapshot(db)).toEqual(live);
     } finally {
       await listener.end();

@@ -139,7 +139,7 @@ describeWithPostgres('projector (real PostgreSQL)', () => {
       const result = await rebuildProjection(store, db, nodeStateProjection, (p) =>
         lines.push(renderProgress('node-state', p)),
       );
-      expect(result.applied).toBe(total);
+      expect(result.read).toBe(total);
       expect(lines[lines.length - 1]).toContain('100%');
       expect(await tables(db)).toEqual(live);
     } finally {

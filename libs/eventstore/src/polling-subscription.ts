@@ -65,13 +65,17 @@ export class PollingSubscription implements Subscription {
 
   private async run(): Promise<void> {
     let caughtUp = false;
+    let ahead: Promise<Page | null> | undefined;
     try {
       while (!this.stopped) {
-        const page = await this.readPageOrNull();
+        const page = await (ahead ?? this.readPageOrNull(this.cursor));
+        ahead = undefined;
         if (!page) {
           await this.wakeup.wait(this.settings.retryDelayMs);
           continue;
         }
+        // A full page means more is readable now: read the next one while this one is delivered.
+        if (!page.exhausted && page.checkpoint) ahead = this.readPageOrNull(page.checkpoint);
         await this.deliver(page);
         if (!page.exhausted || this.stopped) continue;
         if (!caughtUp && page.complete !== false) {
@@ -86,15 +90,16 @@ export class PollingSubscription implements Subscription {
       this.options.onError?.(error as Error);
     } finally {
       this.stopped = true;
+      await ahead; // never rejects; a read still running is not left behind on a closing store
       this.onStopped(this);
     }
   }
 
-  private async readPageOrNull(): Promise<Page | null> {
+  private async readPageOrNull(after: Position | undefined): Promise<Page | null> {
     try {
-      return await this.source.readPage(this.cursor, this.options.filter, this.settings.pageSize);
+      return await this.source.readPage(after, this.options.filter, this.settings.pageSize);
     } catch (error) {
-      this.options.onError?.(error as Error);
+      if (!this.stopped) this.options.onError?.(error as Error);
       return null;
     }
   }
