@@ -9,6 +9,7 @@ import { Pool } from 'pg';
 import { startKafkaForTests } from '../test/services/kafka';
 import { freePort } from '../test/services/ports';
 import { AppProcess } from '../test/support/processes';
+import { cpuByGroup, cpuPerUnit } from './cpu-breakdown';
 import { FleetSimulator } from './fleet-simulator';
 import { benchDatabase, percentile, progress, report } from './support';
 
@@ -130,6 +131,8 @@ export async function run(): Promise<void> {
       console.log(`[bench] ${size} nodes at 1 Hz: warm-up ${WARMUP_S + 5}s, then a ${WINDOW_S}s window`);
       await sleep((WARMUP_S + 5) * 1000);
       probe.start();
+      const pids = { hub: hub.pid, projector: projector.pid };
+      const cpu0 = cpuByGroup(pids);
       const [a0, p0, t0] = [
         await counter(hubUrl, 'hcn_heartbeats_appended_total'),
         fleet.published,
@@ -141,6 +144,7 @@ export async function run(): Promise<void> {
         fleet.published,
         Date.now(),
       ];
+      const cpuMsPerHeartbeat = cpuPerUnit(cpu0, cpuByGroup(pids), a1 - a0);
       probe.stop();
       const seconds = (t1 - t0) / 1000;
       const sorted = [...probe.samples].sort((x, y) => x - y);
@@ -153,6 +157,7 @@ export async function run(): Promise<void> {
         lagP99Ms: percentile(sorted, 99),
         lagSamples: sorted.length,
         offlineFlaps: await counter(hubUrl, 'hcn_nodes_went_offline_total'),
+        cpuMsPerHeartbeat,
       };
       const detection = await measureOfflineDetection(fleet, db.url);
       results.push({ ...row, detection });

@@ -1,5 +1,5 @@
-import type { Position, RecordedEvent } from '@hcn/contracts';
-import type { EventStore, Subscription } from '@hcn/eventstore';
+import { Position, RecordedEvent, comparePositions } from '@hcn/contracts';
+import { EventStore, Subscription, matchesFilter } from '@hcn/eventstore';
 import { loadCheckpoint, saveCheckpoint } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
 import { changePayload } from './change-payload';
@@ -8,72 +8,135 @@ import { ChangeSet, Projection, emptyChanges, isEmptyChangeSet } from './project
 /** Channel on which the projector announces committed read-model changes. */
 export const READ_MODEL_CHANNEL = 'hcn_read_models';
 
+/** A checkpoint that only moves past events a projection does not read is written at most this often. */
+const IDLE_CHECKPOINT_MS = 1000;
+
 /** Settings of a projection runner. */
 export interface RunnerOptions {
-  /** Flush after this many buffered events even before the store's page ends; default 1000. */
+  /** Write after this many buffered events even before the store's page ends; default 1000. */
   readonly maxBatch?: number;
+  /** Rows per page of the log read; the store's default when absent. */
+  readonly pageSize?: number;
   readonly onError?: (error: Error) => void;
   /** Wait after a wake-up so one read and one transaction serve many appends; default 100 ms. */
   readonly coalesceMs?: number;
-  /** Called after each committed batch (metrics, tests). */
+  /** Called after each written batch with the events read (metrics, tests). */
   readonly onBatch?: (info: { events: readonly RecordedEvent[]; position: Position }) => void;
 }
 
+/** One projection as the runner tracks it: where its stored checkpoint is and when it was last written. */
+interface Tracked {
+  readonly projection: Projection;
+  checkpoint: Position | undefined;
+  writtenAt: number;
+}
+
 /**
- * Runs one projection as a checkpointed catch-up subscription: events are buffered per page of the log, then
- * applied together with the checkpoint in one transaction, followed by a NOTIFY of what changed. On restart it
- * resumes after the stored checkpoint, so every event is applied exactly once.
+ * Runs projections over one checkpointed catch-up subscription of `$all`: the log is read once, from the oldest
+ * of their checkpoints, and each batch goes to every projection whose filter it matches and whose checkpoint it
+ * passes; each projection writes its rows and its checkpoint in one transaction, then NOTIFYs what changed. The
+ * projections of a batch are written in parallel and the next batch is read while the last one is written (one
+ * in flight). On restart each resumes after its stored checkpoint, so every event is applied exactly once.
  */
 export class ProjectionRunner {
   private subscription: Subscription | undefined;
+  private tracked: Tracked[] = [];
   private buffer: RecordedEvent[] = [];
+  private writing: Promise<void> = Promise.resolve();
+  private failure: Error | undefined;
   private caughtUp = false;
   private readonly caughtUpWaiters: Array<() => void> = [];
 
   constructor(
     private readonly store: EventStore,
     private readonly dataSource: DataSource,
-    private readonly projection: Projection,
+    private readonly projections: readonly Projection[],
     private readonly options: RunnerOptions = {},
   ) {}
 
-  /** Starts from the stored checkpoint. */
+  /** Starts from the stored checkpoints. */
   async start(): Promise<void> {
-    const after = await loadCheckpoint(this.dataSource.manager, this.projection.name);
+    this.tracked = await Promise.all(
+      this.projections.map(async (projection) => ({
+        projection,
+        checkpoint: await loadCheckpoint(this.dataSource.manager, projection.name),
+        writtenAt: 0,
+      })),
+    );
     this.subscription = this.store.subscribeToAll({
-      after,
-      filter: this.projection.filter,
+      after: oldest(this.tracked.map((t) => t.checkpoint)),
       coalesceMs: this.options.coalesceMs ?? 100,
+      pageSize: this.options.pageSize,
       onEvent: async (event) => {
         this.buffer.push(event);
         if (this.buffer.length >= (this.options.maxBatch ?? 1000)) await this.flush(event.position);
       },
       onCheckpoint: (position) => this.flush(position),
-      onCaughtUp: () => {
-        this.caughtUp = true;
-        this.caughtUpWaiters.splice(0).forEach((wake) => wake());
-      },
+      onCaughtUp: () => void this.settled().then(() => this.markCaughtUp(), this.options.onError),
       onError: (error) => this.options.onError?.(error),
     });
   }
 
-  /** Resolves once the runner has applied everything committed when it started. */
+  /** Resolves once everything committed when the runner started is applied and written. */
   whenCaughtUp(): Promise<void> {
     if (this.caughtUp) return Promise.resolve();
     return new Promise((resolve) => this.caughtUpWaiters.push(resolve));
   }
 
+  /** Stops reading and waits for the batch being written. */
   async stop(): Promise<void> {
     await this.subscription?.stop();
     this.subscription = undefined;
+    await this.writing;
   }
 
+  private markCaughtUp(): void {
+    this.caughtUp = true;
+    this.caughtUpWaiters.splice(0).forEach((wake) => wake());
+  }
+
+  /** Starts writing what is buffered, up to `position`, once the batch before it is written. */
   private async flush(position: Position): Promise<void> {
+    await this.settled();
     const events = this.buffer;
     this.buffer = [];
-    await applyBatch(this.dataSource, this.projection, events, position);
-    this.options.onBatch?.({ events, position });
+    const writes = this.tracked.map((t) => this.write(t, events, position));
+    this.writing = Promise.all(writes).then(
+      () => this.options.onBatch?.({ events, position }),
+      (error: Error) => void (this.failure = error),
+    );
   }
+
+  private async settled(): Promise<void> {
+    await this.writing;
+    if (this.failure) throw this.failure;
+  }
+
+  /** Writes one projection's share of a batch; a checkpoint that moves past nothing it reads waits a while. */
+  private async write(tracked: Tracked, events: readonly RecordedEvent[], position: Position): Promise<void> {
+    const from = tracked.checkpoint;
+    if (from && comparePositions(position, from) <= 0) return;
+    const mine = events.filter(
+      (e) =>
+        matchesFilter(tracked.projection.filter, e.type, e.streamId) &&
+        (!from || comparePositions(e.position, from) > 0),
+    );
+    const now = Date.now();
+    if (mine.length === 0 && from && now - tracked.writtenAt < IDLE_CHECKPOINT_MS) return;
+    await applyBatch(this.dataSource, tracked.projection, mine, position);
+    tracked.checkpoint = position;
+    tracked.writtenAt = now;
+  }
+}
+
+/** The oldest of some checkpoints; undefined (the start of the log) when any projection has none. */
+function oldest(checkpoints: ReadonlyArray<Position | undefined>): Position | undefined {
+  let first: Position | undefined;
+  for (const checkpoint of checkpoints) {
+    if (!checkpoint) return undefined;
+    if (!first || comparePositions(checkpoint, first) < 0) first = checkpoint;
+  }
+  return first;
 }
 
 /**

@@ -3,9 +3,9 @@ import type { DataSource } from 'typeorm';
 import { ProjectionRunner, RunnerOptions } from './projection-runner';
 import { PROJECTIONS } from './projections';
 
-/** A running projector: one checkpointed runner per projection. */
+/** A running projector: every projection over one checkpointed read of the log. */
 export interface RunningProjector {
-  readonly runners: readonly ProjectionRunner[];
+  readonly runner: ProjectionRunner;
   whenCaughtUp(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -16,13 +16,7 @@ export async function startProjector(
   dataSource: DataSource,
   options: RunnerOptions = {},
 ): Promise<RunningProjector> {
-  const runners = PROJECTIONS.map(
-    (projection) => new ProjectionRunner(store, dataSource, projection, options),
-  );
-  await Promise.all(runners.map((r) => r.start()));
-  return {
-    runners,
-    whenCaughtUp: async () => void (await Promise.all(runners.map((r) => r.whenCaughtUp()))),
-    stop: async () => void (await Promise.all(runners.map((r) => r.stop()))),
-  };
+  const runner = new ProjectionRunner(store, dataSource, PROJECTIONS, options);
+  await runner.start();
+  return { runner, whenCaughtUp: () => runner.whenCaughtUp(), stop: () => runner.stop() };
 }

@@ -1,9 +1,8 @@
-import type { Position, RecordedEvent } from '@hcn/contracts';
-import { EventStore, Subscription, matchesFilter } from '@hcn/eventstore';
+import type { EventStore } from '@hcn/eventstore';
 import { resetCheckpoint } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
 import type { Projection } from './projection';
-import { applyBatch } from './projection-runner';
+import { ProjectionRunner } from './projection-runner';
 
 /** Progress of a rebuild. */
 export interface RebuildProgress {
@@ -24,10 +23,8 @@ export interface RebuildOptions {
 }
 
 /**
- * Drops the projections' tables and replays the log from zero until caught up, reading it once for all of them:
- * each batch goes to every projection whose filter it matches, each projection in its own transaction with its
- * checkpoint (as the live runner writes them), the projections of a batch in parallel, and the next batch is read
- * and decoded while the last one is written.
+ * Drops the projections' tables and replays the log from zero until caught up, with the projector's own runner:
+ * the log is read once for all of them, in large pages and batches, without waiting for more appends.
  */
 export async function rebuildProjections(
   store: EventStore,
@@ -48,19 +45,21 @@ export async function rebuildProjections(
     eventsPerSecond: Math.round(read / Math.max(0.001, (Date.now() - started) / 1000)),
   });
   const timer = setInterval(() => options.onProgress?.(progress()), 500);
-  const writer = new BatchWriter(dataSource, projections);
+  let fail: (error: Error) => void = () => undefined;
+  const failed = new Promise<never>((_, reject) => (fail = reject));
+  failed.catch(() => undefined); // raced below; a late failure is not unhandled
+  const runner = new ProjectionRunner(store, dataSource, projections, {
+    maxBatch: options.batchEvents ?? 5000,
+    pageSize: options.pageSize ?? 5000,
+    coalesceMs: 0,
+    onBatch: ({ events }) => (read += events.length),
+    onError: (error) => fail(error),
+  });
   try {
-    await replayOnce(
-      store,
-      options,
-      (event) => {
-        read++;
-        return writer.add(event, options.batchEvents ?? 5000);
-      },
-      (position) => writer.flush(position),
-    );
-    await writer.idle();
+    await runner.start();
+    await Promise.race([runner.whenCaughtUp(), failed]);
   } finally {
+    await runner.stop();
     clearInterval(timer);
   }
   const final = progress();
@@ -76,80 +75,6 @@ export function rebuildProjection(
   onProgress?: (progress: RebuildProgress) => void,
 ): Promise<RebuildProgress> {
   return rebuildProjections(store, dataSource, [projection], { onProgress });
-}
-
-/** Reads `$all` from the start to what is committed now, handing over each event and each checkpoint in order. */
-async function replayOnce(
-  store: EventStore,
-  options: RebuildOptions,
-  onEvent: (event: RecordedEvent) => Promise<void>,
-  onCheckpoint: (position: Position) => Promise<void>,
-): Promise<void> {
-  let subscription: Subscription | undefined;
-  try {
-    await new Promise<void>((resolve, reject) => {
-      subscription = store.subscribeToAll({
-        onEvent,
-        onCheckpoint,
-        onCaughtUp: resolve,
-        onError: reject,
-        pageSize: options.pageSize ?? 5000,
-      });
-    });
-  } finally {
-    await subscription?.stop();
-  }
-}
-
-/**
- * Buffers events and writes them as batches, one in flight at a time, so the log is read while the last batch
- * is written; a failed write fails the next `add`, `flush` or `idle`.
- */
-class BatchWriter {
-  private buffer: RecordedEvent[] = [];
-  private writing: Promise<void> = Promise.resolve();
-  private failure: Error | undefined;
-
-  constructor(
-    private readonly dataSource: DataSource,
-    private readonly projections: readonly Projection[],
-  ) {}
-
-  async add(event: RecordedEvent, batchEvents: number): Promise<void> {
-    this.buffer.push(event);
-    if (this.buffer.length >= batchEvents) await this.flush(event.position);
-  }
-
-  /** Starts writing what is buffered, up to `position`, once the batch before it is written. */
-  async flush(position: Position): Promise<void> {
-    await this.settled();
-    const events = this.buffer;
-    this.buffer = [];
-    const writes = this.projections.map((projection) =>
-      applyBatch(
-        this.dataSource,
-        projection,
-        events.filter((e) => matchesFilter(projection.filter, e.type, e.streamId)),
-        position,
-      ),
-    );
-    this.writing = Promise.all(writes).then(
-      () => undefined,
-      (error: Error) => void (this.failure = error),
-    );
-  }
-
-  /** Writes what is still buffered and resolves when everything is written. */
-  async idle(): Promise<void> {
-    const last = this.buffer.at(-1);
-    if (last) await this.flush(last.position);
-    await this.settled();
-  }
-
-  private async settled(): Promise<void> {
-    await this.writing;
-    if (this.failure) throw this.failure;
-  }
 }
 
 /** Renders rebuild progress as a one-line bar. */
