@@ -22,6 +22,7 @@ const TABLES: Record<string, string> = {
   delegation_hops: 'workload_id, revision',
   delegation_namespaces: 'workload_id',
   device_state: 'node_id, vendor, index',
+  device_registrations: 'node_id',
 };
 
 async function snapshot(db: DataSource): Promise<Record<string, unknown[]>> {
@@ -153,4 +154,54 @@ function expectScenarioRows(tables: Record<string, unknown[]>, ids: ReturnType<t
     policy: 'bin-pack',
     parent_id: 'root',
   });
+  expectDeviceAndHopRows(tables, ids);
+}
+
+/** device_state follows registrations and heartbeats; delegation_hops holds every hop, rejection and outcome. */
+function expectDeviceAndHopRows(
+  tables: Record<string, unknown[]>,
+  ids: ReturnType<typeof scenarioIds>,
+): void {
+  const devices = (tables.device_state as Array<Record<string, unknown>>).map((d) => [
+    ids.nodes.indexOf(d.node_id as string),
+    d.index,
+    d.health,
+    d.utilization,
+    d.last_heartbeat_seq,
+  ]);
+  // node 1: one device, last heartbeat seq 2; node 2 re-registered with one of its two devices, unhealthy;
+  // node 3 re-registered into site-a with 3 devices, never heartbeating
+  expect(devices.sort()).toEqual([
+    [1, 0, 90, 0.5, 2],
+    [2, 0, 30, null, null],
+    [3, 0, 100, null, null],
+    [3, 1, 100, null, null],
+    [3, 2, 100, null, null],
+  ]);
+  const hops = tables.delegation_hops as Array<Record<string, unknown>>;
+  const [w1] = ids.workloads;
+  const rejected = hops.filter((h) => h.type === 'rejected');
+  expect(rejected).toEqual([
+    expect.objectContaining({
+      workload_id: w1,
+      scope: 'site-b',
+      reason: 'SCHEDULE.NO_FEASIBLE_NODE',
+      filtered: 1,
+    }),
+  ]);
+  const toNode = hops.filter((h) => h.type === 'delegated' && h.target_kind === 'node');
+  expect(toNode).toHaveLength(4);
+  expect(toNode.every((h) => h.considered === 2 && h.filtered === 1)).toBe(true);
+  const w1Steps = hops
+    .filter((h) => h.workload_id === w1)
+    .sort((a, b) => Number(a.revision) - Number(b.revision));
+  expect(w1Steps.map((h) => h.type)).toEqual([
+    'rejected',
+    'delegated',
+    'delegated',
+    'placed',
+    'delegated',
+    'delegated',
+    'placed',
+  ]);
 }

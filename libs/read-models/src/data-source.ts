@@ -11,6 +11,7 @@ import { ProjectionLag1763772300000 } from './migrations/1763772300000-projectio
 import { DeviceState1763773100000 } from './migrations/1763773100000-device-state';
 import { QuotaDeviceAmounts1763773000000 } from './migrations/1763773000000-quota-device-amounts';
 import { ReservationDevices1763773200000 } from './migrations/1763773200000-reservation-devices';
+import { DeviceRegistrations1763773500000 } from './migrations/1763773500000-device-registrations';
 import { AllocationStateRow } from './allocation-state.entity';
 import { DomainSummaryRow } from './domain-summary.entity';
 import { NodeReservationRow } from './node-reservation.entity';
@@ -45,6 +46,7 @@ export const READ_MODEL_MIGRATIONS = [
   QuotaDeviceAmounts1763773000000,
   DeviceState1763773100000,
   ReservationDevices1763773200000,
+  DeviceRegistrations1763773500000,
 ];
 
 const MIGRATION_LOCK = 4_711_002;

@@ -5,8 +5,21 @@ import type { ChangeSet, Projection } from '../projection';
 type Registration = EventDataOf<'NodeRegistered'>;
 type Heartbeat = EventDataOf<'NodeHeartbeatRecorded'>;
 
-/** Replaces a node's device rows with the registered devices (usage of devices still present is kept). */
-async function applyRegistration(tx: EntityManager, data: Registration, at: string): Promise<void> {
+/**
+ * Replaces a node's device rows with the registered devices (usage of devices still present is kept), unless a
+ * registration of the node at this revision or later is already applied. Returns whether it applied.
+ */
+async function applyRegistration(tx: EntityManager, event: RecordedEvent): Promise<boolean> {
+  const data = event.data as Registration;
+  const at = event.recordedAt;
+  const claimed: unknown[] = await tx.query(
+    `INSERT INTO device_registrations (node_id, revision, recorded_at) VALUES ($1, $2, $3)
+     ON CONFLICT (node_id) DO UPDATE SET revision = EXCLUDED.revision, recorded_at = EXCLUDED.recorded_at
+       WHERE device_registrations.revision < EXCLUDED.revision
+     RETURNING node_id`,
+    [data.nodeId, event.revision, at],
+  );
+  if (claimed.length === 0) return false;
   const devices = (data.devices ?? []).map((d) => ({
     vendor: d.vendor,
     index: d.index,
@@ -19,7 +32,7 @@ async function applyRegistration(tx: EntityManager, data: Registration, at: stri
        SELECT 1 FROM jsonb_to_recordset($2::jsonb) AS r(vendor text, index int) WHERE r.vendor = d.vendor AND r.index = d.index)`,
     [data.nodeId, JSON.stringify(devices)],
   );
-  if (devices.length === 0) return;
+  if (devices.length === 0) return true;
   await tx.query(
     `INSERT INTO device_state (node_id, vendor, index, model, memory_bytes, health, registered_at, updated_at)
      SELECT $1, r.vendor, r.index, r.model, r.memory_bytes, r.health, $3, $3
@@ -29,16 +42,27 @@ async function applyRegistration(tx: EntityManager, data: Registration, at: stri
        updated_at = GREATEST(device_state.updated_at, EXCLUDED.updated_at)`,
     [data.nodeId, JSON.stringify(devices), at],
   );
+  return true;
+}
+
+/**
+ * The newest heartbeat with device usage of each node in a batch, among those after the node's last registration
+ * in it (registrations are applied first; an older heartbeat must not overwrite what a newer registration says).
+ */
+function latestDeviceHeartbeats(events: readonly RecordedEvent[]): Map<string, RecordedEvent> {
+  const latest = new Map<string, RecordedEvent>();
+  for (const e of events) {
+    const data = e.data as Heartbeat | Registration;
+    if (e.type === 'NodeRegistered' || e.type === 'NodeReregistered') latest.delete(data.nodeId);
+    else if (e.type === 'NodeHeartbeatRecorded' && (data as Heartbeat).devices?.length)
+      latest.set(data.nodeId, e);
+  }
+  return latest;
 }
 
 /** Applies the newest heartbeat of each node with device usage in one statement (guarded by seq: replays are no-ops). */
 async function applyHeartbeats(tx: EntityManager, events: readonly RecordedEvent[]): Promise<Set<string>> {
-  const latest = new Map<string, RecordedEvent>();
-  for (const e of events) {
-    const data = e.data as Heartbeat;
-    if (e.type === 'NodeHeartbeatRecorded' && data.devices && data.devices.length > 0)
-      latest.set(data.nodeId, e);
-  }
+  const latest = latestDeviceHeartbeats(events);
   if (latest.size === 0) return new Set();
   const rows = [...latest.values()].flatMap((e) => {
     const data = e.data as Heartbeat;
@@ -77,14 +101,11 @@ export const deviceStateProjection: Projection = {
     kind: 'eventTypePrefix',
     prefixes: ['NodeRegistered', 'NodeReregistered', 'NodeHeartbeatRecorded'],
   },
-  tables: ['device_state'],
+  tables: ['device_state', 'device_registrations'],
   async apply(tx: EntityManager, events: readonly RecordedEvent[], changes: ChangeSet): Promise<void> {
     for (const e of events) {
-      if (e.type === 'NodeRegistered' || e.type === 'NodeReregistered') {
-        await applyRegistration(tx, e.data as Registration, e.recordedAt);
-        if (((e.data as Registration).devices ?? []).length > 0)
-          changes.nodes.add((e.data as Registration).nodeId);
-      }
+      if (e.type !== 'NodeRegistered' && e.type !== 'NodeReregistered') continue;
+      if (await applyRegistration(tx, e)) changes.nodes.add((e.data as Registration).nodeId);
     }
     for (const nodeId of await applyHeartbeats(tx, events)) changes.nodes.add(nodeId);
   },

@@ -40,7 +40,20 @@ export function scenarioIds(): ScenarioIds {
 
 const RESOURCES = { cpuMillis: 1500, memoryBytes: 2 ** 30, accelerators: 1 };
 
-function registration(nodeId: string, domainId: string, i: number) {
+/** `count` NVIDIA devices of 80 GiB, the first `unhealthy` of them at health 30. */
+function gpus(count: number, unhealthy = 0) {
+  return Array.from({ length: count }, (_, index) => ({
+    index,
+    vendor: 'nvidia',
+    model: 'A100-80G',
+    memoryBytes: 80 * 2 ** 30,
+    numaNode: 0,
+    health: index < unhealthy ? 30 : 100,
+    interconnect: [],
+  }));
+}
+
+function registration(nodeId: string, domainId: string, i: number, devices = gpus(i)) {
   return {
     nodeId,
     domainId,
@@ -50,7 +63,8 @@ function registration(nodeId: string, domainId: string, i: number) {
     cpuCores: 8,
     memoryBytes: 16 * 2 ** 30,
     diskBytes: 100 * 2 ** 30,
-    accelerators: i,
+    accelerators: devices.length,
+    devices,
     labels: { zone: `z${i}` },
     isHead: i === 0,
     agentVersion: 'spec',
@@ -125,9 +139,25 @@ export async function writePlacements(store: EventStore, ids: ScenarioIds): Prom
     [w2, 0, n0, 2],
     [w3, 0, n1, 3],
   ];
+  await put(workloadStream(w1), 'DelegationRejected', {
+    workloadId: w1,
+    instance: 0,
+    attempt: 0,
+    scope: 'site-b',
+    reason: 'SCHEDULE.NO_FEASIBLE_NODE',
+    detail: 'every node filtered',
+    candidates: [{ id: ids.nodes[2], kind: 'node', accepted: false, reason: 'FILTER.INSUFFICIENT_CPU' }],
+  });
   for (const [workloadId, instance, nodeId, a] of placements) {
     const allocationId = ids.allocations[a];
     for (const [hop, to] of ['site-a', nodeId].entries()) {
+      const candidates =
+        hop === 0
+          ? []
+          : [
+              { id: nodeId, kind: 'node', accepted: true, score: 75.5 },
+              { id: ids.nodes[3], kind: 'node', accepted: false, reason: 'FILTER.NODE_OFFLINE' },
+            ];
       await put(workloadStream(workloadId), 'WorkloadDelegated', {
         workloadId,
         instance,
@@ -137,7 +167,7 @@ export async function writePlacements(store: EventStore, ids: ScenarioIds): Prom
         to,
         toKind: hop === 0 ? 'domain' : 'node',
         policy: 'least-loaded',
-        candidates: [],
+        candidates,
       });
     }
     await put(nodeStream(nodeId), 'CapacityReserved', {
@@ -238,4 +268,18 @@ export async function writeOutcomes(store: EventStore, ids: ScenarioIds): Promis
     runningAllocations: [],
     usage: { cpuUsage: 0.25, memoryUsedBytes: 2 ** 30, diskUsedBytes: 2 ** 30 },
   });
+  const n2 = ids.nodes[2];
+  await put(nodeStream(n2), 'NodeReregistered', registration(n2, 'site-b', 2, gpus(1, 1)));
+  for (const seq of [1, 2]) {
+    await put(heartbeatStream(n1), 'NodeHeartbeatRecorded', {
+      nodeId: n1,
+      seq,
+      sentAt: at,
+      runningAllocations: [],
+      usage: { cpuUsage: 0.5, memoryUsedBytes: 2 ** 30, diskUsedBytes: 2 ** 30 },
+      devices: [
+        { index: 0, vendor: 'nvidia', utilization: seq / 4, memoryUsedBytes: seq * 2 ** 30, health: 90 },
+      ],
+    });
+  }
 }
