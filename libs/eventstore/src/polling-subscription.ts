@@ -66,8 +66,10 @@ export class PollingSubscription implements Subscription {
   private async run(): Promise<void> {
     let caughtUp = false;
     let ahead: Promise<Page | null> | undefined;
+    let lastReadAt = 0;
     try {
       while (!this.stopped) {
+        if (!ahead) lastReadAt = Date.now();
         const page = await (ahead ?? this.readPageOrNull(this.cursor));
         ahead = undefined;
         if (!page) {
@@ -83,8 +85,10 @@ export class PollingSubscription implements Subscription {
           this.options.onCaughtUp?.();
         }
         await this.wakeup.wait(this.settings.pollIntervalMs);
-        const coalesceMs = this.options.coalesceMs ?? this.settings.coalesceMs;
-        if (coalesceMs) await new Promise((r) => setTimeout(r, coalesceMs));
+        // At most one read per coalescing window: a wake-up after a quiet spell is read at once, a stream of
+        // appends in one read per window.
+        const wait = lastReadAt + (this.options.coalesceMs ?? this.settings.coalesceMs ?? 0) - Date.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       }
     } catch (error) {
       this.options.onError?.(error as Error);

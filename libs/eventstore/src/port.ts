@@ -59,8 +59,9 @@ export interface SubscribeToAllOptions {
   /** Called when a handler or the store fails; the subscription stops after a handler failure. */
   readonly onError?: (error: Error) => void;
   /**
-   * Hint for polling adapters: after a wake-up, wait this long so that one read serves many appends. Followers
-   * that need not react within milliseconds pass more than the adapter's default; push adapters ignore it.
+   * Hint for polling adapters: read at most once per this many milliseconds, so that under a stream of appends one
+   * read serves many (a wake-up after a quiet spell is read at once). Followers that need not react within
+   * milliseconds pass more than the adapter's default; push adapters ignore it.
    */
   readonly coalesceMs?: number;
   /** Hint for polling adapters: rows scanned per page; bulk readers (reports, rebuilds) pass more than the default. */
