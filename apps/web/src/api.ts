@@ -100,6 +100,8 @@ export interface Domain {
   capacity: {
     cpuCores: { total: number; available: number };
     memoryBytes: { total: number; available: number };
+    /** Accelerator devices (hubs that do not report them leave it out). */
+    accelerators?: { total: number; allocated?: number };
   };
   reserved: { cpuMillis: number; memoryBytes: number; accelerators: number };
   definition: { parentId: string | null; region?: string; policy?: unknown } | null;

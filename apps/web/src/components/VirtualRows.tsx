@@ -20,6 +20,7 @@ export function VirtualRows<T>({
   overscan = 8,
   testId,
   onVisible,
+  onRange,
 }: {
   rows: readonly T[];
   columns: ReadonlyArray<Column<T>>;
@@ -30,6 +31,8 @@ export function VirtualRows<T>({
   testId?: string;
   /** Called with the keys of the rows in view (and overscan) whenever they change. */
   onVisible?: (keys: string[]) => void;
+  /** Called with the index of the first row rendered whenever it changes (server-paged lists). */
+  onRange?: (first: number) => void;
 }) {
   const [scrollTop, setScrollTop] = useState(0);
   const box = useRef<HTMLDivElement>(null);
@@ -38,6 +41,7 @@ export function VirtualRows<T>({
   const last = Math.min(rows.length, Math.ceil((scrollTop + viewport) / rowHeight) + overscan);
   const template = columns.map((c) => c.width).join(' ');
   useEffect(() => onVisible?.(rows.slice(first, last).map(rowKey)), [rows, first, last, rowKey, onVisible]);
+  useEffect(() => onRange?.(first), [first, onRange]);
   useEffect(() => {
     // Keep the scroll position valid when the list shrinks.
     const el = box.current;

@@ -1,7 +1,9 @@
-import { Domain, get } from '../api';
+import { useMemo } from 'react';
+import { Domain, Node, get } from '../api';
 import { Bar } from '../components/Bar';
 import { bytes, cores } from '../format';
-import { useLive } from '../live';
+import { useApp, useLive } from '../live';
+import { useNodes } from '../nodes-store';
 
 interface TreeNode {
   domain: Domain;
@@ -18,7 +20,36 @@ function tree(domains: Domain[]): TreeNode[] {
   return roots;
 }
 
-function DomainRow({ node, depth }: { node: TreeNode; depth: number }) {
+/** Accelerator devices of the online nodes, per domain (for hubs whose domains do not report them). */
+function useOnlineAccelerators(): ReadonlyMap<string, number> {
+  const { nodes } = useNodes(useApp().nodes);
+  return useMemo(() => {
+    const totals = new Map<string, number>();
+    for (const n of nodes.filter((x: Node) => x.status === 'online'))
+      totals.set(n.domainId, (totals.get(n.domainId) ?? 0) + n.accelerators);
+    return totals;
+  }, [nodes]);
+}
+
+/** Accelerators in use of all a domain has: the API's figures when present, else its nodes' and reservations. */
+function AcceleratorBar({ d, online }: { d: Domain; online: ReadonlyMap<string, number> }) {
+  const total = d.capacity.accelerators?.total ?? online.get(d.domainId) ?? 0;
+  const used = d.capacity.accelerators?.allocated ?? d.reserved.accelerators;
+  if (total === 0 && used === 0) return <span className="muted bar-none">no accelerators</span>;
+  return (
+    <Bar used={used} total={total} label={`accelerators in use ${used} / ${total}`} testId="accelerators" />
+  );
+}
+
+function DomainRow({
+  node,
+  depth,
+  online,
+}: {
+  node: TreeNode;
+  depth: number;
+  online: ReadonlyMap<string, number>;
+}) {
   const d = node.domain;
   const cpuTotal = d.capacity.cpuCores.total;
   const memTotal = d.capacity.memoryBytes.total;
@@ -42,20 +73,24 @@ function DomainRow({ node, depth }: { node: TreeNode; depth: number }) {
           used={d.reserved.cpuMillis / 1000}
           total={cpuTotal}
           label={`CPU reserved ${cores(d.reserved.cpuMillis)} / ${cpuTotal} cores`}
+          testId="cpu-reserved"
         />
         <Bar
           used={cpuTotal - d.capacity.cpuCores.available}
           total={cpuTotal}
           label={`CPU busy ${(cpuTotal - d.capacity.cpuCores.available).toFixed(1)} / ${cpuTotal} cores`}
+          testId="cpu-busy"
         />
         <Bar
           used={d.reserved.memoryBytes}
           total={memTotal}
           label={`memory reserved ${bytes(d.reserved.memoryBytes)} / ${bytes(memTotal)}`}
+          testId="memory-reserved"
         />
+        <AcceleratorBar d={d} online={online} />
       </div>
       {node.children.map((c) => (
-        <DomainRow key={c.domain.domainId} node={c} depth={depth + 1} />
+        <DomainRow key={c.domain.domainId} node={c} depth={depth + 1} online={online} />
       ))}
     </>
   );
@@ -64,6 +99,7 @@ function DomainRow({ node, depth }: { node: TreeNode; depth: number }) {
 /** Overview: the domain tree with node counts and capacity bars. */
 export function Overview() {
   const domains = useLive(() => get<Domain[]>('/v1/domains'), ['domains'], []);
+  const accelerators = useOnlineAccelerators();
   const list = domains.data ?? [];
   const online = list.reduce((n, d) => n + d.nodes.online, 0);
   const offline = list.reduce((n, d) => n + d.nodes.offline, 0);
@@ -83,7 +119,7 @@ export function Overview() {
       {domains.error ? <p className="error">{domains.error}</p> : null}
       {!domains.data ? <p className="muted">loading…</p> : null}
       {tree(list).map((n) => (
-        <DomainRow key={n.domain.domainId} node={n} depth={0} />
+        <DomainRow key={n.domain.domainId} node={n} depth={0} online={accelerators} />
       ))}
     </section>
   );

@@ -1,9 +1,10 @@
-import { useState } from 'react';
-import { Instance, WorkloadItem, get } from '../api';
+import { ReactNode, useState } from 'react';
+import { Instance, WorkloadItem } from '../api';
 import { Column, VirtualRows } from '../components/VirtualRows';
 import { ago, short } from '../format';
-import { namespaceRooms, useApp, useLive, useNow } from '../live';
+import { namespaceRooms, useApp, useNow } from '../live';
 import { useNodes } from '../nodes-store';
+import { Gap, isGap, useWindowed } from '../windowed';
 
 /** Host name of a node (its short id until the node list has it). */
 export function useHostOf(): (nodeId: string | null) => string {
@@ -21,73 +22,90 @@ export function usePlacement(): (instances: Instance[]) => string {
   };
 }
 
-/** Workloads: every workload the token may see, newest first, live. */
-export function Workloads() {
-  const { session } = useApp();
-  const [status, setStatus] = useState('');
+const STATES = [
+  'pending',
+  'unschedulable',
+  'starting',
+  'running',
+  'stopping',
+  'completed',
+  'failed',
+  'lost',
+  'stopped',
+];
+
+type Row = WorkloadItem | Gap;
+
+/** A column that shows nothing on placeholder rows. */
+function column(title: string, width: string, render: (w: WorkloadItem) => ReactNode): Column<Row> {
+  return { title, width, render: (r) => (isGap(r) ? '' : render(r)) };
+}
+
+function useColumns(): Array<Column<Row>> {
   const now = useNow();
   const placement = usePlacement();
-  const list = useLive(
-    () =>
-      get<{ items: WorkloadItem[]; total: number }>(
-        `/v1/workloads?limit=1000${status ? `&status=${encodeURIComponent(status)}` : ''}`,
-      ),
-    namespaceRooms(session),
-    [status],
-    // a missed notification (e.g. one sent before the room was joined) is caught up by a slow poll
-    { accept: (c) => (c.workloads?.length ?? 0) > 0, pollMs: 3000 },
-  );
-  const rows = list.data?.items ?? [];
-  const columns: Array<Column<WorkloadItem>> = [
+  return [
     {
       title: 'name',
       width: 'minmax(140px, 1.2fr)',
-      render: (w) => (
-        <a href={`#/workloads/${w.workloadId}`} data-testid="workload-link">
-          {w.name}
-        </a>
-      ),
+      render: (w) =>
+        isGap(w) ? (
+          <span className="muted">…</span>
+        ) : (
+          <a href={`#/workloads/${w.workloadId}`} data-testid="workload-link">
+            {w.name}
+          </a>
+        ),
     },
-    { title: 'namespace', width: '120px', render: (w) => w.namespace },
-    {
-      title: 'state',
-      width: '120px',
-      render: (w) => (
-        <span className={`badge ${w.status}`} data-testid="workload-status">
-          {w.status}
-        </span>
-      ),
-    },
-    { title: 'replicas', width: '80px', render: (w) => w.replicas },
-    { title: 'placement', width: 'minmax(160px, 1.5fr)', render: (w) => placement(w.instances) },
-    { title: 'hops', width: '60px', render: (w) => w.hops },
-    { title: 'submitted', width: '110px', render: (w) => ago(w.submittedAt, now) },
+    column('namespace', '120px', (w) => w.namespace),
+    column('state', '120px', (w) => (
+      <span className={`badge ${w.status}`} data-testid="workload-status">
+        {w.status}
+      </span>
+    )),
+    column('replicas', '80px', (w) => w.replicas),
+    column('placement', 'minmax(160px, 1.5fr)', (w) => placement(w.instances)),
+    column('hops', '60px', (w) => w.hops),
+    column('submitted', '110px', (w) => ago(w.submittedAt, now)),
   ];
+}
+
+const rowKey = (r: Row): string => (isGap(r) ? `gap-${r.gap}` : r.workloadId);
+
+/** Workloads: every workload the token may see, newest first, live; fetched by the window in view. */
+export function Workloads() {
+  const { session } = useApp();
+  const columns = useColumns();
+  const [status, setStatus] = useState('');
+  const filter = status ? `&status=${encodeURIComponent(status)}` : '';
+  const list = useWindowed<WorkloadItem>(
+    (offset, limit) => `/v1/workloads?limit=${limit}&offset=${offset}${filter}`,
+    namespaceRooms(session),
+    status,
+    // a missed notification (e.g. one sent before the room was joined) is caught up by a slow poll
+    { accept: (c) => (c.workloads?.length ?? 0) > 0, pollMs: 3000 },
+  );
   return (
     <section>
       <h2>
-        Workloads <span className="muted">({list.data?.total ?? '…'})</span>
+        Workloads <span className="muted">({list.total ?? '…'})</span>
       </h2>
       <div className="filters">
         <select value={status} onChange={(e) => setStatus(e.target.value)}>
           <option value="">any state</option>
-          {[
-            'pending',
-            'unschedulable',
-            'starting',
-            'running',
-            'stopping',
-            'completed',
-            'failed',
-            'lost',
-            'stopped',
-          ].map((s) => (
+          {STATES.map((s) => (
             <option key={s}>{s}</option>
           ))}
         </select>
       </div>
       {list.error ? <p className="error">{list.error}</p> : null}
-      <VirtualRows rows={rows} columns={columns} rowKey={(w) => w.workloadId} testId="workloads-table" />
+      <VirtualRows
+        rows={list.rows}
+        columns={columns}
+        rowKey={rowKey}
+        testId="workloads-table"
+        onRange={list.onRange}
+      />
     </section>
   );
 }
