@@ -17,6 +17,7 @@ describeWithPostgres(
     let workloadId: string;
     let nodeB: string;
     let beforeNodes: string;
+    let afterNodes: string;
     beforeAll(async () => {
       h = await startHubHarness({ HCN_API_TOKENS: JSON.stringify(tokens), HCN_NODE_TTL_SECONDS: '600' });
       for (const [domainId, parentId, region, policy] of [
@@ -37,6 +38,8 @@ describeWithPostgres(
       nodeB = (
         await registerNode(h, { hostname: 'b1', domainId: 'site-b', cpuCores: 8, labels: { gpu: 'a100' } })
       ).nodeId;
+      await new Promise((r) => setTimeout(r, 20));
+      afterNodes = new Date().toISOString();
       const spec = processSpec({
         resources: { cpuMillis: 2000, memoryBytes: 4 * GiB },
         constraints: { labels: [{ key: 'gpu', op: '=', value: 'a100' }], preferDomains: ['site-a'] },
@@ -110,6 +113,82 @@ describeWithPostgres(
       expect([bad.status, bad.body.error.code]).toEqual([400, 'AUDIT.INSTANT_INVALID']);
       const quota = await h.request('GET', '/v1/audit/quotas/team-z');
       expect([quota.status, quota.body.error.code]).toEqual([404, 'AUDIT.QUOTA_NOT_FOUND']);
+    });
+
+    it("travels in time: a domain's member nodes, their status, capacity and reservations", async () => {
+      const domainAt = (id: string, at: string) =>
+        h.request('GET', `/v1/audit/domains/${id}?at=${encodeURIComponent(at)}`);
+      const empty = await domainAt('site-a', beforeNodes);
+      expect(empty.body).toMatchObject({
+        definition: { domainId: 'site-a' },
+        members: [],
+        nodes: { online: 0, offline: 0, draining: 0 },
+        capacity: { cpuMillis: 0, accelerators: 0 },
+      });
+      const siteA = await domainAt('site-a', afterNodes);
+      expect(siteA.status).toBe(200);
+      expect(siteA.body.members.map((m: any) => [m.hostname, m.status, m.draining]).sort()).toEqual([
+        ['a1', 'online', false],
+        ['a2', 'online', false],
+      ]);
+      expect(siteA.body).toMatchObject({
+        nodes: { online: 2, offline: 0, draining: 0 },
+        capacity: { cpuMillis: 65_000 },
+        reserved: { cpuMillis: 0 },
+      });
+      const at = new Date().toISOString();
+      const siteB = await domainAt('site-b', at);
+      const b1 = await h.request('GET', `/v1/audit/nodes/${nodeB}?at=${encodeURIComponent(at)}`);
+      expect(siteB.body.members.map((m: any) => m.nodeId)).toEqual([nodeB]);
+      expect(siteB.body.members[0]).toMatchObject({ status: 'online', reservations: b1.body.reservations });
+      expect(siteB.body).toMatchObject({ capacity: { cpuMillis: 8000 }, reserved: b1.body.reserved });
+      expect(siteB.body.reserved).toMatchObject({ cpuMillis: 2000, memoryBytes: 4 * GiB });
+      const unknown = await domainAt('site-z', at);
+      expect([unknown.status, unknown.body.error.code]).toEqual([404, 'AUDIT.DOMAIN_NOT_FOUND']);
+    });
+
+    it("travels in time: a quota's limits and usage between two changes and after", async () => {
+      const tick = () => new Promise((r) => setTimeout(r, 20));
+      expect((await h.request('PUT', '/v1/quotas/team-t', { limits: { cpuMillis: 4000 } })).status).toBe(200);
+      await tick();
+      const afterSet = new Date().toISOString();
+      await tick();
+      // Admitted (quota held) but placed nowhere: no node has the label, so the reports see no new placement.
+      const spec = processSpec({
+        namespace: 'team-t',
+        resources: { cpuMillis: 1000, memoryBytes: 1 },
+        constraints: { labels: [{ key: 'gpu', op: '=', value: 'h100' }] },
+      });
+      expect((await h.request('POST', '/v1/workloads', spec)).status).toBe(201);
+      await tick();
+      const afterHold = new Date().toISOString();
+      await tick();
+      expect((await h.request('PUT', '/v1/quotas/team-t', { limits: { cpuMillis: 500 } })).status).toBe(200);
+      const quotaAt = (at: string) =>
+        h.request('GET', `/v1/audit/quotas/team-t?at=${encodeURIComponent(at)}`);
+      const first = await quotaAt(afterSet);
+      expect(first.status).toBe(200);
+      expect(first.body).toMatchObject({
+        limits: { cpuMillis: 4000 },
+        used: { cpuMillis: 0 },
+        overLimits: [],
+      });
+      expect(first.body.eventsApplied).toBe(1);
+      const held = await quotaAt(afterHold);
+      expect(held.body).toMatchObject({
+        limits: { cpuMillis: 4000 },
+        used: { cpuMillis: 1000, workloads: 1 },
+        overLimits: [],
+        eventsApplied: 2,
+      });
+      expect(Object.keys(held.body.held)).toHaveLength(1);
+      const after = await h.request('GET', '/v1/audit/quotas/team-t');
+      expect(after.body).toMatchObject({
+        limits: { cpuMillis: 500 },
+        used: { cpuMillis: 1000 },
+        overLimits: ['cpuMillis: 1000 > limit 500'],
+        lastEvent: { type: 'QuotaSet' },
+      });
     });
 
     it('reports the period deterministically as JSON, CSV and HTML', async () => {

@@ -15,6 +15,7 @@ import { Visible, buildReport } from '../reports/build-report';
 import type { Period } from '../reports/period';
 import type { ComplianceReport } from '../reports/report.model';
 import { DomainAsOf, NodeAsOf, QuotaAsOf, domainAsOf, nodeAsOf, quotaAsOf } from '../time-travel/time-travel';
+import { NODE_STREAM_PREFIX, NodesAt } from '../time-travel/nodes-at';
 import { ScanProgress, scanLog } from './scan';
 
 /** Reads a workload's stream; AUDIT.WORKLOAD_NOT_FOUND when it holds no submission. */
@@ -70,10 +71,24 @@ export async function nodeAt(store: EventStore, nodeId: string, atMs: number): P
   return nodeAsOf(nodeId, await streamOrNotFound(store, nodeStream(nodeId), 'AUDIT.NODE_NOT_FOUND'), atMs);
 }
 
-/** A domain as of an instant (AUDIT.DOMAIN_NOT_FOUND for a domain never defined). */
+/**
+ * A domain as of an instant: its stream and every node stream replayed from the log (AUDIT.DOMAIN_NOT_FOUND for a
+ * domain never defined that no node ever registered into).
+ */
 export async function domainAt(store: EventStore, domainId: string, atMs: number): Promise<DomainAsOf> {
-  const events = await streamOrNotFound(store, domainStream(domainId), 'AUDIT.DOMAIN_NOT_FOUND');
-  return domainAsOf(domainId, events, atMs);
+  const nodes = new NodesAt(atMs);
+  const [events] = await Promise.all([
+    store.readStream(domainStream(domainId)),
+    scanLog(store, (e) => nodes.accept(e), {
+      filter: { kind: 'streamPrefix', prefixes: [NODE_STREAM_PREFIX] },
+    }),
+  ]);
+  if (events.length === 0 && !nodes.everHad(domainId)) {
+    throw new AuditError('AUDIT.DOMAIN_NOT_FOUND', `${domainStream(domainId)} is not in the log`, {
+      domainId,
+    });
+  }
+  return domainAsOf(domainId, events, nodes);
 }
 
 /** A namespace's quota as of an instant (AUDIT.QUOTA_NOT_FOUND when it never had a quota stream). */

@@ -3,44 +3,17 @@ import {
   NodeState,
   QuotaState,
   domainDecider,
-  foldRecorded,
   nodeCapacity,
   nodeDecider,
   nodeReserved,
   quotaDecider,
   quotaUsed,
 } from '@hcn/domain';
-import { eventRef } from '../chain/event-ref';
-import type { EventRef } from '../chain/chain.model';
+import type { DomainMember, NodesAt } from './nodes-at';
+import { AsOf, streamAt } from './stream-at';
 
-/** The part of a stream that had happened by an instant (occurredAt ≤ at; the stream's order is kept). */
-export function prefixAt<E extends RecordedEvent>(events: readonly E[], atMs: number): E[] {
-  const end = events.findIndex((e) => Date.parse(e.metadata.occurredAt) > atMs);
-  return end < 0 ? [...events] : events.slice(0, end);
-}
-
-/** Common part of every "as of" answer. */
-interface AsOf {
-  readonly at: string;
-  /** Events of the stream folded (those that happened by `at`). */
-  readonly eventsApplied: number;
-  readonly eventsTotal: number;
-  readonly lastEvent: EventRef | null;
-}
-
-function asOf(all: readonly RecordedEvent[], applied: readonly RecordedEvent[], atMs: number): AsOf {
-  const last = applied[applied.length - 1];
-  return {
-    at: new Date(atMs).toISOString(),
-    eventsApplied: applied.length,
-    eventsTotal: all.length,
-    lastEvent: last ? eventRef(last) : null,
-  };
-}
-
-/** A node as of an instant. */
-export interface NodeAsOf extends AsOf {
-  readonly nodeId: string;
+/** What a node's state shows of it (its own answer and a domain's members share it). */
+export interface NodeView {
   readonly status: NodeState['status'];
   readonly draining: boolean;
   readonly stopRequested: boolean;
@@ -52,13 +25,9 @@ export interface NodeAsOf extends AsOf {
   readonly reservations: Readonly<Record<string, ResourceAmounts>>;
 }
 
-/** Replays `node-<id>` up to `atMs` with the node decider's evolve. */
-export function nodeAsOf(nodeId: string, events: readonly RecordedEvent[], atMs: number): NodeAsOf {
-  const applied = prefixAt(events, atMs);
-  const state = foldRecorded(nodeDecider, applied);
+/** The view of a node state folded with the node decider's evolve. */
+export function nodeView(state: NodeState): NodeView {
   return {
-    nodeId,
-    ...asOf(events, applied, atMs),
     status: state.status,
     draining: state.draining,
     stopRequested: state.stopRequested,
@@ -71,20 +40,34 @@ export function nodeAsOf(nodeId: string, events: readonly RecordedEvent[], atMs:
   };
 }
 
-/** A domain's definition as of an instant (null before it was defined). */
+/** A node as of an instant. */
+export interface NodeAsOf extends AsOf, NodeView {
+  readonly nodeId: string;
+}
+
+/** Replays `node-<id>` up to `atMs` with the node decider's evolve. */
+export function nodeAsOf(nodeId: string, events: readonly RecordedEvent[], atMs: number): NodeAsOf {
+  const fold = streamAt(nodeDecider, events, atMs);
+  return { nodeId, ...fold.asOf(), ...nodeView(fold.state) };
+}
+
+/** A domain as of an instant: its definition (null before it was defined) and its member nodes then. */
 export interface DomainAsOf extends AsOf {
   readonly domainId: string;
   readonly definition: DomainDefinition | null;
+  /** Nodes registered into the domain by then and not deregistered (or re-registered elsewhere), by node id. */
+  readonly members: DomainMember[];
+  /** Members online and offline then, and those of them draining. */
+  readonly nodes: { readonly online: number; readonly offline: number; readonly draining: number };
+  /** Capacity of the members then (online and offline), and what was reserved on them. */
+  readonly capacity: ResourceAmounts;
+  readonly reserved: ResourceAmounts;
 }
 
-/** Replays `domain-<id>` up to `atMs` with the domain decider's evolve. */
-export function domainAsOf(domainId: string, events: readonly RecordedEvent[], atMs: number): DomainAsOf {
-  const applied = prefixAt(events, atMs);
-  return {
-    domainId,
-    ...asOf(events, applied, atMs),
-    definition: foldRecorded(domainDecider, applied).definition,
-  };
+/** Replays `domain-<id>` with the domain decider's evolve, and takes its members from the node streams' fold. */
+export function domainAsOf(domainId: string, events: readonly RecordedEvent[], nodes: NodesAt): DomainAsOf {
+  const fold = streamAt(domainDecider, events, nodes.atMs);
+  return { domainId, ...fold.asOf(), definition: fold.state.definition, ...nodes.domain(domainId) };
 }
 
 /** A namespace's quota as of an instant. */
@@ -99,12 +82,12 @@ export interface QuotaAsOf extends AsOf {
 
 /** Replays `quota-<namespace>` up to `atMs` with the quota decider's evolve. */
 export function quotaAsOf(namespace: string, events: readonly RecordedEvent[], atMs: number): QuotaAsOf {
-  const applied = prefixAt(events, atMs);
-  const state = foldRecorded(quotaDecider, applied);
+  const fold = streamAt(quotaDecider, events, atMs);
+  const state = fold.state;
   const used = quotaUsed(state);
   return {
     namespace,
-    ...asOf(events, applied, atMs),
+    ...fold.asOf(),
     limits: state.limits,
     used,
     held: state.held,

@@ -1,5 +1,6 @@
 import { LogBuilder } from '../testing/recorded';
 import { parseInstant } from './instant';
+import { NodesAt } from './nodes-at';
 import { domainAsOf, nodeAsOf, quotaAsOf } from './time-travel';
 
 const N = '33333333-3333-4333-8333-333333333333';
@@ -41,7 +42,8 @@ describe('time travel', () => {
     [2, 'eu'],
     [4, 'us'],
   ])('a domain at %i h has region %s', (hour, region) => {
-    expect(domainAsOf('site', log.stream('domain-site'), ms(hour)).definition?.region ?? null).toBe(region);
+    const domain = domainAsOf('site', log.stream('domain-site'), new NodesAt(ms(hour)));
+    expect(domain.definition?.region ?? null).toBe(region);
   });
 
   it.each([

@@ -36,7 +36,10 @@ export class AuditTimeTravelController {
   }
 
   @Get('domains/:id')
-  @ApiOperation({ summary: "A domain's definition as of ?at=ISO (default now)" })
+  @ApiOperation({
+    summary:
+      'A domain as of ?at=ISO (default now): definition, member nodes and their status, counts, capacity, reserved',
+  })
   domain(@Param('id') id: string, @Query('at') at: unknown) {
     const atMs = this.instant(at);
     return domainAt(this.store, parseBody(name, id, 'AUDIT.DOMAIN_ID'), atMs);
