@@ -46,6 +46,7 @@ import { ChangeFeedGateway } from './gateway/change-feed.gateway';
 import { SessionController } from './gateway/session.controller';
 import { DelegationsController } from './queries/delegations.controller';
 import { DevicesController } from './queries/devices.controller';
+import { AllocationsController } from './queries/allocations.controller';
 
 /** What the hub module is built from: adapters are chosen by the caller (embedded or distributed). */
 export interface HubDependencies {
@@ -89,6 +90,7 @@ export class HubModule {
         SessionController,
         DelegationsController,
         DevicesController,
+        AllocationsController,
       ],
       providers: [
         { provide: HUB_CONFIG, useValue: deps.config },

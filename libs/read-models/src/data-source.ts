@@ -12,6 +12,7 @@ import { DeviceState1763773100000 } from './migrations/1763773100000-device-stat
 import { QuotaDeviceAmounts1763773000000 } from './migrations/1763773000000-quota-device-amounts';
 import { ReservationDevices1763773200000 } from './migrations/1763773200000-reservation-devices';
 import { DeviceRegistrations1763773500000 } from './migrations/1763773500000-device-registrations';
+import { DomainAllocatable1763773600000 } from './migrations/1763773600000-domain-allocatable';
 import { AllocationStateRow } from './allocation-state.entity';
 import { DomainSummaryRow } from './domain-summary.entity';
 import { NodeReservationRow } from './node-reservation.entity';
@@ -47,6 +48,7 @@ export const READ_MODEL_MIGRATIONS = [
   DeviceState1763773100000,
   ReservationDevices1763773200000,
   DeviceRegistrations1763773500000,
+  DomainAllocatable1763773600000,
 ];
 
 const MIGRATION_LOCK = 4_711_002;

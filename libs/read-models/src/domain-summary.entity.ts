@@ -49,6 +49,22 @@ export class DomainSummaryRow {
   @Column({ type: 'int', name: 'reserved_accelerators' })
   reservedAccelerators!: number;
 
+  /** CPU of the domain's nodes that are not deregistered, in millis (cpu_cores_total x 1000). */
+  @Column({ type: 'bigint', name: 'cpu_millis_total' })
+  cpuMillisTotal!: string;
+
+  /** What online, not draining nodes have left after their reservations (never below zero per node). */
+  @Column({ type: 'bigint', name: 'cpu_millis_allocatable' })
+  cpuMillisAllocatable!: string;
+
+  /** Memory online, not draining nodes have left after their reservations. */
+  @Column({ type: 'bigint', name: 'memory_bytes_allocatable' })
+  memoryBytesAllocatable!: string;
+
+  /** Accelerators online, not draining nodes have left after their reservations. */
+  @Column({ type: 'int', name: 'accelerators_allocatable' })
+  acceleratorsAllocatable!: number;
+
   /** True once a DomainDefined was applied; the columns below are null (labels empty) before. */
   @Column({ type: 'boolean' })
   defined!: boolean;

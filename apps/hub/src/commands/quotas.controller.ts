@@ -1,17 +1,25 @@
 import { namespaceSchema, quotaLimitsSchema, quotaStream, z } from '@hcn/contracts';
 import { foldRecorded, quotaDecider, quotaUsed } from '@hcn/domain';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
-import { Body, Controller, Get, Inject, Param, Put } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Put, Query, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequireRole } from '../auth/auth.guard';
 import { CurrentPrincipal } from '../auth/current-principal';
 import { Principal, requireNamespace, visibleNamespaces } from '../auth/principal';
-import { listQuotaUsage } from '../queries/quotas.query';
+import type { Response } from 'express';
+import { ApiQueries, sortAndPageDocs, totalCountHeader } from '../queries/list-query';
+import { QUOTA_SORTS, listQuotaUsage, listQuotasQuerySchema } from '../queries/quotas.query';
 import { READ_MODELS } from '../tokens';
 import type { DataSource } from 'typeorm';
 import { parseBody } from '../common/parse-body';
 import { SetQuotaCommand } from './set-quota/set-quota.command';
+
+const listParams: Array<[string, string]> = [
+  ['namespace', 'only these namespaces (repeatable; within the token scope)'],
+  ['prefix', 'namespaces whose name starts with this'],
+  ...sortAndPageDocs(QUOTA_SORTS, 'asc', '1..1000; default: every namespace (X-Total-Count has the count)'),
+];
 
 const quotaBodySchema = z.object({ limits: quotaLimitsSchema }).strict();
 
@@ -39,9 +47,19 @@ export class QuotasController {
 
   @Get()
   @RequireRole('viewer')
-  @ApiOperation({ summary: 'Limits and usage of every namespace the token may see (read model)' })
-  list(@CurrentPrincipal() principal: Principal) {
-    return listQuotaUsage(this.db, visibleNamespaces(principal));
+  @ApiOperation({
+    summary:
+      'Limits and usage of the namespaces the token may see (read model; filters, sort, pagination); ' +
+      'a bare array, the count of matches in X-Total-Count',
+  })
+  @ApiQueries(listParams)
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: unknown,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const parsed = parseBody(listQuotasQuerySchema, query, 'QUOTAS.QUERY');
+    return totalCountHeader(res, await listQuotaUsage(this.db, visibleNamespaces(principal), parsed));
   }
 
   @Get(':namespace')

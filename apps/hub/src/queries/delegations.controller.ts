@@ -1,12 +1,13 @@
-import { Controller, Get, Inject, Query, applyDecorators } from '@nestjs/common';
-import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Inject, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { DataSource } from 'typeorm';
 import { RequireRole } from '../auth/auth.guard';
 import { CurrentPrincipal } from '../auth/current-principal';
 import { Principal, visibleNamespaces } from '../auth/principal';
 import { parseBody } from '../common/parse-body';
 import { READ_MODELS } from '../tokens';
-import { listDelegations, listDelegationsQuerySchema } from './delegations.query';
+import { ApiQueries, sortAndPageDocs } from './list-query';
+import { DELEGATION_SORTS, listDelegations, listDelegationsQuerySchema } from './delegations.query';
 
 const filters: Array<[string, string]> = [
   ['workloadId', 'one workload (uuid)'],
@@ -17,10 +18,7 @@ const filters: Array<[string, string]> = [
   ['reason', 'a rejection reason (e.g. INSUFFICIENT_CPU)'],
   ['since', 'recorded at or after (ISO 8601)'],
   ['until', 'recorded before (ISO 8601)'],
-  ['sort', 'recordedAt (default) | filtered | considered'],
-  ['order', 'desc (default) | asc'],
-  ['limit', '1..1000, default 100'],
-  ['offset', 'default 0'],
+  ...sortAndPageDocs(DELEGATION_SORTS, 'desc'),
 ];
 
 /** Delegation steps across workloads (the delegation_hops read model). */
@@ -35,7 +33,7 @@ export class DelegationsController {
     summary:
       'Scheduling steps (hops, rejections, placements, unschedulable verdicts) of the visible namespaces',
   })
-  @applyDecorators(...filters.map(([name, description]) => ApiQuery({ name, required: false, description })))
+  @ApiQueries(filters)
   list(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
     const parsed = parseBody(listDelegationsQuerySchema, query, 'DELEGATIONS.QUERY');
     return listDelegations(this.db, { ...parsed, namespaces: visibleNamespaces(principal) });

@@ -1,13 +1,12 @@
 import { namespaceSchema, z } from '@hcn/contracts';
 import type { DataSource } from 'typeorm';
+import { Conditions, limitOffset, orderBy, pageShape, repeatable, sortShape } from './list-query';
 import type { NamespaceScope } from './workloads.query';
 
 const STEP_TYPES = ['delegated', 'rejected', 'placed', 'unschedulable'] as const;
-const repeatable = <T extends z.ZodTypeAny>(item: T) =>
-  z
-    .union([item, z.array(item).max(20)])
-    .optional()
-    .transform((v) => (v === undefined ? [] : ([v].flat() as Array<z.output<T>>)));
+
+/** Sort fields of `GET /v1/delegations`, the default first. */
+export const DELEGATION_SORTS = ['recordedAt', 'filtered', 'considered'] as const;
 
 /** Query parameters of `GET /v1/delegations` (the caller's namespaces come from its token). */
 export const listDelegationsQuerySchema = z
@@ -24,10 +23,8 @@ export const listDelegationsQuerySchema = z
     reason: z.string().max(64).optional(),
     since: z.string().datetime({ offset: true }).optional(),
     until: z.string().datetime({ offset: true }).optional(),
-    sort: z.enum(['recordedAt', 'filtered', 'considered']).default('recordedAt'),
-    order: z.enum(['asc', 'desc']).default('desc'),
-    limit: z.coerce.number().int().min(1).max(1000).default(100),
-    offset: z.coerce.number().int().min(0).default(0),
+    ...sortShape(DELEGATION_SORTS, 'recordedAt', 'desc'),
+    ...pageShape,
   })
   .strict();
 
@@ -60,30 +57,23 @@ export async function listDelegations(
   db: DataSource,
   query: z.output<typeof listDelegationsQuerySchema> & { namespaces: NamespaceScope },
 ): Promise<{ items: DelegationStepView[]; total: number; limit: number; offset: number }> {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  const add = (sql: string, value: unknown): void => {
-    params.push(value);
-    where.push(sql.replaceAll('?', `$${params.length}`));
-  };
-  if (query.namespaces !== '*') add('namespace = ANY(?::text[])', query.namespaces);
-  if (query.namespace) add('namespace = ?', query.namespace);
-  if (query.workloadId) add('workload_id = ?', query.workloadId);
-  if (query.type.length > 0) add('type = ANY(?::text[])', query.type);
-  if (query.scope) add('scope = ?', query.scope);
-  if (query.target) add('target = ?', query.target);
-  if (query.reason) add(`(reason = ? OR ? = ANY(string_to_array(reason, ',')))`, query.reason);
-  if (query.since) add('recorded_at >= ?', query.since);
-  if (query.until) add('recorded_at < ?', query.until);
-  const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-  const direction = query.order === 'asc' ? 'ASC' : 'DESC';
+  const c = new Conditions();
+  if (query.namespaces !== '*') c.add('namespace = ANY(?::text[])', query.namespaces);
+  if (query.namespace) c.add('namespace = ?', query.namespace);
+  if (query.workloadId) c.add('workload_id = ?', query.workloadId);
+  if (query.type.length > 0) c.add('type = ANY(?::text[])', query.type);
+  if (query.scope) c.add('scope = ?', query.scope);
+  if (query.target) c.add('target = ?', query.target);
+  if (query.reason) c.add(`(reason = ? OR ? = ANY(string_to_array(reason, ',')))`, query.reason);
+  if (query.since) c.add('recorded_at >= ?', query.since);
+  if (query.until) c.add('recorded_at < ?', query.until);
   const [rows, count] = await Promise.all([
     db.query(
-      `SELECT * FROM delegation_hops ${clause}
-       ORDER BY ${SORT[query.sort]} ${direction}, workload_id, revision LIMIT ${query.limit} OFFSET ${query.offset}`,
-      params,
+      `SELECT * FROM delegation_hops ${c.clause()}
+       ORDER BY ${orderBy(SORT[query.sort], query.order, 'workload_id', 'revision')} ${limitOffset(query)}`,
+      c.params,
     ),
-    db.query(`SELECT count(*)::int AS n FROM delegation_hops ${clause}`, params),
+    db.query(`SELECT count(*)::int AS n FROM delegation_hops ${c.clause()}`, c.params),
   ]);
   return {
     items: (rows as Row[]).map((r) => ({

@@ -1,5 +1,9 @@
 import { acceleratorVendorSchema, z } from '@hcn/contracts';
 import type { DataSource } from 'typeorm';
+import { Conditions, limitOffset, orderBy, pageShape, sortShape } from './list-query';
+
+/** Sort fields of `GET /v1/devices`, the default first. */
+export const DEVICE_SORTS = ['hostname', 'utilization', 'memoryUsed', 'health', 'temperature'] as const;
 
 /** Query parameters of `GET /v1/devices`. */
 export const listDevicesQuerySchema = z
@@ -12,10 +16,8 @@ export const listDevicesQuerySchema = z
     maxHealth: z.coerce.number().int().min(0).max(100).optional(),
     /** Devices at least this busy (0-1). */
     minUtilization: z.coerce.number().min(0).max(1).optional(),
-    sort: z.enum(['hostname', 'utilization', 'memoryUsed', 'health', 'temperature']).default('hostname'),
-    order: z.enum(['asc', 'desc']).default('asc'),
-    limit: z.coerce.number().int().min(1).max(1000).default(100),
-    offset: z.coerce.number().int().min(0).default(0),
+    ...sortShape(DEVICE_SORTS, 'hostname'),
+    ...pageShape,
   })
   .strict();
 
@@ -52,30 +54,21 @@ export async function listDevices(
   db: DataSource,
   query: z.output<typeof listDevicesQuerySchema>,
 ): Promise<{ items: DeviceView[]; total: number; limit: number; offset: number }> {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  const add = (sql: string, value: unknown): void => {
-    params.push(value);
-    where.push(sql.replace('?', `$${params.length}`));
-  };
-  if (query.nodeId) add('d.node_id = ?', query.nodeId);
-  if (query.domain) add('n.domain_id = ?', query.domain);
-  if (query.vendor) add('d.vendor = ?', query.vendor);
-  if (query.model) add('d.model = ?', query.model);
-  if (query.maxHealth !== undefined) add('d.health <= ?', query.maxHealth);
-  if (query.minUtilization !== undefined) add('d.utilization >= ?', query.minUtilization);
-  const from = `FROM device_state d JOIN node_state n ON n.node_id = d.node_id ${
-    where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''
-  }`;
-  const direction = query.order === 'asc' ? 'ASC' : 'DESC';
+  const c = new Conditions();
+  if (query.nodeId) c.add('d.node_id = ?', query.nodeId);
+  if (query.domain) c.add('n.domain_id = ?', query.domain);
+  if (query.vendor) c.add('d.vendor = ?', query.vendor);
+  if (query.model) c.add('d.model = ?', query.model);
+  if (query.maxHealth !== undefined) c.add('d.health <= ?', query.maxHealth);
+  if (query.minUtilization !== undefined) c.add('d.utilization >= ?', query.minUtilization);
+  const from = `FROM device_state d JOIN node_state n ON n.node_id = d.node_id ${c.clause()}`;
   const [rows, count] = await Promise.all([
     db.query(
       `SELECT d.*, n.hostname, n.domain_id, n.status AS node_status ${from}
-       ORDER BY ${SORT[query.sort]} ${direction} NULLS LAST, d.node_id, d.vendor, d.index
-       LIMIT ${query.limit} OFFSET ${query.offset}`,
-      params,
+       ORDER BY ${orderBy(SORT[query.sort], query.order, 'd.node_id', 'd.vendor', 'd.index')} ${limitOffset(query)}`,
+      c.params,
     ),
-    db.query(`SELECT count(*)::int AS n ${from}`, params),
+    db.query(`SELECT count(*)::int AS n ${from}`, c.params),
   ]);
   return {
     items: (rows as Row[]).map((r) => ({

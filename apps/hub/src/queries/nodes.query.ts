@@ -1,26 +1,20 @@
 import { AcceleratorDevice, DeviceAllocationState, HcnError, z } from '@hcn/contracts';
 import type { DataSource } from 'typeorm';
+import { Conditions, limitOffset, orderBy, pageShape, repeatable, sortShape } from './list-query';
+
+/** Sort fields of `GET /v1/nodes`, the default first. */
+export const NODE_SORTS = ['hostname', 'lastSeenAt', 'registeredAt', 'cpuUsage'] as const;
 
 /** Query parameters of `GET /v1/nodes`. */
 export const listNodesQuerySchema = z
   .object({
     /** Only these nodes (repeatable; the dashboard refetches the rows the change feed names). */
-    id: z
-      .union([z.string(), z.array(z.string())])
-      .optional()
-      .transform((v) => (v === undefined ? [] : [v].flat()))
-      .pipe(z.array(z.string().uuid()).max(1000)),
+    id: repeatable(z.string().uuid(), 1000),
     domain: z.string().max(63).optional(),
     status: z.enum(['online', 'offline', 'deregistered']).optional(),
-    label: z
-      .union([z.string(), z.array(z.string())])
-      .optional()
-      .transform((v) => (v === undefined ? [] : [v].flat()))
-      .pipe(z.array(z.string().regex(/^[^=]+=.*$/, 'label filters look like key=value'))),
-    sort: z.enum(['hostname', 'lastSeenAt', 'registeredAt', 'cpuUsage']).default('hostname'),
-    order: z.enum(['asc', 'desc']).default('asc'),
-    limit: z.coerce.number().int().min(1).max(1000).default(100),
-    offset: z.coerce.number().int().min(0).default(0),
+    label: repeatable(z.string().regex(/^[^=]+=.*$/, 'label filters look like key=value'), 100),
+    ...sortShape(NODE_SORTS, 'hostname'),
+    ...pageShape,
   })
   .strict();
 
@@ -151,27 +145,21 @@ export async function listNodes(
   db: DataSource,
   query: z.output<typeof listNodesQuerySchema>,
 ): Promise<{ items: NodeView[]; total: number; limit: number; offset: number }> {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  const add = (sql: string, value: unknown): void => {
-    params.push(value);
-    where.push(sql.replace('?', `$${params.length}`));
-  };
-  if (query.id.length > 0) add('node_id = ANY(?::uuid[])', query.id);
-  if (query.domain) add('domain_id = ?', query.domain);
-  if (query.status) add('status = ?', query.status);
+  const c = new Conditions();
+  if (query.id.length > 0) c.add('node_id = ANY(?::uuid[])', query.id);
+  if (query.domain) c.add('domain_id = ?', query.domain);
+  if (query.status) c.add('status = ?', query.status);
   for (const label of query.label) {
     const [key, ...rest] = label.split('=');
-    add('labels @> ?::jsonb', JSON.stringify({ [key]: rest.join('=') }));
+    c.add('labels @> ?::jsonb', JSON.stringify({ [key]: rest.join('=') }));
   }
-  const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-  const order = `${SORT_COLUMNS[query.sort]} ${query.order === 'asc' ? 'ASC' : 'DESC'} NULLS LAST, node_id`;
   const [rows, count] = await Promise.all([
     db.query(
-      `SELECT * FROM node_state ${clause} ORDER BY ${order} LIMIT ${query.limit} OFFSET ${query.offset}`,
-      params,
+      `SELECT * FROM node_state ${c.clause()} ORDER BY ${orderBy(SORT_COLUMNS[query.sort], query.order, 'node_id')}
+       ${limitOffset(query)}`,
+      c.params,
     ),
-    db.query(`SELECT count(*)::int AS n FROM node_state ${clause}`, params),
+    db.query(`SELECT count(*)::int AS n FROM node_state ${c.clause()}`, c.params),
   ]);
   return {
     items: await toViews(db, rows as Row[]),
@@ -186,32 +174,4 @@ export async function getNode(db: DataSource, nodeId: string): Promise<NodeView>
   const rows: Row[] = await db.query('SELECT * FROM node_state WHERE node_id = $1', [nodeId]);
   if (rows.length === 0) throw new HcnError('NODE.NOT_FOUND', `Node ${nodeId} is not known`, { nodeId });
   return (await toViews(db, rows))[0];
-}
-
-/** Domain summaries from the domain_summary read model. */
-export async function listDomains(db: DataSource): Promise<unknown[]> {
-  const rows: Row[] = await db.query('SELECT * FROM domain_summary ORDER BY domain_id');
-  return rows.map((r) => ({
-    domainId: r.domain_id,
-    nodes: { online: r.nodes_online, offline: r.nodes_offline, draining: r.nodes_draining },
-    capacity: {
-      cpuCores: { total: r.cpu_cores_total, available: Number(r.cpu_cores_available) },
-      memoryBytes: { total: Number(r.memory_bytes_total), available: Number(r.memory_bytes_available) },
-    },
-    resourceTags: r.resource_tags,
-    reserved: {
-      cpuMillis: Number(r.reserved_cpu_millis ?? 0),
-      memoryBytes: Number(r.reserved_memory_bytes ?? 0),
-      accelerators: Number(r.reserved_accelerators ?? 0),
-    },
-    definition: r.defined
-      ? {
-          parentId: r.parent_id,
-          region: r.region,
-          labels: r.labels,
-          policy: r.policy,
-          headNodeId: r.head_node_id,
-        }
-      : null,
-  }));
 }

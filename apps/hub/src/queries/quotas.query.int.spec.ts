@@ -2,7 +2,7 @@ import { ValidationError } from '@hcn/contracts';
 import { QuotaUsageRow, openReadModels } from '@hcn/read-models';
 import { TestDatabase, createTestDatabase, describeWithPostgres } from '@hcn/testing';
 import type { DataSource } from 'typeorm';
-import { listQuotaUsage, quotaUsage } from './quotas.query';
+import { listQuotaUsage, listQuotasQuerySchema, quotaUsage } from './quotas.query';
 
 const AT = new Date(Date.UTC(2026, 10, 22));
 
@@ -90,12 +90,41 @@ describeWithPostgres('quota queries (real PostgreSQL)', () => {
   });
 
   it('lists the given namespaces by name, or every namespace with quota events', async () => {
-    expect((await listQuotaUsage(db, ['team-z', 'team-a', 'team-a'])).map((q) => q.namespace)).toEqual([
+    const names = async (...args: Parameters<typeof listQuotaUsage>) =>
+      (await listQuotaUsage(...args)).items.map((q) => q.namespace);
+    expect(await names(db, ['team-z', 'team-a', 'team-a'])).toEqual(['team-a', 'team-z']);
+    expect(await names(db, '*')).toEqual(['team-a', 'team-b']);
+    expect(await listQuotaUsage(db, [])).toEqual({ items: [], total: 0 });
+  });
+
+  it('filters by namespace and prefix, sorts by name or usage ratio (unlimited last), pages', async () => {
+    const scope = ['team-b', 'team-a', 'team-z'];
+    const q = (query: Record<string, unknown>) => listQuotasQuerySchema.parse(query);
+    const names = async (...args: Parameters<typeof listQuotaUsage>) =>
+      (await listQuotaUsage(...args)).items.map((v) => v.namespace);
+    expect(await names(db, scope, q({ sort: 'cpuUsage', order: 'desc' }))).toEqual([
       'team-a',
+      'team-b',
       'team-z',
     ]);
-    expect((await listQuotaUsage(db, '*')).map((q) => q.namespace)).toEqual(['team-a', 'team-b']);
-    expect(await listQuotaUsage(db, [])).toEqual([]);
+    expect(await names(db, scope, q({ sort: 'namespace', order: 'desc' }))).toEqual([
+      'team-z',
+      'team-b',
+      'team-a',
+    ]);
+    expect(await names(db, scope, q({ prefix: 'team-b' }))).toEqual(['team-b']);
+    expect(await names(db, '*', q({ namespace: ['team-a', 'team-q'] }))).toEqual(['team-a']);
+    const page = await listQuotaUsage(db, scope, q({ limit: '1', offset: '1' }));
+    expect([page.items.map((v) => v.namespace), page.total]).toEqual([['team-b'], 3]);
+    expect(page.items[0].remaining.cpuMillis).toBeNull();
+    for (const bad of [
+      { sort: 'used' },
+      { order: 'up' },
+      { limit: '0' },
+      { offset: '-1' },
+      { prefix: 'A B' },
+    ])
+      expect(listQuotasQuerySchema.safeParse(bad).success).toBe(false);
   });
 
   it('rejects bad namespaces with QUOTAS.* validation errors', async () => {

@@ -1,6 +1,46 @@
-import { QuotaLimits, namespaceSchema, parseOrThrow } from '@hcn/contracts';
+import { QuotaLimits, namespaceSchema, parseOrThrow, z } from '@hcn/contracts';
 import type { DataSource } from 'typeorm';
+import { Conditions, limitOffset, optionalPageShape, orderBy, repeatable, sortShape } from './list-query';
 import { NamespaceScope, namespaceScopeSchema } from './workloads.query';
+
+/** Sort fields of `GET /v1/quotas`, the default first (usage sorts are used / limit; unlimited ones last). */
+export const QUOTA_SORTS = [
+  'namespace',
+  'updatedAt',
+  'cpuUsage',
+  'memoryUsage',
+  'acceleratorsUsage',
+  'workloadsUsage',
+] as const;
+
+const ratio = (used: string, limit: string): string =>
+  `(coalesce(${used}, 0)::float8 / NULLIF((limits->>'${limit}')::float8, 0))`;
+const SORT = {
+  namespace: 'namespace',
+  updatedAt: 'updated_at',
+  cpuUsage: ratio('used_cpu_millis', 'cpuMillis'),
+  memoryUsage: ratio('used_memory_bytes', 'memoryBytes'),
+  acceleratorsUsage: ratio('used_accelerators', 'accelerators'),
+  workloadsUsage: ratio('used_workloads', 'workloads'),
+} as const;
+
+/** Query parameters of `GET /v1/quotas` (the caller's namespaces come from its token; without a limit, all). */
+export const listQuotasQuerySchema = z
+  .object({
+    /** Only these namespaces (repeatable). */
+    namespace: repeatable(namespaceSchema, 1000),
+    /** Namespaces whose name starts with this. */
+    prefix: z
+      .string()
+      .regex(/^[a-z0-9-]{1,63}$/, 'a namespace prefix: a-z, 0-9, dashes')
+      .optional(),
+    ...sortShape(QUOTA_SORTS, 'namespace'),
+    ...optionalPageShape,
+  })
+  .strict();
+
+/** Parsed `GET /v1/quotas` parameters. */
+export type ListQuotasQuery = z.output<typeof listQuotasQuerySchema>;
 
 /** Path parameter naming a namespace whose quota is read. */
 export const quotaNamespaceParamSchema = namespaceSchema;
@@ -67,16 +107,29 @@ export async function quotaUsage(db: DataSource, namespace: string): Promise<Quo
 }
 
 /**
- * Limits and usage of the given namespaces, by name; with `'*'` every namespace that has quota events. A listed
- * namespace without any shows as unlimited and unused.
+ * Limits and usage of the given namespaces (by name unless sorted otherwise), with the count of matches; with `'*'`
+ * every namespace that has quota events. A listed namespace without any shows as unlimited and unused.
  */
-export async function listQuotaUsage(db: DataSource, namespaces: NamespaceScope): Promise<QuotaUsageView[]> {
+export async function listQuotaUsage(
+  db: DataSource,
+  namespaces: NamespaceScope,
+  query: ListQuotasQuery = listQuotasQuerySchema.parse({}),
+): Promise<{ items: QuotaUsageView[]; total: number }> {
   const scope = parseOrThrow(namespaceScopeSchema, namespaces, 'QUOTAS.SCOPE', 'Namespaces');
-  if (scope === '*') {
-    const rows: Row[] = await db.query('SELECT * FROM quota_usage ORDER BY namespace');
-    return rows.map((row) => view(row.namespace as string, row));
-  }
-  const rows: Row[] = await db.query('SELECT * FROM quota_usage WHERE namespace = ANY($1::text[])', [scope]);
-  const byName = new Map(rows.map((row) => [row.namespace as string, row]));
-  return [...new Set(scope)].sort().map((name) => view(name, byName.get(name)));
+  const c = new Conditions();
+  const from =
+    scope === '*'
+      ? 'quota_usage'
+      : `(SELECT DISTINCT unnest(${c.param(scope)}::text[]) AS namespace) n LEFT JOIN quota_usage q USING (namespace)`;
+  if (query.namespace.length > 0) c.add('namespace = ANY(?::text[])', query.namespace);
+  if (query.prefix) c.add(`starts_with(namespace, ?)`, query.prefix);
+  const [rows, count]: [Row[], Array<{ n: number }>] = await Promise.all([
+    db.query(
+      `SELECT * FROM ${from} ${c.clause()}
+       ORDER BY ${orderBy(SORT[query.sort], query.order, 'namespace')} ${limitOffset(query)}`,
+      c.params,
+    ),
+    db.query(`SELECT count(*)::int AS n FROM ${from} ${c.clause()}`, c.params),
+  ]);
+  return { items: rows.map((row) => view(row.namespace as string, row)), total: count[0].n };
 }

@@ -12,7 +12,18 @@ import { parseBody } from '../common/parse-body';
 import { LogStore } from '../logs/log-store';
 import { READ_MODELS } from '../tokens';
 import { workloadView } from './workload-view';
-import { listWorkloads, listWorkloadsQuerySchema } from './workloads.query';
+import { ApiQueries, sortAndPageDocs } from './list-query';
+import { WORKLOAD_SORTS, listWorkloads, listWorkloadsQuerySchema } from './workloads.query';
+
+const listParams: Array<[string, string]> = [
+  ['namespace', 'one namespace (within the token scope)'],
+  ['status', 'a workload status (repeatable)'],
+  ['name', 'part of the name'],
+  ['nodeId', 'workloads with an instance allocated on this node (uuid)'],
+  ['includeDeleted', 'true to include deleted workloads (default false)'],
+  ...sortAndPageDocs(WORKLOAD_SORTS, 'desc'),
+  ['cursor', 'nextCursor of the previous page, same sort and order (instead of offset)'],
+];
 
 const logsQuerySchema = z
   .object({
@@ -34,7 +45,8 @@ export class WorkloadQueriesController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'List workloads of the namespaces the token may see (filters, pagination)' })
+  @ApiOperation({ summary: 'List workloads of the namespaces the token may see (filters, sort, pagination)' })
+  @ApiQueries(listParams)
   list(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
     const parsed = parseBody(listWorkloadsQuerySchema, query, 'WORKLOADS.QUERY');
     return listWorkloads(this.db, { ...parsed, namespaces: visibleNamespaces(principal) });

@@ -2,7 +2,8 @@ import { ValidationError } from '@hcn/contracts';
 import { AllocationStateRow, WorkloadStateRow, openReadModels } from '@hcn/read-models';
 import { TestDatabase, createTestDatabase, describeWithPostgres } from '@hcn/testing';
 import type { DataSource } from 'typeorm';
-import { listAllocations, listWorkloads } from './workloads.query';
+import { listAllocations, listAllocationsQuerySchema } from './allocations.query';
+import { listWorkloads } from './workloads.query';
 
 const id = (n: number): string => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const NODE = id(900);
@@ -149,22 +150,70 @@ describeWithPostgres('workload queries (real PostgreSQL)', () => {
     await bad({ cursor: 'garbage' }, 'WORKLOADS.QUERY');
     await bad({ cursor: 'x', offset: 3 }, 'WORKLOADS.QUERY');
     await bad({ namespaces: ['Not A Namespace'] }, 'WORKLOADS.SCOPE');
-    await expect(listAllocations(db, 'nope')).rejects.toMatchObject({ code: 'WORKLOADS.ID' });
+    await bad({ sort: 'hops' }, 'WORKLOADS.QUERY');
+    await bad({ order: 'sideways' }, 'WORKLOADS.QUERY');
+    const byName = await listWorkloads(db, { namespaces: '*', sort: 'name', limit: 1 });
+    await bad({ cursor: byName.nextCursor }, 'WORKLOADS.QUERY'); // a cursor of another sort
   });
 
-  it("lists a workload's allocations by instance and attempt, within the caller's scope", async () => {
-    const allocations = await listAllocations(db, id(1));
-    expect(allocations.map((a) => [a.attempt, a.status])).toEqual([
+  it('sorts by name, status, priority or time, and the cursor follows the sort', async () => {
+    const scope = { namespaces: '*' as const };
+    expect(names(await listWorkloads(db, { ...scope, sort: 'name', order: 'asc' }))).toEqual([
+      'job-1',
+      'job-2',
+      'job-3',
+      'job-6',
+      'trainer',
+    ]);
+    expect(names(await listWorkloads(db, { ...scope, sort: 'updatedAt', order: 'asc', limit: 2 }))).toEqual([
+      'job-1',
+      'job-2',
+    ]);
+    const first = await listWorkloads(db, { ...scope, sort: 'name', order: 'desc', limit: 2 });
+    expect(names(first)).toEqual(['trainer', 'job-6']);
+    const next = { ...scope, sort: 'name', order: 'desc', limit: 2, cursor: first.nextCursor! } as const;
+    const second = await listWorkloads(db, next);
+    expect(names(second)).toEqual(['job-3', 'job-2']);
+    expect(names(await listWorkloads(db, { ...next, cursor: second.nextCursor! }))).toEqual(['job-1']);
+    const byStatus = await listWorkloads(db, { ...scope, sort: 'status', order: 'asc' });
+    expect(byStatus.items.map((w) => w.status)).toEqual([
+      'completed',
+      'failed',
+      'pending',
+      'running',
+      'running',
+    ]);
+  });
+
+  it("lists allocations with filters, sort and paging, within the caller's scope", async () => {
+    const query = (q: Record<string, unknown>, namespaces: '*' | string[] = '*') =>
+      listAllocations(db, { ...listAllocationsQuerySchema.parse(q), namespaces });
+    const page = await query({ workloadId: id(1), sort: 'placedAt', order: 'asc' });
+    expect(page.items.map((a) => [a.attempt, a.status])).toEqual([
       [0, 'failed'],
       [1, 'failed'],
       [2, 'running'],
     ]);
-    expect(allocations[2]).toMatchObject({
+    expect(page.items[2]).toMatchObject({
       resources: { cpuMillis: 100, memoryBytes: 2 ** 40, accelerators: 1 },
       endedAt: null,
       startedAt: at(3).toISOString(),
     });
-    expect(await listAllocations(db, id(1), ['team-b'])).toEqual([]);
-    expect(await listAllocations(db, id(2))).toEqual([]);
+    expect((await query({ sort: 'endedAt' })).items.map((a) => a.attempt)).toEqual([1, 0, 2]);
+    expect((await query({ status: 'failed', limit: '1', offset: '1' })).items.map((a) => a.attempt)).toEqual([
+      0,
+    ]);
+    expect((await query({ status: ['running', 'failed'], nodeId: NODE })).total).toBe(3);
+    expect((await query({ workloadId: id(1) }, ['team-b'])).total).toBe(0);
+    expect((await query({ namespace: 'team-a' }, ['team-b'])).items).toEqual([]);
+    expect((await query({ workloadId: id(2) })).items).toEqual([]);
+    for (const bad of [
+      { sort: 'hops' },
+      { order: 'x' },
+      { limit: '1001' },
+      { offset: 'a' },
+      { status: 'sleeping' },
+    ])
+      expect(listAllocationsQuerySchema.safeParse(bad).success).toBe(false);
   });
 });

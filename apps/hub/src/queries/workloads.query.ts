@@ -1,6 +1,7 @@
 import { namespaceSchema, parseOrThrow, z } from '@hcn/contracts';
-import { AllocationFields, WORKLOAD_STATUSES, WorkloadInstance, allocationFromRow } from '@hcn/read-models';
+import { WORKLOAD_STATUSES, WorkloadInstance } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
+import { Conditions, booleanParam, limitOffset, pageShape, repeatable, sortShape } from './list-query';
 
 /** Which namespaces a caller may see: all of them, or a list. */
 export const namespaceScopeSchema = z.union([z.literal('*'), z.array(namespaceSchema).max(1000)]);
@@ -8,17 +9,30 @@ export const namespaceScopeSchema = z.union([z.literal('*'), z.array(namespaceSc
 /** Which namespaces a caller may see. */
 export type NamespaceScope = z.output<typeof namespaceScopeSchema>;
 
-const booleanParam = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
+/** Sort fields of `GET /v1/workloads`, the default first. */
+export const WORKLOAD_SORTS = ['submittedAt', 'updatedAt', 'name', 'status', 'priority'] as const;
+
+const SORT = {
+  submittedAt: 'submitted_at',
+  updatedAt: 'updated_at',
+  name: 'name',
+  status: 'status',
+  priority: 'priority',
+} as const;
+const CAST = {
+  submittedAt: 'timestamptz',
+  updatedAt: 'timestamptz',
+  name: 'text',
+  status: 'text',
+  priority: 'int',
+};
 
 /** Query parameters of `GET /v1/workloads` (the caller's namespaces come from its token, not from here). */
 export const listWorkloadsQuerySchema = z
   .object({
     namespace: namespaceSchema.optional(),
     /** One status or several (`status=running&status=pending`). */
-    status: z
-      .union([z.enum(WORKLOAD_STATUSES), z.array(z.enum(WORKLOAD_STATUSES)).max(WORKLOAD_STATUSES.length)])
-      .optional()
-      .transform((v) => (v === undefined ? [] : [v].flat())),
+    status: repeatable(z.enum(WORKLOAD_STATUSES), WORKLOAD_STATUSES.length),
     /** Part of the name (names are a-z, 0-9, dots and dashes). */
     name: z
       .string()
@@ -28,9 +42,9 @@ export const listWorkloadsQuerySchema = z
     nodeId: z.string().uuid().optional(),
     /** Deleted workloads are left out unless asked for (here or with status=deleted). */
     includeDeleted: booleanParam.default(false),
-    limit: z.coerce.number().int().min(1).max(1000).default(100),
-    offset: z.coerce.number().int().min(0).default(0),
-    /** `nextCursor` of the previous page (keyset pagination; not combined with offset). */
+    ...sortShape(WORKLOAD_SORTS, 'submittedAt', 'desc'),
+    ...pageShape,
+    /** `nextCursor` of the previous page, same sort and order (keyset pagination; not combined with offset). */
     cursor: z.string().max(200).optional(),
   })
   .strict()
@@ -61,7 +75,7 @@ export interface WorkloadListItem {
   updatedAt: string;
 }
 
-/** One page of workloads, newest first. */
+/** One page of workloads, in the asked order (newest first by default). */
 export interface WorkloadPage {
   items: WorkloadListItem[];
   total: number;
@@ -73,20 +87,38 @@ export interface WorkloadPage {
 
 type Row = Record<string, unknown>;
 
-const cursorSchema = z.tuple([z.string().datetime({ offset: true }), z.string().uuid()]);
+/** A cursor: the sort and order it continues, the last row's sort value (as text) and id. */
+const cursorSchema = z.union([
+  z.tuple([z.enum(WORKLOAD_SORTS), z.enum(['asc', 'desc']), z.string().max(100), z.string().uuid()]),
+  /* Cursors issued before sorting existed: newest first. */
+  z
+    .tuple([z.string().datetime({ offset: true }), z.string().uuid()])
+    .transform(([at, id]) => ['submittedAt', 'desc', at, id] as const),
+]);
 
-function encodeCursor(row: Row): string {
-  return Buffer.from(JSON.stringify([row.cursor_at, row.workload_id])).toString('base64url');
+function encodeCursor(query: ListWorkloadsQuery, row: Row): string {
+  return Buffer.from(JSON.stringify([query.sort, query.order, row.cursor_at, row.workload_id])).toString(
+    'base64url',
+  );
 }
 
-function decodeCursor(cursor: string): [string, string] {
+/** The keyset condition after a cursor's row; a cursor of another sort or order is refused. */
+function afterCursor(query: ListWorkloadsQuery, c: Conditions): void {
+  if (!query.cursor) return;
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    value = JSON.parse(Buffer.from(query.cursor, 'base64url').toString('utf8'));
   } catch {
     value = undefined;
   }
-  return parseOrThrow(cursorSchema, value, 'WORKLOADS.QUERY', 'Cursor');
+  const [sort, order, at, id] = parseOrThrow(cursorSchema, value, 'WORKLOADS.QUERY', 'Cursor');
+  const same = z.literal(true, { error: 'the cursor belongs to another sort or order' });
+  parseOrThrow(same, sort === query.sort && order === query.order, 'WORKLOADS.QUERY', 'Cursor');
+  c.addEach(
+    `(${SORT[sort]}, workload_id) ${order === 'asc' ? '>' : '<'} (?::${CAST[sort]}, ?::uuid)`,
+    at,
+    id,
+  );
 }
 
 function toItem(row: Row): WorkloadListItem {
@@ -110,21 +142,16 @@ function toItem(row: Row): WorkloadListItem {
   };
 }
 
-/** WHERE conditions of a listing (without the cursor) and their parameters. */
-function filters(query: ListWorkloadsQuery, scope: NamespaceScope): { where: string[]; params: unknown[] } {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  const add = (sql: string, value: unknown): void => {
-    params.push(value);
-    where.push(sql.replace('?', `$${params.length}`));
-  };
-  if (scope !== '*') add('namespace = ANY(?::text[])', scope);
-  if (query.namespace) add('namespace = ?', query.namespace);
-  if (query.status.length > 0) add('status = ANY(?::text[])', query.status);
-  if (!query.includeDeleted && !query.status.includes('deleted')) where.push('NOT deleted');
-  if (query.name) add(`name LIKE ?`, `%${query.name}%`);
-  if (query.nodeId) add('instances @> ?::jsonb', JSON.stringify([{ nodeId: query.nodeId }]));
-  return { where, params };
+/** WHERE conditions of a listing (without the cursor). */
+function filters(query: ListWorkloadsQuery, scope: NamespaceScope): Conditions {
+  const c = new Conditions();
+  if (scope !== '*') c.add('namespace = ANY(?::text[])', scope);
+  if (query.namespace) c.add('namespace = ?', query.namespace);
+  if (query.status.length > 0) c.add('status = ANY(?::text[])', query.status);
+  if (!query.includeDeleted && !query.status.includes('deleted')) c.where.push('NOT deleted');
+  if (query.name) c.add(`name LIKE ?`, `%${query.name}%`);
+  if (query.nodeId) c.add('instances @> ?::jsonb', JSON.stringify([{ nodeId: query.nodeId }]));
+  return c;
 }
 
 /**
@@ -140,25 +167,20 @@ export async function listWorkloads(
   const scope = parseOrThrow(namespaceScopeSchema, namespaces, 'WORKLOADS.SCOPE', 'Namespaces');
   const empty = { items: [], total: 0, limit: query.limit, offset: query.offset, nextCursor: null };
   if (scope !== '*' && scope.length === 0) return empty;
-  const { where, params } = filters(query, scope);
-  const count = `SELECT count(*)::int AS n FROM workload_state ${where.length ? `WHERE ${where.join(' AND ')}` : ''}`;
-  const page = [...where];
-  const pageParams = [...params];
-  if (query.cursor) {
-    pageParams.push(...decodeCursor(query.cursor));
-    page.push(
-      `(submitted_at, workload_id) < ($${pageParams.length - 1}::timestamptz, $${pageParams.length}::uuid)`,
-    );
-  }
+  const c = filters(query, scope);
+  const count = `SELECT count(*)::int AS n FROM workload_state ${c.clause()}`;
+  const countParams = [...c.params];
+  afterCursor(query, c);
+  const direction = query.order === 'asc' ? 'ASC' : 'DESC';
   const [rows, total]: [Row[], Array<{ n: number }>] = await Promise.all([
     db.query(
       `SELECT workload_id, namespace, name, type, status, priority, replicas, generation, spec->'resources' AS resources,
-         instances, hops, stop_requested, deleted, submitted_at, updated_at, to_json(submitted_at) #>> '{}' AS cursor_at
-       FROM workload_state ${page.length ? `WHERE ${page.join(' AND ')}` : ''}
-       ORDER BY submitted_at DESC, workload_id DESC LIMIT ${query.limit + 1} OFFSET ${query.offset}`,
-      pageParams,
+         instances, hops, stop_requested, deleted, submitted_at, updated_at, to_json(${SORT[query.sort]}) #>> '{}' AS cursor_at
+       FROM workload_state ${c.clause()}
+       ORDER BY ${SORT[query.sort]} ${direction}, workload_id ${direction} ${limitOffset({ ...query, limit: query.limit + 1 })}`,
+      c.params,
     ),
-    db.query(count, params),
+    db.query(count, countParams),
   ]);
   const more = rows.length > query.limit;
   const items = rows.slice(0, query.limit);
@@ -166,32 +188,6 @@ export async function listWorkloads(
     ...empty,
     items: items.map(toItem),
     total: total[0].n,
-    nextCursor: more ? encodeCursor(items[items.length - 1]) : null,
+    nextCursor: more ? encodeCursor(query, items[items.length - 1]) : null,
   };
-}
-
-/** An allocation as the API shows it. */
-export type AllocationListItem = AllocationFields<string>;
-
-/** Path parameter naming a workload. */
-export const workloadIdParamSchema = z.string().uuid();
-
-function toAllocation(row: Row): AllocationListItem {
-  return allocationFromRow(row, (v) => new Date(v as string).toISOString());
-}
-
-/** Every allocation of a workload (all instances and attempts) from allocation_state, within the caller's scope. */
-export async function listAllocations(
-  db: DataSource,
-  workloadId: string,
-  namespaces: NamespaceScope = '*',
-): Promise<AllocationListItem[]> {
-  const id = parseOrThrow(workloadIdParamSchema, workloadId, 'WORKLOADS.ID', 'Workload id');
-  const scope = parseOrThrow(namespaceScopeSchema, namespaces, 'WORKLOADS.SCOPE', 'Namespaces');
-  const rows: Row[] = await db.query(
-    `SELECT * FROM allocation_state WHERE workload_id = $1 AND ($2::text[] IS NULL OR namespace = ANY($2::text[]))
-     ORDER BY instance, attempt, placed_at, allocation_id`,
-    [id, scope === '*' ? null : scope],
-  );
-  return rows.map(toAllocation);
 }

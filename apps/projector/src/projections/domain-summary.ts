@@ -34,6 +34,7 @@ export async function applyDomainDefinition(tx: EntityManager, event: RecordedEv
  * definition columns are left as they are. A domain that is not defined and has no node left loses its row. Resource
  * tags come from registrations and labels only, so heartbeat-only batches keep them as they are. The floating-point
  * sum runs in node order, so it does not depend on where rows happen to lie (a rebuild gives the same bits).
+ * Allocatable capacity is what online, not draining nodes have left after their reservations (at least zero a node).
  */
 export async function refreshDomainSummaries(
   tx: EntityManager,
@@ -44,10 +45,13 @@ export async function refreshDomainSummaries(
   const ids = [...domains];
   const live = `n.status <> 'deregistered'`;
   const usable = `n.status = 'online' AND NOT n.draining`;
+  const left = (total: string, reserved: string): string =>
+    `coalesce(sum(GREATEST(${total} - n.${reserved}, 0)) FILTER (WHERE ${usable}), 0)`;
   await tx.query(
     `INSERT INTO domain_summary AS d (domain_id, nodes_online, nodes_offline, nodes_draining, cpu_cores_total,
        cpu_cores_available, memory_bytes_total, memory_bytes_available, resource_tags, accelerators_total,
-       reserved_cpu_millis, reserved_memory_bytes, reserved_accelerators)
+       reserved_cpu_millis, reserved_memory_bytes, reserved_accelerators, cpu_millis_total, cpu_millis_allocatable,
+       memory_bytes_allocatable, accelerators_allocatable)
      SELECT ids.domain_id,
        count(*) FILTER (WHERE n.status = 'online'),
        count(*) FILTER (WHERE n.status = 'offline'),
@@ -60,7 +64,11 @@ export async function refreshDomainSummaries(
        coalesce(sum(n.accelerators) FILTER (WHERE ${live}), 0),
        coalesce(sum(n.reserved_cpu_millis) FILTER (WHERE ${live}), 0),
        coalesce(sum(n.reserved_memory_bytes) FILTER (WHERE ${live}), 0),
-       coalesce(sum(n.reserved_accelerators) FILTER (WHERE ${live}), 0)
+       coalesce(sum(n.reserved_accelerators) FILTER (WHERE ${live}), 0),
+       coalesce(sum(n.cpu_cores::bigint * 1000) FILTER (WHERE ${live}), 0),
+       ${left('n.cpu_cores::bigint * 1000', 'reserved_cpu_millis')},
+       ${left('n.memory_bytes', 'reserved_memory_bytes')},
+       ${left('n.accelerators', 'reserved_accelerators')}
      FROM unnest($1::text[]) AS ids(domain_id) LEFT JOIN node_state n ON n.domain_id = ids.domain_id
      GROUP BY ids.domain_id
      ON CONFLICT (domain_id) DO UPDATE SET nodes_online = EXCLUDED.nodes_online, nodes_offline = EXCLUDED.nodes_offline,
@@ -68,7 +76,10 @@ export async function refreshDomainSummaries(
        cpu_cores_available = EXCLUDED.cpu_cores_available, memory_bytes_total = EXCLUDED.memory_bytes_total,
        memory_bytes_available = EXCLUDED.memory_bytes_available, accelerators_total = EXCLUDED.accelerators_total,
        reserved_cpu_millis = EXCLUDED.reserved_cpu_millis, reserved_memory_bytes = EXCLUDED.reserved_memory_bytes,
-       reserved_accelerators = EXCLUDED.reserved_accelerators`,
+       reserved_accelerators = EXCLUDED.reserved_accelerators, cpu_millis_total = EXCLUDED.cpu_millis_total,
+       cpu_millis_allocatable = EXCLUDED.cpu_millis_allocatable,
+       memory_bytes_allocatable = EXCLUDED.memory_bytes_allocatable,
+       accelerators_allocatable = EXCLUDED.accelerators_allocatable`,
     [ids],
   );
   await tx.query(

@@ -1,0 +1,65 @@
+import { namespaceSchema, z } from '@hcn/contracts';
+import { ALLOCATION_STATUSES, AllocationFields, allocationFromRow } from '@hcn/read-models';
+import type { DataSource } from 'typeorm';
+import { Conditions, limitOffset, orderBy, pageShape, repeatable, sortShape } from './list-query';
+import type { NamespaceScope } from './workloads.query';
+
+/** Sort fields of `GET /v1/allocations`, the default first. */
+export const ALLOCATION_SORTS = ['placedAt', 'startedAt', 'endedAt', 'instance'] as const;
+
+const SORT = {
+  placedAt: 'placed_at',
+  startedAt: 'started_at',
+  endedAt: 'ended_at',
+  instance: 'instance',
+} as const;
+
+/** Query parameters of `GET /v1/allocations` (the caller's namespaces come from its token). */
+export const listAllocationsQuerySchema = z
+  .object({
+    workloadId: z.string().uuid().optional(),
+    nodeId: z.string().uuid().optional(),
+    /** One status or several (`status=running&status=failed`). */
+    status: repeatable(z.enum(ALLOCATION_STATUSES), ALLOCATION_STATUSES.length),
+    namespace: namespaceSchema.optional(),
+    ...sortShape(ALLOCATION_SORTS, 'placedAt', 'desc'),
+    ...pageShape,
+  })
+  .strict();
+
+/** Parsed `GET /v1/allocations` parameters and the caller's namespaces. */
+export type ListAllocationsQuery = z.output<typeof listAllocationsQuerySchema> & {
+  namespaces: NamespaceScope;
+};
+
+/** An allocation as the API shows it. */
+export type AllocationListItem = AllocationFields<string>;
+
+/** Lists allocations from allocation_state within the caller's namespaces (filters, sort, pagination). */
+export async function listAllocations(
+  db: DataSource,
+  query: ListAllocationsQuery,
+): Promise<{ items: AllocationListItem[]; total: number; limit: number; offset: number }> {
+  const c = new Conditions();
+  if (query.namespaces !== '*') c.add('namespace = ANY(?::text[])', query.namespaces);
+  if (query.namespace) c.add('namespace = ?', query.namespace);
+  if (query.workloadId) c.add('workload_id = ?', query.workloadId);
+  if (query.nodeId) c.add('node_id = ?', query.nodeId);
+  if (query.status.length > 0) c.add('status = ANY(?::text[])', query.status);
+  const order = orderBy(SORT[query.sort], query.order, 'workload_id', 'instance', 'attempt', 'allocation_id');
+  const [rows, count] = await Promise.all([
+    db.query(
+      `SELECT * FROM allocation_state ${c.clause()} ORDER BY ${order} ${limitOffset(query)}`,
+      c.params,
+    ),
+    db.query(`SELECT count(*)::int AS n FROM allocation_state ${c.clause()}`, c.params),
+  ]);
+  return {
+    items: (rows as Array<Record<string, unknown>>).map((row) =>
+      allocationFromRow(row, (v) => new Date(v as string).toISOString()),
+    ),
+    total: count[0].n,
+    limit: query.limit,
+    offset: query.offset,
+  };
+}

@@ -1,0 +1,145 @@
+import { domainIdSchema, z } from '@hcn/contracts';
+import type { DataSource } from 'typeorm';
+import {
+  Conditions,
+  booleanParam,
+  limitOffset,
+  optionalPageShape,
+  orderBy,
+  repeatable,
+  sortShape,
+} from './list-query';
+
+/** Sort fields of `GET /v1/domains`, the default first. */
+export const DOMAIN_SORTS = [
+  'domainId',
+  'nodesOnline',
+  'cpuAvailable',
+  'memoryAvailable',
+  'cpuAllocatable',
+  'memoryAllocatable',
+  'acceleratorsAllocatable',
+] as const;
+
+const SORT = {
+  domainId: 'domain_id',
+  nodesOnline: 'nodes_online',
+  cpuAvailable: 'cpu_cores_available',
+  memoryAvailable: 'memory_bytes_available',
+  cpuAllocatable: 'cpu_millis_allocatable',
+  memoryAllocatable: 'memory_bytes_allocatable',
+  acceleratorsAllocatable: 'accelerators_allocatable',
+} as const;
+
+/** Query parameters of `GET /v1/domains` (without a limit, every matching domain). */
+export const listDomainsQuerySchema = z
+  .object({
+    /** Children of this domain. */
+    parentId: domainIdSchema.optional(),
+    region: z.string().max(63).optional(),
+    /** Only defined domains (true) or only those known from their nodes alone (false). */
+    defined: booleanParam.optional(),
+    /** Domains offering every one of these resource tags (`arch=amd64`, `gpu=a100`; repeatable). */
+    tag: repeatable(z.string().regex(/^[^=]+=.*$/, 'resource tags look like key=value')),
+    ...sortShape(DOMAIN_SORTS, 'domainId'),
+    ...optionalPageShape,
+  })
+  .strict();
+
+/** Capacity of one resource: everything, what reservations hold, what schedulable nodes have left. */
+export interface CapacityView {
+  total: number;
+  allocated: number;
+  allocatable: number;
+}
+
+/** A domain summary as `GET /v1/domains` shows it. */
+export interface DomainView {
+  domainId: string;
+  nodes: { online: number; offline: number; draining: number };
+  /** `available` is idle capacity from heartbeats; allocated / allocatable come from reservations. */
+  capacity: {
+    cpuCores: { total: number; available: number };
+    cpuMillis: CapacityView;
+    memoryBytes: CapacityView & { available: number };
+    accelerators: CapacityView;
+  };
+  resourceTags: string[];
+  reserved: { cpuMillis: number; memoryBytes: number; accelerators: number };
+  definition: {
+    parentId: string | null;
+    region: string | null;
+    labels: Record<string, string>;
+    policy: string | null;
+    headNodeId: string | null;
+  } | null;
+}
+
+type Row = Record<string, unknown>;
+
+function toView(r: Row): DomainView {
+  const reserved = {
+    cpuMillis: Number(r.reserved_cpu_millis ?? 0),
+    memoryBytes: Number(r.reserved_memory_bytes ?? 0),
+    accelerators: Number(r.reserved_accelerators ?? 0),
+  };
+  return {
+    domainId: r.domain_id as string,
+    nodes: {
+      online: Number(r.nodes_online),
+      offline: Number(r.nodes_offline),
+      draining: Number(r.nodes_draining),
+    },
+    capacity: {
+      cpuCores: { total: Number(r.cpu_cores_total), available: Number(r.cpu_cores_available) },
+      cpuMillis: {
+        total: Number(r.cpu_millis_total),
+        allocated: reserved.cpuMillis,
+        allocatable: Number(r.cpu_millis_allocatable),
+      },
+      memoryBytes: {
+        total: Number(r.memory_bytes_total),
+        available: Number(r.memory_bytes_available),
+        allocated: reserved.memoryBytes,
+        allocatable: Number(r.memory_bytes_allocatable),
+      },
+      accelerators: {
+        total: Number(r.accelerators_total),
+        allocated: reserved.accelerators,
+        allocatable: Number(r.accelerators_allocatable),
+      },
+    },
+    resourceTags: r.resource_tags as string[],
+    reserved,
+    definition: r.defined
+      ? {
+          parentId: r.parent_id as string | null,
+          region: r.region as string | null,
+          labels: r.labels as Record<string, string>,
+          policy: r.policy as string | null,
+          headNodeId: r.head_node_id as string | null,
+        }
+      : null,
+  };
+}
+
+/** Domain summaries from the domain_summary read model, filtered, sorted and paged, with the count of matches. */
+export async function listDomains(
+  db: DataSource,
+  query: z.output<typeof listDomainsQuerySchema>,
+): Promise<{ items: DomainView[]; total: number }> {
+  const c = new Conditions();
+  if (query.parentId) c.add('parent_id = ?', query.parentId);
+  if (query.region) c.add('region = ?', query.region);
+  if (query.defined !== undefined) c.add('defined = ?', query.defined);
+  if (query.tag.length > 0) c.add('resource_tags @> ?::jsonb', JSON.stringify(query.tag));
+  const [rows, count]: [Row[], Array<{ n: number }>] = await Promise.all([
+    db.query(
+      `SELECT * FROM domain_summary ${c.clause()}
+       ORDER BY ${orderBy(SORT[query.sort], query.order, 'domain_id')} ${limitOffset(query)}`,
+      c.params,
+    ),
+    db.query(`SELECT count(*)::int AS n FROM domain_summary ${c.clause()}`, c.params),
+  ]);
+  return { items: rows.map(toView), total: count[0].n };
+}
