@@ -1,6 +1,7 @@
 import { describeWithPostgres } from '@hcn/testing';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { HubHarness, processSpec, registerNode, startHubHarness } from '../../hub/src/testing/hub-harness';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -46,6 +47,18 @@ describeWithPostgres('hcn CLI (reads the log directly, real PostgreSQL)', () => 
     expect(JSON.parse(asJson.stdout)).toMatchObject({ matches: true, differences: [] });
   });
 
+  it('replays a chain as JSON: every hop from the root scope down to the node', async () => {
+    const replay = await hcn(h, 'audit', 'replay', workloadId, '--json');
+    expect(replay.status).toBe(0);
+    const chain = JSON.parse(replay.stdout);
+    expect(chain.workloadId).toBe(workloadId);
+    const hops = chain.decisions[0].hops;
+    expect(hops.map((hop: any) => hop.seq)).toEqual(hops.map((_: unknown, i: number) => i));
+    expect(hops[0]).toMatchObject({ hop: 0, fromScope: null, toKind: 'domain', correlationId: workloadId });
+    expect(hops[hops.length - 1]).toMatchObject({ fromScope: 'site-a', to: nodeId, toKind: 'node' });
+    expect(chain.decisions[0].outcome).toMatchObject({ kind: 'placed', nodeId, domainId: 'site-a' });
+  });
+
   it('prints the same report bytes twice and time-travels a node', async () => {
     const month = new Date().toISOString().slice(0, 7);
     const first = await hcn(h, 'report', 'compliance', '--month', month, '--format', 'csv', '--quiet');
@@ -55,6 +68,9 @@ describeWithPostgres('hcn CLI (reads the log directly, real PostgreSQL)', () => 
     expect(first.stdout).toContain('# availability');
     const node = await hcn(h, 'audit', 'node', nodeId);
     expect(JSON.parse(node.stdout)).toMatchObject({ status: 'online', domainId: 'site-a' });
+    const domain = JSON.parse((await hcn(h, 'audit', 'domain', 'site-a')).stdout);
+    expect(domain.members.map((m: any) => [m.nodeId, m.status])).toEqual([[nodeId, 'online']]);
+    expect(domain.nodes).toEqual({ online: 1, offline: 0, draining: 0 });
   });
 
   it('fails clearly with a non-zero exit on bad input', async () => {
@@ -74,5 +90,41 @@ describeWithPostgres('hcn CLI (reads the log directly, real PostgreSQL)', () => 
   it('verifies the hash chains of the log', async () => {
     const verify = await hcn(h, 'audit', 'verify', '--quiet');
     expect([verify.status, JSON.parse(verify.stdout).ok]).toEqual([0, true]);
+  });
+
+  it('fails clearly with a non-zero exit when verifying a stream the log does not hold', async () => {
+    const missing = await hcn(h, 'audit', 'verify', '--stream', 'node-nowhere', '--quiet');
+    expect([missing.status, missing.stdout]).toEqual([1, '']);
+    expect(missing.stderr).toContain(
+      'hcn: AUDIT.STREAM_NOT_FOUND: Stream node-nowhere has no retained events',
+    );
+  });
+
+  it('reports exactly the event one byte of whose stored data was changed, and exits 1', async () => {
+    const sql = new Client({ connectionString: h.database.url });
+    await sql.connect();
+    const tamper = (from: string, to: string) =>
+      sql.query(
+        `UPDATE hcn_events SET data = replace(data::text, $2, $3)::jsonb
+         WHERE stream_id = $1 AND revision = 0 RETURNING event_id`,
+        [`node-${nodeId}`, from, to],
+      );
+    try {
+      const changed = await tamper('"cli-1"', '"cli-2"');
+      expect(changed.rowCount).toBe(1);
+      const verify = await hcn(h, 'audit', 'verify', '--quiet');
+      const report = JSON.parse(verify.stdout);
+      expect([verify.status, report.ok, report.brokenCount]).toEqual([1, false, 1]);
+      expect(report.firstBroken).toMatchObject({
+        streamId: `node-${nodeId}`,
+        revision: 0,
+        eventId: changed.rows[0].event_id,
+        reason: 'content',
+      });
+      expect(report.broken.map((b: any) => b.eventId)).toEqual([changed.rows[0].event_id]);
+    } finally {
+      await tamper('"cli-2"', '"cli-1"');
+      await sql.end();
+    }
   });
 });

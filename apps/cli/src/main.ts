@@ -11,7 +11,8 @@ const HELP = `hcn — audit and compliance from the HCN event log (reads the log
   hcn audit replay <workloadId> [--json]              every hop, rejection, placement and allocation outcome
   hcn audit explain <workloadId> (--hop N | --decision D) [--json]
                                                       rebuild the snapshot and re-run the recorded policy (exit 3 on mismatch)
-  hcn audit node <nodeId> [--at ISO]                  a node as of an instant (also: domain <id>, quota <namespace>)
+  hcn audit node <nodeId> [--at ISO]                  a node as of an instant (also: domain <id> with its member
+                                                      nodes, capacity and reservations; quota <namespace>)
   hcn audit verify [--stream S] [--from ISO] [--to ISO]   hash-chain verification (exit 1 when broken)
   hcn report <compliance|${'usage|placements|residencyViolations|quota|delegations|blacklistHits|availability'}>
              (--month YYYY-MM | --from ISO --to ISO) [--format json|csv|html] [--out FILE]
