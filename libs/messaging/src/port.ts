@@ -58,6 +58,11 @@ export interface ConsumeOptions {
    * latency); default 100 ms.
    */
   readonly batchWindowMs?: number;
+  /**
+   * Batches of this many partitions handled at the same time (each partition still in order), so one batch's
+   * I/O overlaps another's work; default 1. The in-process adapter delivers its partitions one at a time.
+   */
+  readonly concurrentPartitions?: number;
 }
 
 /** A running group consumer. */

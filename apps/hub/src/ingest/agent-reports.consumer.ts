@@ -77,6 +77,8 @@ export class AgentReportsConsumer {
       topics: [AGENT_REPORTS_TOPIC],
       fromBeginning: true,
       batchWindowMs: 200,
+      // reports are keyed by node: partitions in parallel keep each node's reports in order
+      concurrentPartitions: 4,
       handleBatch: (messages) => this.handle(messages),
       // bad reports are dead-lettered by handle() itself; when the store or the bus fails, dead-lettering valid
       // reports would lose them, so those batches are retried until the infrastructure is back

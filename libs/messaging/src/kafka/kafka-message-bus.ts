@@ -116,6 +116,7 @@ export class KafkaMessageBus implements MessageBus {
       await consumer.run({
         autoCommit: false,
         eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: options.concurrentPartitions ?? 1,
         eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
           if (!isRunning() || isStale() || batch.messages.length === 0) return;
           const messages: IncomingMessage[] = batch.messages.map((m) => ({
