@@ -114,6 +114,8 @@ describeWithPostgres('listings: allocations, domains, quotas, sorting and OpenAP
       ['/v1/quotas?offset=-1', 'QUOTAS.QUERY'],
       ['/v1/quotas?sort=bogus', 'QUOTAS.QUERY'],
       ['/v1/workloads?sort=bogus', 'WORKLOADS.QUERY'],
+      ['/v1/nodes?sort=bogus', 'NODES.QUERY'],
+      ['/v1/devices?limit=5000', 'DEVICES.QUERY'],
     ];
     for (const [path, code] of cases) {
       const r = await h.request('GET', path);

@@ -37,7 +37,7 @@ export class NodesController {
   @ApiOperation({ summary: 'List nodes (filters, sort, pagination)' })
   @ApiQueries(nodeParams)
   list(@Query() query: unknown) {
-    return listNodes(this.db, parseBody(listNodesQuerySchema, query, 'QUERY'));
+    return listNodes(this.db, parseBody(listNodesQuerySchema, query, 'NODES.QUERY'));
   }
 
   @Get('nodes/:id')
