@@ -1,12 +1,15 @@
 import { DomainSummaryRow, NodeStateRow, openReadModels } from '@hcn/read-models';
 import { TestDatabase, createTestDatabase, describeWithPostgres } from '@hcn/testing';
 import type { DataSource } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { refreshDomainSummaries } from './domain-summary';
 
 const id = (n: number): string => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const GiB = 2 ** 30;
 
-function node(n: number, status: string, extra: Partial<NodeStateRow> = {}): Partial<NodeStateRow> {
+type NodeRow = QueryDeepPartialEntity<NodeStateRow>;
+
+function node(n: number, status: string, extra: Omit<NodeRow, 'devices'> = {}): NodeRow {
   return {
     nodeId: id(n),
     domainId: 'cap',
