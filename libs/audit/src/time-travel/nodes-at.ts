@@ -1,5 +1,5 @@
 import { RecordedEvent, ResourceAmounts, nodeStream } from '@hcn/contracts';
-import { NO_RESOURCES, NodeState, addAmounts, nodeDecider } from '@hcn/domain';
+import { NO_RESOURCES, NodeEvent, NodeState, addAmounts, nodeDecider } from '@hcn/domain';
 import { StreamAt } from './stream-at';
 import { NodeView, nodeView } from './time-travel';
 
@@ -8,7 +8,7 @@ export interface DomainMember extends NodeView {
   readonly nodeId: string;
 }
 
-/** A domain's members as of an instant, their counts, capacity and reservations. */
+/** A domain's members as of an instant, their counts (draining: those of them draining), capacity and reserved. */
 export interface DomainMembers {
   readonly members: DomainMember[];
   readonly nodes: { readonly online: number; readonly offline: number; readonly draining: number };
@@ -24,7 +24,7 @@ export const NODE_STREAM_PREFIX = nodeStream('');
  * node decider's evolve, as node time travel folds one node; other streams are ignored.
  */
 export class NodesAt {
-  private readonly nodes = new Map<string, StreamAt<NodeState>>();
+  private readonly nodes = new Map<string, StreamAt<NodeState, NodeEvent>>();
   private readonly domainsSeen = new Set<string>();
 
   constructor(/** The instant, in epoch milliseconds. */ readonly atMs: number) {}
@@ -37,7 +37,7 @@ export class NodesAt {
     }
     let fold = this.nodes.get(event.streamId);
     if (!fold) {
-      fold = new StreamAt<NodeState>(nodeDecider, this.atMs);
+      fold = new StreamAt<NodeState, NodeEvent>(nodeDecider, this.atMs);
       this.nodes.set(event.streamId, fold);
     }
     fold.accept(event);

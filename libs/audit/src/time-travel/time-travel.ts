@@ -9,7 +9,7 @@ import {
   quotaDecider,
   quotaUsed,
 } from '@hcn/domain';
-import type { DomainMember, NodesAt } from './nodes-at';
+import type { DomainMembers, NodesAt } from './nodes-at';
 import { AsOf, streamAt } from './stream-at';
 
 /** What a node's state shows of it (its own answer and a domain's members share it). */
@@ -51,17 +51,13 @@ export function nodeAsOf(nodeId: string, events: readonly RecordedEvent[], atMs:
   return { nodeId, ...fold.asOf(), ...nodeView(fold.state) };
 }
 
-/** A domain as of an instant: its definition (null before it was defined) and its member nodes then. */
-export interface DomainAsOf extends AsOf {
+/**
+ * A domain as of an instant: its definition (null before it was defined) and its members then (nodes registered into
+ * it by then and not deregistered or re-registered elsewhere), with their counts, capacity and reservations.
+ */
+export interface DomainAsOf extends AsOf, DomainMembers {
   readonly domainId: string;
   readonly definition: DomainDefinition | null;
-  /** Nodes registered into the domain by then and not deregistered (or re-registered elsewhere), by node id. */
-  readonly members: DomainMember[];
-  /** Members online and offline then, and those of them draining. */
-  readonly nodes: { readonly online: number; readonly offline: number; readonly draining: number };
-  /** Capacity of the members then (online and offline), and what was reserved on them. */
-  readonly capacity: ResourceAmounts;
-  readonly reserved: ResourceAmounts;
 }
 
 /** Replays `domain-<id>` with the domain decider's evolve, and takes its members from the node streams' fold. */
