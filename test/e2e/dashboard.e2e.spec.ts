@@ -288,6 +288,15 @@ describeWithPostgres('dashboard in a browser (hub, projector, agents, headless C
         await page.click('nav a:text("Overview")');
         await page.waitForSelector('[data-testid=domain-web-west] [data-testid=offline]:text("1 offline")');
         await page.waitForSelector('[data-testid=domain-web-west] [data-testid=online]:text("0 online")');
+        // The parent's row is its subtree's: gpu-box online; cpu-box and the two lure nodes offline.
+        const children = (await h.request('GET', '/v1/domains')).body.filter(
+          (d: any) => d.definition?.parentId === 'web',
+        );
+        const memory = children.reduce((sum: number, d: any) => sum + d.capacity.memoryBytes.total, 0);
+        await eventually('the parent rolls up its subtree', async () => {
+          const web = (await domainBars()).web;
+          return web?.counts === '1 online 3 offline' && web['memory-reserved'] === `0/${memory}`;
+        });
         await sameDocument();
         await shot('overview-offline');
       });

@@ -4,21 +4,7 @@ import { Bar } from '../components/Bar';
 import { bytes, cores } from '../format';
 import { useApp, useLive } from '../live';
 import { useNodes } from '../nodes-store';
-
-interface TreeNode {
-  domain: Domain;
-  children: TreeNode[];
-}
-
-function tree(domains: Domain[]): TreeNode[] {
-  const nodes = new Map(domains.map((d) => [d.domainId, { domain: d, children: [] as TreeNode[] }]));
-  const roots: TreeNode[] = [];
-  for (const n of nodes.values()) {
-    const parent = n.domain.definition?.parentId ? nodes.get(n.domain.definition.parentId) : undefined;
-    (parent ? parent.children : roots).push(n);
-  }
-  return roots;
-}
+import { TreeNode, domainTree } from '../domain-tree';
 
 /** Accelerator devices of the online nodes, per domain (for hubs whose domains do not report them). */
 function useOnlineAccelerators(): ReadonlyMap<string, number> {
@@ -31,25 +17,17 @@ function useOnlineAccelerators(): ReadonlyMap<string, number> {
   }, [nodes]);
 }
 
-/** Accelerators in use of all a domain has: the API's figures when present, else its nodes' and reservations. */
-function AcceleratorBar({ d, online }: { d: Domain; online: ReadonlyMap<string, number> }) {
-  const total = d.capacity.accelerators?.total ?? online.get(d.domainId) ?? 0;
-  const used = d.capacity.accelerators?.allocated ?? d.reserved.accelerators;
+/** Accelerators in use of all the domain (and its subtree) has. */
+function AcceleratorBar({ d }: { d: Domain }) {
+  const { total = 0, allocated: used = 0 } = d.capacity.accelerators ?? {};
   if (total === 0 && used === 0) return <span className="muted bar-none">no accelerators</span>;
   return (
     <Bar used={used} total={total} label={`accelerators in use ${used} / ${total}`} testId="accelerators" />
   );
 }
 
-function DomainRow({
-  node,
-  depth,
-  online,
-}: {
-  node: TreeNode;
-  depth: number;
-  online: ReadonlyMap<string, number>;
-}) {
+/** A domain with its subtree's counts and bars, then the domains below it. */
+function DomainRow({ node, depth }: { node: TreeNode; depth: number }) {
   const d = node.domain;
   const cpuTotal = d.capacity.cpuCores.total;
   const memTotal = d.capacity.memoryBytes.total;
@@ -87,16 +65,16 @@ function DomainRow({
           label={`memory reserved ${bytes(d.reserved.memoryBytes)} / ${bytes(memTotal)}`}
           testId="memory-reserved"
         />
-        <AcceleratorBar d={d} online={online} />
+        <AcceleratorBar d={d} />
       </div>
       {node.children.map((c) => (
-        <DomainRow key={c.domain.domainId} node={c} depth={depth + 1} online={online} />
+        <DomainRow key={c.domain.domainId} node={c} depth={depth + 1} />
       ))}
     </>
   );
 }
 
-/** Overview: the domain tree with node counts and capacity bars. */
+/** Overview: the domain tree with node counts and capacity bars (a parent's are its whole subtree's). */
 export function Overview() {
   const domains = useLive(() => get<Domain[]>('/v1/domains'), ['domains'], []);
   const accelerators = useOnlineAccelerators();
@@ -118,8 +96,8 @@ export function Overview() {
       </p>
       {domains.error ? <p className="error">{domains.error}</p> : null}
       {!domains.data ? <p className="muted">loading…</p> : null}
-      {tree(list).map((n) => (
-        <DomainRow key={n.domain.domainId} node={n} depth={0} online={accelerators} />
+      {domainTree(list, accelerators).map((n) => (
+        <DomainRow key={n.domain.domainId} node={n} depth={0} />
       ))}
     </section>
   );
