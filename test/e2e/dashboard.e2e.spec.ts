@@ -330,6 +330,42 @@ describeWithPostgres('dashboard in a browser (hub, projector, agents, headless C
         console.log(`1,000 nodes registered, shown, and shown offline in ${Date.now() - started} ms`);
         await shot('fleet-offline');
       }, 60000);
+
+      it('reaches the oldest of more than 1,000 workloads by scrolling (the table fetches the window in view)', async () => {
+        const started = Date.now();
+        const listed = async (): Promise<number> =>
+          (await h.request('GET', '/v1/workloads?limit=1')).body.total;
+        const total = (await listed()) + 1050;
+        for (let batch = 0; batch < 21; batch++) {
+          const statuses = await Promise.all(
+            Array.from({ length: 50 }, (_, i) =>
+              h
+                .request('POST', '/v1/workloads', {
+                  name: `bulk-${String(batch * 50 + i).padStart(4, '0')}`,
+                  command: 'true',
+                  resources: { cpuMillis: 100, memoryBytes: MiB },
+                  constraints: { labels: [{ key: 'tier', op: '=', value: 'none' }] }, // unschedulable: no runs
+                })
+                .then((r) => r.status),
+            ),
+          );
+          expect(statuses.every((status) => status === 201)).toBe(true);
+        }
+        await eventually('every workload projected', async () => (await listed()) === total, 30000);
+        await page.click('nav a:text("Workloads")');
+        const table = '[data-testid=workloads-table]';
+        await page.waitForSelector(`${table}[data-rows="${total}"]`, { timeout: 20000 });
+        expect((await rows('workloads-table')).length).toBeLessThan(60);
+        await page.$eval(`${table} .vbody`, (el) => el.scrollTo(0, el.scrollHeight));
+        await eventually('the oldest workload, row ' + total + ', on screen', async () => {
+          const shown = await rows('workloads-table');
+          return shown[shown.length - 1]?.[0] === 'web-e2e';
+        });
+        console.log(
+          `1,050 workloads submitted and the oldest of ${total} shown in ${Date.now() - started} ms`,
+        );
+        await shot('workloads-oldest');
+      }, 60000);
     });
   });
 });
