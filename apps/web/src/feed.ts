@@ -27,10 +27,9 @@ export class Feed {
     this.socket = io({ path: '/socket.io', auth: { token }, transports: ['websocket'] });
     this.socket.on('connect', () => {
       this.setState('live');
-      const rooms = [...this.listeners.keys()];
-      if (rooms.length > 0) this.socket.emit('subscribe', rooms);
       // Anything may have changed while disconnected.
-      for (const room of rooms) this.dispatch({ room, refresh: true });
+      const rooms = [...this.listeners.keys()];
+      if (rooms.length > 0) this.join(rooms);
     });
     this.socket.on('disconnect', () => this.setState('offline'));
     this.socket.on('connect_error', () => this.setState('offline'));
@@ -43,7 +42,7 @@ export class Feed {
     if (!set) {
       set = new Set();
       this.listeners.set(room, set);
-      if (this.socket.connected) this.socket.emit('subscribe', [room]);
+      if (this.socket.connected) this.join([room]);
     }
     set.add(listener);
     return () => {
@@ -63,6 +62,16 @@ export class Feed {
 
   close(): void {
     this.socket.close();
+  }
+
+  /**
+   * Joins rooms; once the hub has joined them, their listeners reload: a change committed after a view's first
+   * load but before the join reached the hub would otherwise never be shown.
+   */
+  private join(rooms: string[]): void {
+    this.socket.emit('subscribe', rooms, () => {
+      for (const room of rooms) this.dispatch({ room, refresh: true });
+    });
   }
 
   private setState(state: FeedState): void {

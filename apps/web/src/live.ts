@@ -53,7 +53,7 @@ export function useLive<T>(
     inFlight: false,
     dirty: false,
     last: 0,
-    timer: 0 as number | undefined,
+    timer: undefined as number | undefined,
     alive: true,
   });
   const loadRef = useRef(load);
