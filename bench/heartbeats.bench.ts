@@ -105,6 +105,8 @@ export async function run(): Promise<void> {
       HCN_LIVENESS_SWEEP_MS: '250',
     },
     true,
+    // e.g. BENCH_HUB_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the hub
+    (process.env.BENCH_HUB_NODE_ARGS ?? '').split(' ').filter(Boolean),
   ).start();
   const projector = new AppProcess('projector', 'apps/projector/src/main.ts', common, true).start();
   const pool = new Pool({ connectionString: db.url, max: 2 });

@@ -43,14 +43,6 @@ const EVENT_COLUMNS =
   'e.seq::text AS seq, e.txid::text AS txid, e.event_id, e.stream_id, e.revision::int AS revision, e.type, e.data, e.metadata, e.recorded_at, ' +
   "encode(e.prev_hash, 'hex') AS prev_hash, encode(e.hash, 'hex') AS hash";
 
-/** Columns of a page row: positions always, the event's content only where it matches the filter. */
-const PAGE_COLUMNS = `e.seq::text AS seq, e.txid::text AS txid, ($MATCH) AS matches,
-  CASE WHEN $MATCH THEN e.event_id END AS event_id, CASE WHEN $MATCH THEN e.stream_id END AS stream_id,
-  CASE WHEN $MATCH THEN e.revision::int END AS revision, CASE WHEN $MATCH THEN e.type END AS type,
-  CASE WHEN $MATCH THEN e.data END AS data, CASE WHEN $MATCH THEN e.metadata END AS metadata,
-  CASE WHEN $MATCH THEN e.recorded_at END AS recorded_at, CASE WHEN $MATCH THEN encode(e.prev_hash, 'hex') END AS prev_hash,
-  CASE WHEN $MATCH THEN encode(e.hash, 'hex') END AS hash`;
-
 type EventRow = StoredRow;
 
 /**
@@ -254,27 +246,41 @@ export class PostgresEventStore implements EventStore {
       params.push(filter.prefixes.map((p) => `${escapeLike(p)}%`));
       match += ` AND e.${filter.kind === 'streamPrefix' ? 'stream_id' : 'type'} LIKE ANY ($4::text[])`;
     }
-    // One round trip: the horizon and the page below it (a row of NULLs when the page is empty).
-    const result = await this.query<EventRow & { matches: boolean | null; horizon: string }>(
-      `WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS x)
-       SELECT h.x::text AS horizon, p.* FROM h LEFT JOIN LATERAL (
-         SELECT ${PAGE_COLUMNS.replace(/\$MATCH/g, () => match)}, e.txid AS sort_txid, e.seq AS sort_seq FROM (
-           SELECT * FROM hcn_events
-           WHERE (txid, seq) > ($1::text::xid8, $2::bigint) AND txid < h.x
-           ORDER BY txid, seq LIMIT $3
-         ) e
-       ) p ON true
-       ORDER BY p.sort_txid, p.sort_seq`,
+    // One round trip: the horizon, the last row of the window scanned and how many it holds, and only the rows of
+    // the window that match (a filtered follower of a heartbeat-heavy log gets no row per heartbeat).
+    const result = await this.query<
+      EventRow & {
+        horizon: string;
+        last_txid: string | null;
+        last_seq: string | null;
+        scanned: string | null;
+      }
+    >(
+      `WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS x),
+       w AS MATERIALIZED (
+         SELECT e.*, (${match}) AS matches FROM hcn_events e, h
+         WHERE (e.txid, e.seq) > ($1::text::xid8, $2::bigint) AND e.txid < h.x
+         ORDER BY e.txid, e.seq LIMIT $3
+       )
+       SELECT h.x::text AS horizon, t.last_txid, t.last_seq, t.scanned, m.* FROM h
+       LEFT JOIN (
+         SELECT txid::text AS last_txid, seq::text AS last_seq, count(*) OVER () AS scanned FROM w
+         ORDER BY txid DESC, seq DESC LIMIT 1
+       ) t ON true
+       LEFT JOIN LATERAL (
+         SELECT ${EVENT_COLUMNS}, e.txid AS sort_txid, e.seq AS sort_seq FROM w e WHERE e.matches
+       ) m ON true
+       ORDER BY m.sort_txid, m.sort_seq`,
       params,
     );
-    const horizon = BigInt(result[0].horizon);
-    const rows = result.filter((row) => row.matches !== null);
-    const events = rows.filter((row) => row.matches).map((row) => this.decode(row));
-    const exhausted = rows.length < limit;
-    const last = rows[rows.length - 1];
-    let checkpoint: Position | undefined = last
-      ? { commit: BigInt(last.txid), prepare: BigInt(last.seq) }
-      : undefined;
+    const first = result[0];
+    const horizon = BigInt(first.horizon);
+    const events = result.filter((row) => row.event_id !== null).map((row) => this.decode(row));
+    const exhausted = Number(first.scanned ?? 0) < limit;
+    let checkpoint: Position | undefined =
+      first.last_txid !== null && first.last_seq !== null
+        ? { commit: BigInt(first.last_txid), prepare: BigInt(first.last_seq) }
+        : undefined;
     if (exhausted && (!after || horizon - 1n > (checkpoint?.commit ?? after.commit))) {
       checkpoint = { commit: horizon - 1n, prepare: MAX_SEQ };
     }
