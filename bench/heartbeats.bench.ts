@@ -21,7 +21,8 @@ const INTERVAL_S = 1;
 const JOIN_TOKEN = 'bench-join-token-0123456789';
 const SAMPLE_NODES = 200;
 /** Heap settings for the agent in production images (docker-compose sets the same NODE_OPTIONS). */
-const AGENT_NODE_OPTIONS = '--max-semi-space-size=1 --max-old-space-size=64';
+const AGENT_NODE_OPTIONS =
+  process.env.BENCH_AGENT_NODE_OPTIONS ?? '--max-semi-space-size=1 --max-old-space-size=64';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
