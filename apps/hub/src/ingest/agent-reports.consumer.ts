@@ -168,35 +168,42 @@ export class AgentReportsConsumer {
     return { code, reason };
   }
 
-  /** Appends every node's heartbeats in one appendMany, then updates liveness. */
+  /**
+   * Appends every node's heartbeats, then updates liveness: one appendMany per round, the k-th heartbeat of each
+   * node in round k (in order), so each request holds one event per stream and the store takes its set-based path
+   * also when a batch that runs behind holds several heartbeats of a node.
+   */
   private async appendHeartbeats(byNode: Map<string, Report[]>): Promise<void> {
-    const nodes = [...byNode];
-    const outcomes = await this.store.appendMany(
-      nodes.map(([nodeId, reports]) => ({
-        streamId: heartbeatStream(nodeId),
-        events: reports.map(heartbeatEvent),
-        expectedRevision: 'any' as const,
-      })),
-    );
+    const rounds = Math.max(0, ...[...byNode.values()].map((reports) => reports.length));
+    for (let k = 0; k < rounds; k++) {
+      await this.appendRound(
+        [...byNode].flatMap(([nodeId, reports]) =>
+          k < reports.length ? [{ nodeId, report: reports[k] }] : [],
+        ),
+      );
+    }
     const comingBack: Array<[string, Report[]]> = [];
-    for (let i = 0; i < nodes.length; i++) {
-      const [nodeId, reports] = nodes[i];
-      const outcome = outcomes[i];
-      if (!outcome.ok) {
-        if (!(outcome.error instanceof DuplicateEventIdError)) throw outcome.error;
-        // A replay overlapping stored reports: append one by one, each idempotent on its id.
-        for (const report of reports) {
-          await this.store
-            .append(heartbeatStream(nodeId), [heartbeatEvent(report)], 'any')
-            .catch(ignoreDuplicate);
-        }
-      }
+    for (const [nodeId, reports] of byNode) {
       this.metrics.heartbeatsAppended.inc(reports.length);
       this.liveness.heard(nodeId, Date.now());
       if (this.liveness.get(nodeId)?.status === 'offline') comingBack.push([nodeId, reports]);
     }
     await inParallel(comingBack, 8, ([nodeId, reports]) => this.bringOnline(nodeId, reports));
     await this.deviceHealth?.observe(byNode);
+  }
+
+  /** One heartbeat of each of some nodes in one appendMany; a replay of a stored one is stored once. */
+  private async appendRound(round: Array<{ nodeId: string; report: Report }>): Promise<void> {
+    const outcomes = await this.store.appendMany(
+      round.map(({ nodeId, report }) => ({
+        streamId: heartbeatStream(nodeId),
+        events: [heartbeatEvent(report)],
+        expectedRevision: 'any' as const,
+      })),
+    );
+    for (const outcome of outcomes) {
+      if (!outcome.ok && !(outcome.error instanceof DuplicateEventIdError)) throw outcome.error;
+    }
   }
 
   private async bringOnline(nodeId: string, reports: Report[]): Promise<void> {
@@ -230,8 +237,4 @@ function ingestLagMs(reports: Report[]): number {
 function uniqueBySeq(reports: Report[]): Report[] {
   const seen = new Set<number>();
   return reports.filter((r) => !seen.has(r.seq) && seen.add(r.seq));
-}
-
-function ignoreDuplicate(error: unknown): void {
-  if (!(error instanceof DuplicateEventIdError)) throw error;
 }
