@@ -1,7 +1,7 @@
 import { namespaceSchema, z } from '@hcn/contracts';
 import { ALLOCATION_STATUSES, AllocationFields, allocationFromRow } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
-import { Conditions, limitOffset, orderBy, pageShape, repeatable, sortShape } from './list-query';
+import { Conditions, listPage, orderBy, pageShape, repeatable, sortShape } from './list-query';
 import type { NamespaceScope } from './workloads.query';
 
 /** Sort fields of `GET /v1/allocations`, the default first. */
@@ -47,18 +47,16 @@ export async function listAllocations(
   if (query.nodeId) c.add('node_id = ?', query.nodeId);
   if (query.status.length > 0) c.add('status = ANY(?::text[])', query.status);
   const order = orderBy(SORT[query.sort], query.order, 'workload_id', 'instance', 'attempt', 'allocation_id');
-  const [rows, count] = await Promise.all([
-    db.query(
-      `SELECT * FROM allocation_state ${c.clause()} ORDER BY ${order} ${limitOffset(query)}`,
-      c.params,
-    ),
-    db.query(`SELECT count(*)::int AS n FROM allocation_state ${c.clause()}`, c.params),
-  ]);
+  const { rows, total } = await listPage<Record<string, unknown>>(db, {
+    columns: '*',
+    from: 'allocation_state',
+    where: c,
+    order,
+    page: query,
+  });
   return {
-    items: (rows as Array<Record<string, unknown>>).map((row) =>
-      allocationFromRow(row, (v) => new Date(v as string).toISOString()),
-    ),
-    total: count[0].n,
+    items: rows.map((row) => allocationFromRow(row, (v) => new Date(v as string).toISOString())),
+    total,
     limit: query.limit,
     offset: query.offset,
   };

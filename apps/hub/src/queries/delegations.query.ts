@@ -1,6 +1,6 @@
 import { namespaceSchema, z } from '@hcn/contracts';
 import type { DataSource } from 'typeorm';
-import { Conditions, limitOffset, orderBy, pageShape, repeatable, sortShape } from './list-query';
+import { Conditions, listPage, orderBy, pageShape, repeatable, sortShape } from './list-query';
 import type { NamespaceScope } from './workloads.query';
 
 const STEP_TYPES = ['delegated', 'rejected', 'placed', 'unschedulable'] as const;
@@ -67,16 +67,15 @@ export async function listDelegations(
   if (query.reason) c.add(`(reason = ? OR ? = ANY(string_to_array(reason, ',')))`, query.reason);
   if (query.since) c.add('recorded_at >= ?', query.since);
   if (query.until) c.add('recorded_at < ?', query.until);
-  const [rows, count] = await Promise.all([
-    db.query(
-      `SELECT * FROM delegation_hops ${c.clause()}
-       ORDER BY ${orderBy(SORT[query.sort], query.order, 'workload_id', 'revision')} ${limitOffset(query)}`,
-      c.params,
-    ),
-    db.query(`SELECT count(*)::int AS n FROM delegation_hops ${c.clause()}`, c.params),
-  ]);
+  const { rows, total } = await listPage<Row>(db, {
+    columns: '*',
+    from: 'delegation_hops',
+    where: c,
+    order: orderBy(SORT[query.sort], query.order, 'workload_id', 'revision'),
+    page: query,
+  });
   return {
-    items: (rows as Row[]).map((r) => ({
+    items: rows.map((r) => ({
       workloadId: r.workload_id as string,
       revision: r.revision as number,
       namespace: r.namespace as string,
@@ -94,7 +93,7 @@ export async function listDelegations(
       candidates: r.candidates as unknown[],
       recordedAt: new Date(r.recorded_at as string).toISOString(),
     })),
-    total: count[0].n,
+    total,
     limit: query.limit,
     offset: query.offset,
   };

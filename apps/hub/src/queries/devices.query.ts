@@ -1,6 +1,6 @@
 import { acceleratorVendorSchema, z } from '@hcn/contracts';
 import type { DataSource } from 'typeorm';
-import { Conditions, limitOffset, orderBy, pageShape, sortShape } from './list-query';
+import { Conditions, listPage, orderBy, pageShape, sortShape } from './list-query';
 
 /** Sort fields of `GET /v1/devices`, the default first. */
 export const DEVICE_SORTS = ['hostname', 'utilization', 'memoryUsed', 'health', 'temperature'] as const;
@@ -61,17 +61,15 @@ export async function listDevices(
   if (query.model) c.add('d.model = ?', query.model);
   if (query.maxHealth !== undefined) c.add('d.health <= ?', query.maxHealth);
   if (query.minUtilization !== undefined) c.add('d.utilization >= ?', query.minUtilization);
-  const from = `FROM device_state d JOIN node_state n ON n.node_id = d.node_id ${c.clause()}`;
-  const [rows, count] = await Promise.all([
-    db.query(
-      `SELECT d.*, n.hostname, n.domain_id, n.status AS node_status ${from}
-       ORDER BY ${orderBy(SORT[query.sort], query.order, 'd.node_id', 'd.vendor', 'd.index')} ${limitOffset(query)}`,
-      c.params,
-    ),
-    db.query(`SELECT count(*)::int AS n ${from}`, c.params),
-  ]);
+  const { rows, total } = await listPage<Row>(db, {
+    columns: 'd.*, n.hostname, n.domain_id, n.status AS node_status',
+    from: 'device_state d JOIN node_state n ON n.node_id = d.node_id',
+    where: c,
+    order: orderBy(SORT[query.sort], query.order, 'd.node_id', 'd.vendor', 'd.index'),
+    page: query,
+  });
   return {
-    items: (rows as Row[]).map((r) => ({
+    items: rows.map((r) => ({
       nodeId: r.node_id as string,
       hostname: r.hostname as string,
       domainId: r.domain_id as string,
@@ -86,7 +84,7 @@ export async function listDevices(
       temperatureC: num(r.temperature_c),
       updatedAt: new Date(r.updated_at as string).toISOString(),
     })),
-    total: count[0].n,
+    total,
     limit: query.limit,
     offset: query.offset,
   };

@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import {
   Conditions,
   booleanParam,
-  limitOffset,
+  listPage,
   optionalPageShape,
   orderBy,
   repeatable,
@@ -133,13 +133,12 @@ export async function listDomains(
   if (query.region) c.add('region = ?', query.region);
   if (query.defined !== undefined) c.add('defined = ?', query.defined);
   if (query.tag.length > 0) c.add('resource_tags @> ?::jsonb', JSON.stringify(query.tag));
-  const [rows, count]: [Row[], Array<{ n: number }>] = await Promise.all([
-    db.query(
-      `SELECT * FROM domain_summary ${c.clause()}
-       ORDER BY ${orderBy(SORT[query.sort], query.order, 'domain_id')} ${limitOffset(query)}`,
-      c.params,
-    ),
-    db.query(`SELECT count(*)::int AS n FROM domain_summary ${c.clause()}`, c.params),
-  ]);
-  return { items: rows.map(toView), total: count[0].n };
+  const { rows, total } = await listPage<Row>(db, {
+    columns: '*',
+    from: 'domain_summary',
+    where: c,
+    order: orderBy(SORT[query.sort], query.order, 'domain_id'),
+    page: query,
+  });
+  return { items: rows.map(toView), total };
 }

@@ -1,6 +1,7 @@
 import { z } from '@hcn/contracts';
 import { applyDecorators } from '@nestjs/common';
 import { ApiQuery } from '@nestjs/swagger';
+import type { DataSource } from 'typeorm';
 
 /** A query parameter given once or repeated (`?x=a&x=b`), as a list (empty when absent). */
 export const repeatable = <T extends z.ZodTypeAny>(item: T, max = 20) =>
@@ -101,4 +102,28 @@ export function totalCountHeader<T>(
 ): T[] {
   res.setHeader('X-Total-Count', String(page.total));
   return page.items;
+}
+
+/** What one page of a listing reads: `SELECT columns FROM from WHERE … ORDER BY order LIMIT … OFFSET …`. */
+export interface PageQuery {
+  readonly columns: string;
+  /** Tables (and joins) after FROM. */
+  readonly from: string;
+  readonly where: Conditions;
+  /** SQL after ORDER BY (see `orderBy`). */
+  readonly order: string;
+  readonly page: { limit?: number; offset: number };
+}
+
+/** One page of rows and the number of rows matching the conditions, read at the same time. */
+export async function listPage<R>(db: DataSource, q: PageQuery): Promise<{ rows: R[]; total: number }> {
+  const where = q.where.clause();
+  const [rows, count] = await Promise.all([
+    db.query(
+      `SELECT ${q.columns} FROM ${q.from} ${where} ORDER BY ${q.order} ${limitOffset(q.page)}`,
+      q.where.params,
+    ),
+    db.query(`SELECT count(*)::int AS n FROM ${q.from} ${where}`, q.where.params),
+  ]);
+  return { rows: rows as R[], total: (count as Array<{ n: number }>)[0].n };
 }

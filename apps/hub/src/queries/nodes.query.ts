@@ -1,6 +1,6 @@
 import { AcceleratorDevice, DeviceAllocationState, HcnError, z } from '@hcn/contracts';
 import type { DataSource } from 'typeorm';
-import { Conditions, limitOffset, orderBy, pageShape, repeatable, sortShape } from './list-query';
+import { Conditions, listPage, orderBy, pageShape, repeatable, sortShape } from './list-query';
 
 /** Sort fields of `GET /v1/nodes`, the default first. */
 export const NODE_SORTS = ['hostname', 'lastSeenAt', 'registeredAt', 'cpuUsage'] as const;
@@ -153,17 +153,16 @@ export async function listNodes(
     const [key, ...rest] = label.split('=');
     c.add('labels @> ?::jsonb', JSON.stringify({ [key]: rest.join('=') }));
   }
-  const [rows, count] = await Promise.all([
-    db.query(
-      `SELECT * FROM node_state ${c.clause()} ORDER BY ${orderBy(SORT_COLUMNS[query.sort], query.order, 'node_id')}
-       ${limitOffset(query)}`,
-      c.params,
-    ),
-    db.query(`SELECT count(*)::int AS n FROM node_state ${c.clause()}`, c.params),
-  ]);
+  const { rows, total } = await listPage<Row>(db, {
+    columns: '*',
+    from: 'node_state',
+    where: c,
+    order: orderBy(SORT_COLUMNS[query.sort], query.order, 'node_id'),
+    page: query,
+  });
   return {
-    items: await toViews(db, rows as Row[]),
-    total: count[0].n,
+    items: await toViews(db, rows),
+    total,
     limit: query.limit,
     offset: query.offset,
   };

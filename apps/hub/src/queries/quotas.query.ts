@@ -1,6 +1,6 @@
 import { QuotaLimits, namespaceSchema, parseOrThrow, z } from '@hcn/contracts';
 import type { DataSource } from 'typeorm';
-import { Conditions, limitOffset, optionalPageShape, orderBy, repeatable, sortShape } from './list-query';
+import { Conditions, listPage, optionalPageShape, orderBy, repeatable, sortShape } from './list-query';
 import { NamespaceScope, namespaceScopeSchema } from './workloads.query';
 
 /** Sort fields of `GET /v1/quotas`, the default first (usage sorts are used / limit; unlimited ones last). */
@@ -123,13 +123,12 @@ export async function listQuotaUsage(
       : `(SELECT DISTINCT unnest(${c.param(scope)}::text[]) AS namespace) n LEFT JOIN quota_usage q USING (namespace)`;
   if (query.namespace.length > 0) c.add('namespace = ANY(?::text[])', query.namespace);
   if (query.prefix) c.add(`starts_with(namespace, ?)`, query.prefix);
-  const [rows, count]: [Row[], Array<{ n: number }>] = await Promise.all([
-    db.query(
-      `SELECT * FROM ${from} ${c.clause()}
-       ORDER BY ${orderBy(SORT[query.sort], query.order, 'namespace')} ${limitOffset(query)}`,
-      c.params,
-    ),
-    db.query(`SELECT count(*)::int AS n FROM ${from} ${c.clause()}`, c.params),
-  ]);
-  return { items: rows.map((row) => view(row.namespace as string, row)), total: count[0].n };
+  const { rows, total } = await listPage<Row>(db, {
+    columns: '*',
+    from,
+    where: c,
+    order: orderBy(SORT[query.sort], query.order, 'namespace'),
+    page: query,
+  });
+  return { items: rows.map((row) => view(row.namespace as string, row)), total };
 }

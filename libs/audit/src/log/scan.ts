@@ -17,6 +17,8 @@ export interface ScanOptions {
   /** Progress is reported every this many events (default 5000) and once at the end. */
   readonly progressEvery?: number;
   readonly onProgress?: (progress: ScanProgress) => void;
+  /** Rows per page of the read; default 10,000. */
+  readonly pageSize?: number;
 }
 
 /**
@@ -53,7 +55,7 @@ export async function scanLog(
       },
       onCaughtUp: () => finish(),
       onError: (error) => finish(error),
-      pageSize: SCAN_PAGE_ROWS,
+      pageSize: options.pageSize ?? SCAN_PAGE_ROWS,
     });
   });
 }
