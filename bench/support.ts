@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { progressBar } from '@hcn/platform';
 import { Client } from 'pg';
 import { RunningPostgres, startPostgresForTests } from '../test/services/postgres';
 
@@ -38,9 +39,7 @@ let lastProgressLine = 0;
  * `everyMs`, at most one line per that many milliseconds (for counts that move in uneven steps).
  */
 export function progress(label: string, done: number, total: number, everyMs?: number): void {
-  const width = 30;
-  const filled = Math.round((Math.min(done, total) / Math.max(total, 1)) * width);
-  const line = `[bench] ${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`;
+  const line = `[bench] ${label} [${progressBar(done / Math.max(total, 1))}] ${done}/${total}`;
   if (process.stdout.isTTY) return void process.stdout.write(`\r${line}${done >= total ? '\n' : ''}`);
   const now = Date.now();
   const due = everyMs ? now - lastProgressLine >= everyMs : done % Math.max(1, Math.floor(total / 10)) === 0;

@@ -1,6 +1,5 @@
 import type { ScanProgress } from '@hcn/audit';
-
-const WIDTH = 30;
+import { progressBar } from '@hcn/platform';
 
 /**
  * A progress bar on stderr for long reads of the log: redrawn in place on a terminal, a line per tenth
@@ -21,9 +20,7 @@ export class ProgressBar {
     if (this.quiet) return;
     const fraction = p.done ? 1 : p.total ? Math.min(0.99, p.read / p.total) : 0;
     const seconds = ((Date.now() - this.started) / 1000).toFixed(1);
-    const filled = Math.round(fraction * WIDTH);
-    const bar = `${'#'.repeat(filled)}${'.'.repeat(WIDTH - filled)}`;
-    const line = `${this.label} [${bar}] ${Math.round(fraction * 100)}% ${p.read} events ${seconds}s`;
+    const line = `${this.label} [${progressBar(fraction)}] ${Math.round(fraction * 100)}% ${p.read} events ${seconds}s`;
     if (this.out.isTTY) {
       this.out.write(`\r${line}${p.done ? '\n' : ''}`);
       return;

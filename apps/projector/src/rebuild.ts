@@ -1,4 +1,5 @@
 import type { EventStore } from '@hcn/eventstore';
+import { progressBar } from '@hcn/platform';
 import { resetCheckpoint } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
 import type { Projection } from './projection';
@@ -79,9 +80,7 @@ export function rebuildProjection(
 
 /** Renders rebuild progress as a one-line bar. */
 export function renderProgress(name: string, p: RebuildProgress): string {
-  const width = 30;
   if (!p.total) return `[rebuild ${name}] ${p.read} events (${p.eventsPerSecond} ev/s)`;
   const ratio = Math.min(1, p.read / p.total);
-  const filled = Math.round(ratio * width);
-  return `[rebuild ${name}] [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${(ratio * 100).toFixed(0)}% ${p.read}/~${p.total} events (${p.eventsPerSecond} ev/s)`;
+  return `[rebuild ${name}] [${progressBar(ratio)}] ${(ratio * 100).toFixed(0)}% ${p.read}/~${p.total} events (${p.eventsPerSecond} ev/s)`;
 }

@@ -3,3 +3,4 @@ export * from './adapters';
 export * from './topics';
 export * from './embedded-postgres';
 export * from './process';
+export * from './progress-bar';
