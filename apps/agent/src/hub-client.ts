@@ -1,3 +1,5 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { NodeResources, RegisterNodeRequest, RegisterNodeResponse } from '@hcn/contracts';
 
 /** Error answer of the hub. */
@@ -11,7 +13,13 @@ export class HubRequestError extends Error {
   }
 }
 
-/** The agent's HTTP client of the hub (registration and self-lookup). */
+/** How long one request to the hub may take. */
+const REQUEST_TIMEOUT_MS = 10000;
+
+/**
+ * The agent's HTTP client of the hub (registration and self-lookup). It speaks `node:http` rather than the global
+ * `fetch`: loading fetch (undici and its WebAssembly parser) costs an idle agent about 19 MiB of RSS.
+ */
 export class HubClient {
   constructor(private readonly baseUrl: string) {}
 
@@ -32,24 +40,59 @@ export class HubClient {
   }
 
   private async call<T>(method: string, path: string, body?: unknown, credential?: string): Promise<T> {
-    const response = await fetch(`${this.baseUrl}${path}`, {
-      method,
-      headers: {
-        ...(body ? { 'content-type': 'application/json' } : {}),
-        ...(credential ? { authorization: `Bearer ${credential}` } : {}),
-      },
-      body: body ? JSON.stringify(body) : undefined,
-      signal: AbortSignal.timeout(10000),
-    });
-    const json = (await response.json().catch(() => ({}))) as { error?: { code: string; message: string } };
-    if (!response.ok) {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const { status, text } = await send(new URL(`${this.baseUrl}${path}`), method, payload, credential);
+    const json = parseJson(text) as { error?: { code: string; message: string } };
+    if (status < 200 || status >= 300) {
       throw new HubRequestError(
-        response.status,
-        json.error?.code ?? `HTTP.${response.status}`,
-        json.error?.message ?? response.statusText,
+        status,
+        json.error?.code ?? `HTTP.${status}`,
+        json.error?.message ?? `HTTP ${status}`,
       );
     }
     return json as T;
+  }
+}
+
+/** One request; resolves with the status and the whole body, rejects on a network error or the timeout. */
+function send(
+  url: URL,
+  method: string,
+  payload: string | undefined,
+  credential: string | undefined,
+): Promise<{ status: number; text: string }> {
+  const headers: Record<string, string> = {};
+  if (payload !== undefined) {
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = String(Buffer.byteLength(payload));
+  }
+  if (credential) headers.authorization = `Bearer ${credential}`;
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const outgoing = request(
+      url,
+      { method, headers, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) },
+      (res) => readBody(res).then((text) => resolve({ status: res.statusCode ?? 0, text }), reject),
+    );
+    outgoing.on('error', reject);
+    outgoing.end(payload);
+  });
+}
+
+function readBody(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
+  });
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return {};
   }
 }
 
