@@ -13,6 +13,7 @@ import { QuotaDeviceAmounts1763773000000 } from './migrations/1763773000000-quot
 import { ReservationDevices1763773200000 } from './migrations/1763773200000-reservation-devices';
 import { DeviceRegistrations1763773500000 } from './migrations/1763773500000-device-registrations';
 import { DomainAllocatable1763773600000 } from './migrations/1763773600000-domain-allocatable';
+import { DomainUsageMillis1763773700000 } from './migrations/1763773700000-domain-usage-millis';
 import { AllocationStateRow } from './allocation-state.entity';
 import { DomainSummaryRow } from './domain-summary.entity';
 import { NodeReservationRow } from './node-reservation.entity';
@@ -49,6 +50,7 @@ export const READ_MODEL_MIGRATIONS = [
   ReservationDevices1763773200000,
   DeviceRegistrations1763773500000,
   DomainAllocatable1763773600000,
+  DomainUsageMillis1763773700000,
 ];
 
 const MIGRATION_LOCK = 4_711_002;

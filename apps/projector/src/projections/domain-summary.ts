@@ -29,11 +29,22 @@ export async function applyDomainDefinition(tx: EntityManager, event: RecordedEv
   return data.domainId;
 }
 
+/** SQL: true when the node_state row aliased `n` counts towards its domain's available capacity. */
+export const usableNode = (n: string): string => `(${n}.status = 'online' AND NOT ${n}.draining)`;
+
+/** SQL: the unused CPU of the node_state row aliased `n`, in whole millicores (cores x (1 - usage), rounded). */
+export const unusedCpuMillis = (n: string): string =>
+  `round(${n}.cpu_cores * (1 - coalesce(${n}.cpu_usage, 0)) * 1000)::bigint`;
+
+/** SQL: the unused memory of the node_state row aliased `n`, in bytes. */
+export const unusedMemoryBytes = (n: string): string =>
+  `(${n}.memory_bytes - coalesce(${n}.memory_used_bytes, 0))`;
+
 /**
  * Recomputes the node-derived columns of the given domains from node_state (so rebuilds give identical rows); the
  * definition columns are left as they are. A domain that is not defined and has no node left loses its row. Resource
- * tags come from registrations and labels only, so heartbeat-only batches keep them as they are. The floating-point
- * sum runs in node order, so it does not depend on where rows happen to lie (a rebuild gives the same bits).
+ * tags come from registrations and labels only, so heartbeat-only batches keep them as they are. Unused CPU is summed
+ * in whole millicores, so heartbeats can move it by exact deltas (applyUsageDeltas) and a rebuild gives the same row.
  * Allocatable capacity is what online, not draining nodes have left after their reservations (at least zero a node).
  */
 export async function refreshDomainSummaries(
@@ -44,22 +55,22 @@ export async function refreshDomainSummaries(
   if (domains.size === 0) return;
   const ids = [...domains];
   const live = `n.status <> 'deregistered'`;
-  const usable = `n.status = 'online' AND NOT n.draining`;
+  const usable = usableNode('n');
   const left = (total: string, reserved: string): string =>
     `coalesce(sum(GREATEST(${total} - n.${reserved}, 0)) FILTER (WHERE ${usable}), 0)`;
   await tx.query(
     `INSERT INTO domain_summary AS d (domain_id, nodes_online, nodes_offline, nodes_draining, cpu_cores_total,
        cpu_cores_available, memory_bytes_total, memory_bytes_available, resource_tags, accelerators_total,
        reserved_cpu_millis, reserved_memory_bytes, reserved_accelerators, cpu_millis_total, cpu_millis_allocatable,
-       memory_bytes_allocatable, accelerators_allocatable)
+       memory_bytes_allocatable, accelerators_allocatable, cpu_millis_available)
      SELECT ids.domain_id,
        count(*) FILTER (WHERE n.status = 'online'),
        count(*) FILTER (WHERE n.status = 'offline'),
        count(*) FILTER (WHERE n.draining AND ${live}),
        coalesce(sum(n.cpu_cores) FILTER (WHERE ${live}), 0),
-       coalesce(sum(n.cpu_cores * (1 - coalesce(n.cpu_usage, 0)) ORDER BY n.node_id) FILTER (WHERE ${usable}), 0),
+       coalesce(sum(${unusedCpuMillis('n')}) FILTER (WHERE ${usable}), 0) / 1000.0,
        coalesce(sum(n.memory_bytes) FILTER (WHERE ${live}), 0),
-       coalesce(sum(n.memory_bytes - coalesce(n.memory_used_bytes, 0)) FILTER (WHERE ${usable}), 0),
+       coalesce(sum(${unusedMemoryBytes('n')}) FILTER (WHERE ${usable}), 0),
        '[]'::jsonb,
        coalesce(sum(n.accelerators) FILTER (WHERE ${live}), 0),
        coalesce(sum(n.reserved_cpu_millis) FILTER (WHERE ${live}), 0),
@@ -68,7 +79,8 @@ export async function refreshDomainSummaries(
        coalesce(sum(n.cpu_cores::bigint * 1000) FILTER (WHERE ${live}), 0),
        ${left('n.cpu_cores::bigint * 1000', 'reserved_cpu_millis')},
        ${left('n.memory_bytes', 'reserved_memory_bytes')},
-       ${left('n.accelerators', 'reserved_accelerators')}
+       ${left('n.accelerators', 'reserved_accelerators')},
+       coalesce(sum(${unusedCpuMillis('n')}) FILTER (WHERE ${usable}), 0)
      FROM unnest($1::text[]) AS ids(domain_id) LEFT JOIN node_state n ON n.domain_id = ids.domain_id
      GROUP BY ids.domain_id
      ON CONFLICT (domain_id) DO UPDATE SET nodes_online = EXCLUDED.nodes_online, nodes_offline = EXCLUDED.nodes_offline,
@@ -79,7 +91,8 @@ export async function refreshDomainSummaries(
        reserved_accelerators = EXCLUDED.reserved_accelerators, cpu_millis_total = EXCLUDED.cpu_millis_total,
        cpu_millis_allocatable = EXCLUDED.cpu_millis_allocatable,
        memory_bytes_allocatable = EXCLUDED.memory_bytes_allocatable,
-       accelerators_allocatable = EXCLUDED.accelerators_allocatable`,
+       accelerators_allocatable = EXCLUDED.accelerators_allocatable,
+       cpu_millis_available = EXCLUDED.cpu_millis_available`,
     [ids],
   );
   await tx.query(

@@ -1,7 +1,13 @@
 import type { EventDataOf, HcnEvent, RecordedEvent } from '@hcn/contracts';
 import type { EntityManager } from 'typeorm';
 import type { ChangeSet, Projection } from '../projection';
-import { applyDomainDefinition, refreshDomainSummaries } from './domain-summary';
+import {
+  applyDomainDefinition,
+  refreshDomainSummaries,
+  unusedCpuMillis,
+  unusedMemoryBytes,
+  usableNode,
+} from './domain-summary';
 import { applyCapacityEvent, isCapacityEvent, refreshReservedCapacity } from './node-capacity';
 import { later } from './workloads.model';
 
@@ -71,9 +77,14 @@ function latestHeartbeats(events: readonly RecordedEvent[]): Map<string, Recorde
   return latest;
 }
 
-/** Applies the newest heartbeat of each node in one statement (guarded by seq, so a replay changes nothing). */
-async function applyHeartbeats(tx: EntityManager, events: readonly RecordedEvent[]): Promise<void> {
-  if (events.length === 0) return;
+/**
+ * Applies the newest heartbeat of each node (guarded by seq, so a replay changes nothing) and moves the usage columns
+ * of their domains' summaries by the exact integer change of each usable node's unused CPU and memory, in one
+ * statement: re-aggregating every node of a domain per batch was the projector's costliest query at 10,000 nodes.
+ * Returns the domains whose summaries changed.
+ */
+async function applyHeartbeats(tx: EntityManager, events: readonly RecordedEvent[]): Promise<string[]> {
+  if (events.length === 0) return [];
   const rows = events.map((event) => {
     const data = event.data as EventDataOf<'NodeHeartbeatRecorded'>;
     return {
@@ -85,13 +96,33 @@ async function applyHeartbeats(tx: EntityManager, events: readonly RecordedEvent
       at: event.recordedAt,
     };
   });
-  await tx.query(
-    `UPDATE node_state n SET cpu_usage = h.cpu, memory_used_bytes = h.mem, disk_used_bytes = h.disk,
-       last_heartbeat_seq = h.seq, last_seen_at = GREATEST(n.last_seen_at, h.at), updated_at = GREATEST(n.updated_at, h.at)
-     FROM jsonb_to_recordset($1::jsonb) AS h(node_id uuid, seq int, cpu double precision, mem bigint, disk bigint, at timestamptz)
-     WHERE n.node_id = h.node_id AND (n.last_heartbeat_seq IS NULL OR n.last_heartbeat_seq < h.seq)`,
+  // TypeORM answers an UPDATE ... RETURNING with [rows, affected count].
+  const [changed]: [Array<{ domain_id: string }>, number] = await tx.query(
+    `WITH h AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb)
+         AS h(node_id uuid, seq int, cpu double precision, mem bigint, disk bigint, at timestamptz)
+     ), updated AS (
+       UPDATE node_state n SET cpu_usage = h.cpu, memory_used_bytes = h.mem, disk_used_bytes = h.disk,
+         last_heartbeat_seq = h.seq, last_seen_at = GREATEST(n.last_seen_at, h.at),
+         updated_at = GREATEST(n.updated_at, h.at)
+       FROM h, node_state o
+       WHERE n.node_id = h.node_id AND o.node_id = n.node_id
+         AND (n.last_heartbeat_seq IS NULL OR n.last_heartbeat_seq < h.seq)
+       RETURNING n.domain_id, ${usableNode('n')} AS usable,
+         ${unusedCpuMillis('n')} - ${unusedCpuMillis('o')} AS cpu_delta,
+         ${unusedMemoryBytes('n')} - ${unusedMemoryBytes('o')} AS memory_delta
+     ), deltas AS (
+       SELECT domain_id, sum(cpu_delta) AS cpu, sum(memory_delta) AS memory FROM updated WHERE usable
+       GROUP BY domain_id
+     )
+     UPDATE domain_summary d SET cpu_millis_available = d.cpu_millis_available + deltas.cpu,
+       cpu_cores_available = (d.cpu_millis_available + deltas.cpu) / 1000.0,
+       memory_bytes_available = d.memory_bytes_available + deltas.memory
+     FROM deltas WHERE d.domain_id = deltas.domain_id
+     RETURNING d.domain_id`,
     [JSON.stringify(rows)],
   );
+  return changed.map((row) => row.domain_id);
 }
 
 async function applyLifecycle(tx: EntityManager, event: NodeLifecycleEvent, at: string): Promise<void> {
@@ -178,8 +209,7 @@ export const nodeStateProjection: Projection = {
       if (event.type !== 'NodeHeartbeatRecorded') await applyEvent(tx, event, changes, touched);
     }
     await refreshReservedCapacity(tx, touched.capacity);
-    await applyHeartbeats(tx, [...heartbeats.values()]);
-    for (const nodeId of heartbeats.keys()) changes.nodes.add(nodeId);
+    const usageChanged = await applyHeartbeats(tx, [...heartbeats.values()]);
     if (changes.nodes.size > 0) {
       const rows: Array<{ domain_id: string }> = await tx.query(
         'SELECT DISTINCT domain_id FROM node_state WHERE node_id = ANY($1)',
@@ -187,6 +217,9 @@ export const nodeStateProjection: Projection = {
       );
       for (const row of rows) changes.domains.add(row.domain_id);
     }
+    // Domains touched by other events are recomputed whole (after the heartbeats' deltas, which that overrides).
     await refreshDomainSummaries(tx, changes.domains, touched.tags);
+    for (const nodeId of heartbeats.keys()) changes.nodes.add(nodeId);
+    for (const domainId of usageChanged) changes.domains.add(domainId);
   },
 };
