@@ -69,7 +69,7 @@ function summary(latencies: number[]): { count: number; p50Ms: number; p99Ms: nu
 
 /** Submissions at a fixed rate; latency from the start of each POST to the run command reaching the fleet. */
 async function paced(hubUrl: string, acker: PlacementAcker, rate: number, seconds: number, offset: number) {
-  const sentAt = new Map<string, number>();
+  const sentAt = new Map<string, { sent: number; answered: number }>();
   const total = rate * seconds;
   const started = Date.now();
   const inFlight: Array<Promise<void>> = [];
@@ -77,19 +77,26 @@ async function paced(hubUrl: string, acker: PlacementAcker, rate: number, second
     const due = started + (i * 1000) / rate;
     if (due > Date.now()) await sleep(due - Date.now());
     const t0 = Date.now();
-    inFlight.push(submit(hubUrl, spec(offset + i)).then((id) => void sentAt.set(id, t0)));
+    inFlight.push(
+      submit(hubUrl, spec(offset + i)).then((id) => void sentAt.set(id, { sent: t0, answered: Date.now() })),
+    );
     if (i % rate === 0) progress(`paced ${rate}/s`, i, total);
   }
   await Promise.all(inFlight);
   progress(`paced ${rate}/s`, total, total);
   await sleep(2000);
   const latencies = [...sentAt]
-    .map(([id, t0]) => (acker.received.get(id) ?? NaN) - t0)
+    .map(([id, t]) => (acker.received.get(id) ?? NaN) - t.sent)
     .filter(Number.isFinite);
   return {
     offeredPerSec: rate,
     missing: sentAt.size - latencies.length,
     submitToAgentReceived: summary(latencies),
+    // where the time goes: the POST (admission and placement) and after its answer (dispatch, Kafka, agent)
+    submitToAnswered: summary([...sentAt.values()].map((t) => t.answered - t.sent)),
+    answeredToAgentReceived: summary(
+      [...sentAt].map(([id, t]) => (acker.received.get(id) ?? NaN) - t.answered).filter(Number.isFinite),
+    ),
   };
 }
 

@@ -65,7 +65,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
   );
   const dispatcher = new Dispatcher(ports.store, ports.bus, ports.readModels, metrics);
   const view = new ClusterView(ports.store);
-  const placement = new PlacementService(ports.store, view, metrics, hot);
+  const placement = new PlacementService(ports.store, view, metrics, hot, dispatcher);
   const templates = new TemplateCatalog(ports.store);
   const saga = new WorkloadSaga(
     ports.store,

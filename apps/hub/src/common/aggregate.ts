@@ -1,5 +1,6 @@
 import type { Decider } from '@hcn/domain';
 import { foldRecorded } from '@hcn/domain';
+import type { NewEvent } from '@hcn/contracts';
 import { ConcurrencyError, EventStore, ExpectedRevision } from '@hcn/eventstore';
 import { CommandContext, toNewEvents } from './command-context';
 
@@ -10,6 +11,8 @@ export interface Handled<E> {
   readonly events: E[];
   /** Stream revision after the append (or unchanged when nothing was decided). */
   readonly revision: number;
+  /** The events as appended, with their ids (absent where the caller's path does not keep them). */
+  readonly appended?: readonly NewEvent[];
 }
 
 /**
@@ -31,8 +34,9 @@ export async function handleOnStream<C, E extends { type: string; data: unknown 
     if (events.length === 0) return { events, revision: current };
     const expected: ExpectedRevision = current < 0 ? 'no_stream' : current;
     try {
-      const result = await store.append(streamId, toNewEvents(events, context), expected);
-      return { events, revision: result.nextExpectedRevision };
+      const appended = toNewEvents(events, context);
+      const result = await store.append(streamId, appended, expected);
+      return { events, revision: result.nextExpectedRevision, appended };
     } catch (error) {
       if (!(error instanceof ConcurrencyError) || attempt >= MAX_ATTEMPTS) throw error;
     }
@@ -61,9 +65,11 @@ export async function handleOnKnown<C, E extends { type: string; data: unknown }
   if (events.length === 0) return { events, ...known };
   try {
     const expected: ExpectedRevision = known.revision < 0 ? 'no_stream' : known.revision;
-    const result = await store.append(streamId, toNewEvents(events, context), expected);
+    const appended = toNewEvents(events, context);
+    const result = await store.append(streamId, appended, expected);
     return {
       events,
+      appended,
       revision: result.nextExpectedRevision,
       state: events.reduce(decider.evolve, known.state),
     };

@@ -13,6 +13,7 @@ import { commandTopicFor } from '@hcn/platform';
 import { loadCheckpoint, saveCheckpoint } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
 import type { HubMetrics } from '../common/metrics';
+import type { PlacementListener } from '../scheduling/placement.service';
 import { placementCommand } from './placement-command';
 
 const CHECKPOINT = 'dispatcher';
@@ -32,12 +33,17 @@ const FOLLOWED = [
   'WorkloadUpdated',
 ];
 
+/** Placements published early are remembered this long at most, should the log never deliver them back. */
+const EARLY_LIMIT = 100_000;
+
 /**
  * Relays appended command events to each node's domain command topic. It reads only the log (a checkpointed
  * subscription, never a second write beside the append), so nothing is published that was not appended; after
- * a crash it publishes again from the checkpoint and agents drop repeats by command id.
+ * a crash it publishes again from the checkpoint and agents drop repeats by command id. Placements this hub
+ * appended itself are published as soon as their append returns (`placed`); the relay then skips them, unless
+ * that early publish failed.
  */
-export class Dispatcher {
+export class Dispatcher implements PlacementListener {
   private subscription: Subscription | undefined;
   /** Spec of each workload generation seen, and the domain of each allocation placed. */
   private readonly specs = new Map<string, WorkloadSpec>();
@@ -45,6 +51,8 @@ export class Dispatcher {
   private position: Position | undefined;
   private savedAt = 0;
   private readonly buffer: Array<{ topic: string; messages: Array<{ key: string; value: string }> }> = [];
+  /** Early publishes by command id: resolves true once published, false when it failed. */
+  private readonly early = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly store: EventStore,
@@ -70,8 +78,37 @@ export class Dispatcher {
     await this.save();
   }
 
+  /** Publishes the run command of a placement this hub has just appended, ahead of the log. */
+  placed(commandId: string, placed: EventDataOf<'AllocationPlaced'>, spec: WorkloadSpec): void {
+    if (this.early.size >= EARLY_LIMIT) return; // the relay publishes it from the log
+    const command = placementCommand(commandId, placed, spec);
+    const message = { key: command.nodeId, value: JSON.stringify(command) };
+    const published = this.bus
+      .publishAll([{ topic: commandTopicFor(placed.domainId), messages: [message] }])
+      .then(
+        () => {
+          this.metrics.commandsDispatched.inc();
+          return true;
+        },
+        (error: Error) => {
+          console.error(
+            `[dispatcher] early publish of ${commandId}: ${error.message}; the relay publishes it`,
+          );
+          return false;
+        },
+      );
+    this.early.set(commandId, published);
+  }
+
   /** Builds the command of an event and buffers it; the buffer is published before each checkpoint. */
   private async relay(event: RecordedEvent): Promise<void> {
+    const early = this.early.get(event.eventId);
+    if (early) {
+      this.early.delete(event.eventId);
+      const { allocationId, domainId } = event.data as EventDataOf<'AllocationPlaced'>;
+      this.domains.set(allocationId, domainId);
+      if (await early) return;
+    }
     const command = await this.commandOf(event);
     if (!command) return;
     const domainId = await this.domainOf(command.nodeId, event);

@@ -1,5 +1,6 @@
 import {
   DeviceGrant,
+  EventDataOf,
   PlacedDevices,
   WorkloadSpec,
   deterministicUuid,
@@ -17,7 +18,7 @@ import {
 } from '@hcn/domain';
 import type { EventStore } from '@hcn/eventstore';
 import { ChosenDevices, Decision, decide } from '@hcn/scheduling';
-import { Known, handleOnKnown } from '../common/aggregate';
+import { Handled, Known, handleOnKnown } from '../common/aggregate';
 import { CommandContext } from '../common/command-context';
 import type { HotStreams } from '../common/cached-aggregate';
 import type { HubMetrics } from '../common/metrics';
@@ -29,6 +30,14 @@ const RESERVE_ATTEMPTS = 5;
 /** The allocation id of one attempt of one instance: the same on every hub and after a restart. */
 export function allocationIdFor(workloadId: string, instance: number, attempt: number): string {
   return deterministicUuid(`allocation:${workloadId}:${instance}:${attempt}`);
+}
+
+/**
+ * Told of each placement this hub appended, right after its append: the dispatcher publishes the run command at
+ * once instead of waiting for the log to deliver the event back.
+ */
+export interface PlacementListener {
+  placed(commandId: string, placed: EventDataOf<'AllocationPlaced'>, spec: WorkloadSpec): void;
 }
 
 /** Result of trying to place one instance. */
@@ -96,6 +105,7 @@ export class PlacementService {
     private readonly view: ClusterView,
     private readonly metrics: HubMetrics,
     private readonly hot: HotStreams,
+    private readonly listener?: PlacementListener,
   ) {}
 
   /** Places every instance of the workload that waits and is due at `now`; returns the outcomes and the state. */
@@ -152,7 +162,8 @@ export class PlacementService {
           return { outcome: 'skipped', workload }; // the saga tries again on its next pass
         }
       }
-      return this.record(workloadId, workload, toDecisionRecord(instance, decision, allocationId), context);
+      const record = toDecisionRecord(instance, decision, allocationId);
+      return this.record(workloadId, spec, workload, record, context);
     }
   }
 
@@ -190,12 +201,13 @@ export class PlacementService {
   /** Appends the decision; when another hub got there first, gives back a reservation it does not use. */
   private async record(
     workloadId: string,
+    spec: WorkloadSpec,
     workload: Known<WorkloadState>,
     record: DecisionRecord,
     context: CommandContext,
   ): Promise<{ outcome: PlacementOutcome; workload: Known<WorkloadState> }> {
     const outcome = record.outcome;
-    let after: Known<WorkloadState>;
+    let after: Known<WorkloadState> & Handled<unknown>;
     try {
       after = await handleOnKnown(
         this.store,
@@ -213,6 +225,9 @@ export class PlacementService {
     }
     if (outcome.kind === 'placed') {
       this.metrics.allocationsPlaced.inc();
+      const placedEvent = after.appended?.find((e) => e.type === 'AllocationPlaced');
+      if (placedEvent)
+        this.listener?.placed(placedEvent.eventId, placedEvent.data as EventDataOf<'AllocationPlaced'>, spec);
       for (const other of this.view
         .reservationsOf(outcome.allocationId)
         .filter((n) => n !== outcome.nodeId)) {
