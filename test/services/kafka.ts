@@ -125,8 +125,13 @@ export async function startKafka(log: (line: string) => void): Promise<RunningKa
   );
   const log4j = `-Dlog4j.configuration=file:${join(home, 'log4j.properties')}`;
   const clusterId = randomBytes(16).toString('base64url');
+  // `--cluster-id=<id>` in one argument: an id that starts with '-' (1 in 64) would read as an option otherwise
   const format = await runToEnd(
-    java(classpath, ['kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', config, '-g'], [log4j]),
+    java(
+      classpath,
+      ['kafka.tools.StorageTool', 'format', `--cluster-id=${clusterId}`, '-c', config, '-g'],
+      [log4j],
+    ),
   );
   if (format.code !== 0)
     throw new Error(`Kafka: storage format failed (exit ${format.code}): ${format.output}`);
