@@ -11,7 +11,7 @@ import { freePort } from '../test/services/ports';
 import { AppProcess } from '../test/support/processes';
 import { cpuByGroup, cpuPerUnit } from './cpu-breakdown';
 import { FleetSimulator } from './fleet-simulator';
-import { benchDatabase, percentile, progress, report } from './support';
+import { benchDatabase, percentile, progress, report, hubNodeArgs } from './support';
 
 const FLEETS = (process.env.BENCH_FLEETS ?? '2000,4000,6000,8000,10000').split(',').map(Number);
 const WINDOW_S = Number(process.env.BENCH_WINDOW_SECONDS ?? 10);
@@ -106,8 +106,7 @@ export async function run(): Promise<void> {
       HCN_LIVENESS_SWEEP_MS: '250',
     },
     true,
-    // e.g. BENCH_HUB_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the hub
-    (process.env.BENCH_HUB_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    hubNodeArgs(),
   ).start();
   const projector = new AppProcess('projector', 'apps/projector/src/main.ts', common, true).start();
   const pool = new Pool({ connectionString: db.url, max: 2 });

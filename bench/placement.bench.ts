@@ -13,7 +13,7 @@ import { cpuByGroup, cpuPerUnit } from './cpu-breakdown';
 import { FleetSimulator } from './fleet-simulator';
 import { PlacementAcker } from './placement-acker';
 import { latencyBaselines } from './placement-baselines';
-import { benchDatabase, percentile, progress, report } from './support';
+import { benchDatabase, percentile, progress, report, hubNodeArgs } from './support';
 
 const NODES = Number(process.env.BENCH_NODES ?? 1000);
 const PACED_RATE = Number(process.env.BENCH_PACED_RATE ?? 100);
@@ -209,7 +209,7 @@ export async function run(): Promise<void> {
       HCN_HEARTBEAT_INTERVAL_SECONDS: '5',
     },
     true,
-    (process.env.BENCH_HUB_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    hubNodeArgs(),
   ).start();
   const projector = new AppProcess('projector', 'apps/projector/src/main.ts', common, true).start();
   const bus = new KafkaMessageBus({ brokers: kafka.brokers, clientId: 'bench-fleet' });

@@ -77,3 +77,12 @@ export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
+
+/**
+ * Node flags of the hub process: docker-compose's hub NODE_OPTIONS (a 64 MiB young generation: fewer scavenges
+ * and fewer short-lived objects promoted into the old one, so fewer long pauses), plus BENCH_HUB_NODE_ARGS, e.g.
+ * "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the hub.
+ */
+export function hubNodeArgs(): string[] {
+  return ['--max-semi-space-size=64', ...(process.env.BENCH_HUB_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+}

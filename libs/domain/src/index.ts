@@ -4,6 +4,7 @@ export * from './node/node.state';
 export * from './node/node.commands';
 export * from './node/node.decider';
 export * from './equality';
+export * from './bucket-map';
 export * from './resources';
 export * from './quota/quota.decider';
 export * from './domain/domain.decider';

@@ -74,7 +74,7 @@ export class QuotasController {
       namespace,
       limits: state.limits ?? {},
       used: quotaUsed(state),
-      holders: Object.keys(state.held).length,
+      holders: state.held.size,
     };
   }
 }

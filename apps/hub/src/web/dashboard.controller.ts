@@ -1,6 +1,7 @@
 import { Controller, Get, Header, INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ApiExcludeController } from '@nestjs/swagger';
+import { static as serveStatic, type NextFunction, type Request, type Response } from 'express';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Public } from '../auth/auth.guard';
@@ -18,11 +19,17 @@ export function dashboardDir(): string | undefined {
   return candidates.find((dir): dir is string => !!dir && existsSync(join(dir, 'index.html')));
 }
 
-/** Serves the built dashboard's files (index.html at `/`, hashed bundles under `/assets`, cached for good). */
+/** Paths the API, its docs, metrics and the change feed answer: never files of the dashboard. */
+const NOT_FILES = /^\/(v1|docs|metrics|healthz|readyz|socket\.io)(\/|$)/;
+
+/**
+ * Serves the built dashboard's files (index.html at `/`, hashed bundles under `/assets`, cached for good). API
+ * requests skip the file lookup: it cost each of them a `stat` of a file that is not there.
+ */
 export function serveDashboard(app: INestApplication): void {
   const dir = dashboardDir();
   if (!dir) return;
-  (app as NestExpressApplication).useStaticAssets(dir, {
+  const files = serveStatic(dir, {
     index: 'index.html',
     setHeaders: (res, path) =>
       res.setHeader(
@@ -30,6 +37,9 @@ export function serveDashboard(app: INestApplication): void {
         path.includes(`${join(dir, 'assets')}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
       ),
   });
+  (app as NestExpressApplication).use((req: Request, res: Response, next: NextFunction) =>
+    NOT_FILES.test(req.path) ? next() : files(req, res, next),
+  );
 }
 
 const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>HCN</title>

@@ -1,7 +1,12 @@
-import type { DomainDefinition, QuotaLimits, RecordedEvent, ResourceAmounts } from '@hcn/contracts';
+import type {
+  DomainDefinition,
+  QuotaAmounts,
+  QuotaLimits,
+  RecordedEvent,
+  ResourceAmounts,
+} from '@hcn/contracts';
 import {
   NodeState,
-  QuotaState,
   domainDecider,
   nodeCapacity,
   nodeDecider,
@@ -71,7 +76,7 @@ export interface QuotaAsOf extends AsOf {
   readonly namespace: string;
   readonly limits: QuotaLimits | null;
   readonly used: ReturnType<typeof quotaUsed>;
-  readonly held: QuotaState['held'];
+  readonly held: Readonly<Record<string, QuotaAmounts>>;
   /** Limits the usage exceeded at that instant (limits lowered below usage). */
   readonly overLimits: string[];
 }
@@ -86,7 +91,7 @@ export function quotaAsOf(namespace: string, events: readonly RecordedEvent[], a
     ...fold.asOf(),
     limits: state.limits,
     used,
-    held: state.held,
+    held: state.held.toRecord(),
     overLimits: overLimits(state.limits, used),
   };
 }

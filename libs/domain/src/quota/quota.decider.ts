@@ -1,7 +1,8 @@
 import type { EventDataOf, QuotaAmounts, QuotaLimits } from '@hcn/contracts';
 import { sameJson } from '../equality';
 import { DomainError, assertNever } from '../errors';
-import { NO_QUOTA_AMOUNTS, QUOTA_KINDS, addQuotaAmounts } from '../resources';
+import { BucketMap } from '../bucket-map';
+import { NO_QUOTA_AMOUNTS, QUOTA_KINDS } from '../resources';
 
 /** Commands on a namespace's quota. */
 export type QuotaCommand =
@@ -18,24 +19,42 @@ export type QuotaEvent =
 /** Limits of a namespace and what each workload holds against them. */
 export interface QuotaState {
   readonly limits: QuotaLimits | null;
-  readonly held: Readonly<Record<string, QuotaAmounts>>;
+  /** What each workload holds, by workload id (updates share structure: a namespace may hold many). */
+  readonly held: BucketMap<QuotaAmounts>;
+  /** The sum of what is held, kept as holdings change (so admission does not add up every holding). */
+  readonly total: QuotaAmounts;
 }
 
 /** A namespace without limits or holdings. */
-export const initialQuotaState: QuotaState = { limits: null, held: {} };
+export const initialQuotaState: QuotaState = {
+  limits: null,
+  held: BucketMap.empty(),
+  total: NO_QUOTA_AMOUNTS,
+};
 
 /** Total held in a namespace, plus the number of workloads holding. */
 export function quotaUsed(state: QuotaState): QuotaAmounts & { workloads: number } {
-  const total = Object.values(state.held).reduce(addQuotaAmounts, NO_QUOTA_AMOUNTS);
-  return { ...total, workloads: Object.keys(state.held).length };
+  return { ...state.total, workloads: state.held.size };
+}
+
+/** The running total after `before` is given back and `after` taken (compute units to a millionth, as they add up). */
+function retotal(total: QuotaAmounts, before: QuotaAmounts | undefined, after: QuotaAmounts | undefined) {
+  const sum = (kind: (typeof QUOTA_KINDS)[number]): number =>
+    total[kind] - (before?.[kind] ?? 0) + (after?.[kind] ?? 0);
+  return {
+    cpuMillis: sum('cpuMillis'),
+    memoryBytes: sum('memoryBytes'),
+    accelerators: sum('accelerators'),
+    acceleratorMemoryBytes: sum('acceleratorMemoryBytes'),
+    computeUnits: Math.round(sum('computeUnits') * 1e6) / 1e6,
+  };
 }
 
 function overLimits(state: QuotaState, workloadId: string, resources: QuotaAmounts): string[] {
   const limits = state.limits;
   if (!limits) return [];
-  const others = { ...state.held };
-  delete others[workloadId];
-  const after = quotaUsed({ ...state, held: { ...others, [workloadId]: resources } });
+  const holders = state.held.size + (state.held.has(workloadId) ? 0 : 1);
+  const after = { ...retotal(state.total, state.held.get(workloadId), resources), workloads: holders };
   const kinds = [...QUOTA_KINDS, 'workloads'] as const;
   return kinds
     .filter((kind) => limits[kind] !== undefined && after[kind] > (limits[kind] as number))
@@ -74,7 +93,7 @@ export function decideQuota(command: QuotaCommand, state: QuotaState): QuotaEven
       if (state.limits && sameJson(state.limits, command.limits)) return [];
       return [{ type: 'QuotaSet', data: { namespace: command.namespace, limits: command.limits } }];
     case 'Hold': {
-      if (sameJson(state.held[command.workloadId], command.resources)) return [];
+      if (sameJson(state.held.get(command.workloadId), command.resources)) return [];
       requireDeclaredDeviceAmounts(state.limits, command.namespace, command.resources);
       const over = overLimits(state, command.workloadId, command.resources);
       if (over.length > 0) {
@@ -91,7 +110,7 @@ export function decideQuota(command: QuotaCommand, state: QuotaState): QuotaEven
       return [{ type: 'QuotaConsumed', data: { namespace, workloadId, resources } }];
     }
     case 'Release': {
-      const held = state.held[command.workloadId];
+      const held = state.held.get(command.workloadId);
       if (!held) return [];
       const { namespace, workloadId, reason } = command;
       return [{ type: 'QuotaReleased', data: { namespace, workloadId, resources: held, reason } }];
@@ -106,11 +125,16 @@ export function evolveQuota(state: QuotaState, event: QuotaEvent): QuotaState {
   switch (event.type) {
     case 'QuotaSet':
       return { ...state, limits: event.data.limits };
-    case 'QuotaConsumed':
-      return { ...state, held: { ...state.held, [event.data.workloadId]: event.data.resources } };
+    case 'QuotaConsumed': {
+      const { workloadId, resources } = event.data;
+      const total = retotal(state.total, state.held.get(workloadId), resources);
+      return { ...state, held: state.held.set(workloadId, resources), total };
+    }
     case 'QuotaReleased': {
-      const { [event.data.workloadId]: _gone, ...held } = state.held;
-      return { ...state, held };
+      const before = state.held.get(event.data.workloadId);
+      if (!before) return state;
+      const total = retotal(state.total, before, undefined);
+      return { ...state, held: state.held.delete(event.data.workloadId), total };
     }
     default:
       return assertNever(event);
