@@ -24,6 +24,10 @@ export class PlacementAcker {
       topics: domains.map(commandTopicFor),
       fromBeginning: false,
       batchWindowMs: 5,
+      // 1,000 agents take their commands side by side; one consumer handling the 80 partitions one after the
+      // other (each batch awaiting its acks and its offset commit) would make later partitions wait on earlier
+      // ones. Each node's commands stay in order: they share a partition (keyed by node id).
+      concurrentPartitions: 16,
       handleBatch: async (messages) => {
         const now = Date.now();
         const acks: Array<{ key: string; value: string }> = [];
