@@ -157,7 +157,10 @@ export class FleetSimulator {
       this.credit = Math.min(count, this.credit + ((now - (this.lastTick ?? now)) / this.periodMs) * count);
       this.lastTick = now;
       const messages = [];
-      for (; this.credit >= 1 && count > 0; this.credit--, this.cursor++) {
+      // The cursor stays an index into the agents: nodes that join are appended, so the rotation reaches them
+      // without moving. (`cursor % count` on an ever-growing cursor jumped whenever the fleet grew, leaving some
+      // nodes silent for longer than the TTL: false offline events in every growth step.)
+      for (; this.credit >= 1 && count > 0; this.credit--, this.cursor = (this.cursor + 1) % count) {
         const index = this.cursor % count;
         const agent = this.agents[index];
         if (agent.silent) continue;

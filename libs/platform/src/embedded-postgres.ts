@@ -57,6 +57,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
       'listen_addresses=127.0.0.1',
       '-c',
       'max_connections=300',
+      // The default 128 MB holds too little of a heartbeat-heavy log's indexes: appends start missing the cache.
+      '-c',
+      'shared_buffers=512MB',
       ...(temporary ? ['-c', 'fsync=off'] : []),
     ],
     onLog: (line: unknown) => options.log?.(String(line)),
