@@ -3,6 +3,7 @@ import { PostgresEventStore } from '@hcn/eventstore';
 import { KafkaMessageBus } from '@hcn/messaging';
 import { commandTopicFor } from '@hcn/platform';
 import { spawnSync } from 'node:child_process';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,9 +68,23 @@ function summary(latencies: number[]): { count: number; p50Ms: number; p99Ms: nu
   };
 }
 
+/** The hub's event-loop delay (p99 and max, ms) since the last scrape of its metrics (each scrape resets it). */
+async function hubLoopDelay(hubUrl: string): Promise<{ p99Ms: number; maxMs: number }> {
+  const text = await (await fetch(`${hubUrl}/metrics`)).text();
+  const seconds = (name: string) => Number(new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return {
+    p99Ms: +(seconds('nodejs_eventloop_lag_p99_seconds') * 1000).toFixed(1),
+    maxMs: +(seconds('nodejs_eventloop_lag_max_seconds') * 1000).toFixed(1),
+  };
+}
+
 /** Submissions at a fixed rate; latency from the start of each POST to the run command reaching the fleet. */
 async function paced(hubUrl: string, acker: PlacementAcker, rate: number, seconds: number, offset: number) {
   const sentAt = new Map<string, { sent: number; answered: number }>();
+  // How long timers in the hub and in this load generator were held up while submissions ran (tail diagnosis).
+  await hubLoopDelay(hubUrl);
+  const ownLoop = monitorEventLoopDelay({ resolution: 5 });
+  ownLoop.enable();
   const total = rate * seconds;
   const started = Date.now();
   const inFlight: Array<Promise<void>> = [];
@@ -83,6 +98,14 @@ async function paced(hubUrl: string, acker: PlacementAcker, rate: number, second
     if (i % rate === 0) progress(`paced ${rate}/s`, i, total);
   }
   await Promise.all(inFlight);
+  ownLoop.disable();
+  const eventLoopDelay = {
+    hub: await hubLoopDelay(hubUrl),
+    loadGenerator: {
+      p99Ms: +(ownLoop.percentile(99) / 1e6).toFixed(1),
+      maxMs: +(ownLoop.max / 1e6).toFixed(1),
+    },
+  };
   progress(`paced ${rate}/s`, total, total);
   await sleep(2000);
   const latencies = [...sentAt]
@@ -97,6 +120,7 @@ async function paced(hubUrl: string, acker: PlacementAcker, rate: number, second
     answeredToAgentReceived: summary(
       [...sentAt].map(([id, t]) => (acker.received.get(id) ?? NaN) - t.answered).filter(Number.isFinite),
     ),
+    eventLoopDelay,
   };
 }
 
