@@ -52,8 +52,8 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
   const credentials = new AgentCredentials(config.agentSecret);
   const liveness = new LivenessService(ports.store, config, clock, metrics);
   const logs = new LogStore(ports.readModels);
-  const allocationReports = new AllocationReports(ports.store, logs);
   const hot = new HotStreams(ports.store);
+  const allocationReports = new AllocationReports(ports.store, logs, hot);
   const consumer = new AgentReportsConsumer(
     ports.bus,
     ports.store,

@@ -81,3 +81,50 @@ export async function handleOnKnown<C, E extends { type: string; data: unknown }
     return { ...handled, state };
   }
 }
+
+/** Reads a stream and folds it: the state and the revision it was folded to. */
+export async function loadKnown<C, E extends { type: string; data: unknown }, S>(
+  store: EventStore,
+  decider: Decider<C, E, S>,
+  streamId: string,
+): Promise<Known<S>> {
+  const recorded = await store.readStream(streamId);
+  const revision = recorded.length > 0 ? recorded[recorded.length - 1].revision : -1;
+  return { state: foldRecorded(decider, recorded), revision };
+}
+
+/**
+ * Decides on a state this hub kept from its own last write (`cached`), appending with its revision. Only a
+ * decision that appends is trusted that way: a refusal or a no-op decided on a cached state proves nothing (it may
+ * miss newer events), so those, like a refused append, are decided again on the stream as read.
+ */
+export async function handleOnCached<C, E extends { type: string; data: unknown }, S>(
+  store: EventStore,
+  decider: Decider<C, E, S>,
+  streamId: string,
+  cached: Known<S> | undefined,
+  command: C,
+  context: CommandContext,
+): Promise<Handled<E> & Known<S>> {
+  const events = cached ? decideOrUndefined(decider, command, cached.state) : undefined;
+  if (cached && events && events.length > 0) {
+    const appended = toNewEvents(events, context);
+    try {
+      const expected: ExpectedRevision = cached.revision < 0 ? 'no_stream' : cached.revision;
+      const result = await store.append(streamId, appended, expected);
+      const state = events.reduce(decider.evolve, cached.state);
+      return { events, appended, revision: result.nextExpectedRevision, state };
+    } catch (error) {
+      if (!(error instanceof ConcurrencyError)) throw error;
+    }
+  }
+  return handleOnKnown(store, decider, streamId, await loadKnown(store, decider, streamId), command, context);
+}
+
+function decideOrUndefined<C, E, S>(decider: Decider<C, E, S>, command: C, state: S): E[] | undefined {
+  try {
+    return decider.decide(command, state);
+  } catch {
+    return undefined;
+  }
+}

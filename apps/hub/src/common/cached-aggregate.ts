@@ -6,12 +6,14 @@ import {
   QuotaCommand,
   QuotaEvent,
   QuotaState,
+  WorkloadState,
   nodeDecider,
   quotaDecider,
 } from '@hcn/domain';
 import { ConcurrencyError, EventStore } from '@hcn/eventstore';
 import type { Handled } from './aggregate';
 import { CommandContext, toNewEvents } from './command-context';
+import { RecentStates } from './recent-states';
 
 /** Attempts on a hot stream before a concurrency conflict reaches the caller. */
 const MAX_ATTEMPTS = 40;
@@ -122,10 +124,15 @@ export class CachedAggregate<C, E extends { type: string; data: unknown }, S> {
   }
 }
 
-/** The hub's hot streams: node reservations and namespace quotas, each behind one cache. */
+/**
+ * The hub's hot streams: node reservations and namespace quotas, each behind one cache; and the workloads this hub
+ * placed last, whose agents' reports follow at once.
+ */
 export class HotStreams {
   readonly nodes: CachedAggregate<NodeCommand, NodeEvent, NodeState>;
   readonly quotas: CachedAggregate<QuotaCommand, QuotaEvent, QuotaState>;
+  /** Workload states as this hub last wrote them, by stream id (see `handleOnCached`). */
+  readonly workloads = new RecentStates<WorkloadState>();
 
   constructor(readonly store: EventStore) {
     this.nodes = new CachedAggregate(store, nodeDecider);

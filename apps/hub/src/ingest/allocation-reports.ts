@@ -1,7 +1,8 @@
 import { ParsedAgentReport, inParallel, workloadStream } from '@hcn/contracts';
 import { DomainError, WorkloadCommand, workloadDecider } from '@hcn/domain';
 import type { EventStore } from '@hcn/eventstore';
-import { handleOnStream } from '../common/aggregate';
+import { handleOnCached } from '../common/aggregate';
+import type { HotStreams } from '../common/cached-aggregate';
 import type { LogStore } from '../logs/log-store';
 
 type AllocationReport = Extract<ParsedAgentReport, { kind: 'allocation' }>;
@@ -36,6 +37,7 @@ export class AllocationReports {
   constructor(
     private readonly store: EventStore,
     private readonly logs: LogStore,
+    private readonly hot: HotStreams,
   ) {}
 
   /** Handles the non-heartbeat reports of one batch; returns those refused. */
@@ -65,14 +67,19 @@ export class AllocationReports {
       actor: { kind: 'agent' as const, id: report.nodeId },
       now: new Date(report.at),
     };
+    const stream = workloadStream(report.workloadId);
     try {
-      await handleOnStream(
+      // The hub that placed the allocation usually still holds the workload's state: no read of the stream.
+      const cached = this.hot.workloads.get(stream);
+      const handled = await handleOnCached(
         this.store,
         workloadDecider,
-        workloadStream(report.workloadId),
+        stream,
+        cached,
         commandOf(report),
         context,
       );
+      this.hot.workloads.remember(stream, handled);
       return undefined;
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;

@@ -217,6 +217,7 @@ export class PlacementService {
         { type: 'RecordDecision', decision: record },
         context,
       );
+      this.hot.workloads.remember(workloadStream(workloadId), after); // the agent's report follows at once
     } catch (error) {
       if (!(error instanceof DomainError) || error.code !== 'WORKLOAD.STALE_DECISION') throw error;
       if (outcome.kind === 'placed')

@@ -1,0 +1,138 @@
+import { quotaStream } from '@hcn/contracts';
+import { DomainError, QuotaState, quotaDecider } from '@hcn/domain';
+import { PostgresEventStore } from '@hcn/eventstore';
+import { TestDatabase, createTestDatabase, describeWithPostgres } from '@hcn/testing';
+import { Known, handleOnCached, handleOnKnown, loadKnown } from './aggregate';
+import type { CommandContext } from './command-context';
+
+const context: CommandContext = {
+  correlationId: 'spec',
+  causationId: 'spec',
+  actor: { kind: 'system', id: 'spec' },
+  now: new Date(),
+};
+const amounts = (cpuMillis: number) => ({
+  cpuMillis,
+  memoryBytes: 0,
+  accelerators: 0,
+  acceleratorMemoryBytes: 0,
+  computeUnits: 0,
+});
+/** Workload ids by name (the events want UUIDs). */
+const W: Record<string, string> = {
+  w1: '00000000-0000-4000-8000-000000000001',
+  other: '00000000-0000-4000-8000-000000000002',
+};
+const hold = (namespace: string, workload: string, cpu: number) =>
+  ({ type: 'Hold', namespace, workloadId: W[workload], resources: amounts(cpu) }) as const;
+
+describeWithPostgres(
+  'handleOnCached: deciding on a kept state, with the stream as the judge (real PostgreSQL)',
+  () => {
+    let database: TestDatabase;
+    let store: PostgresEventStore;
+    let reads = 0;
+
+    beforeAll(async () => {
+      database = await createTestDatabase('h_cached');
+      store = await PostgresEventStore.connect({ connectionString: database.url });
+      const readStream = store.readStream.bind(store);
+      store.readStream = (...args) => ((reads += 1), readStream(...args)); // counts reads; the store stays real
+    });
+    afterAll(async () => {
+      await store.close();
+      await database.drop();
+    });
+
+    /** A namespace limited to 1,000 millicores, and the state kept right after the limit was set. */
+    async function limited(namespace: string): Promise<Known<QuotaState>> {
+      const set = { type: 'SetLimits', namespace, limits: { cpuMillis: 1000 } } as const;
+      const start = { state: quotaDecider.initialState, revision: -1 };
+      return handleOnKnown(store, quotaDecider, quotaStream(namespace), start, set, context);
+    }
+
+    it('appends on a current kept state without reading the stream', async () => {
+      const kept = await limited('current');
+      reads = 0;
+      const handled = await handleOnCached(
+        store,
+        quotaDecider,
+        quotaStream('current'),
+        kept,
+        hold('current', 'w1', 600),
+        context,
+      );
+      expect(reads).toBe(0);
+      expect(handled.revision).toBe(1);
+      expect(handled.state.total.cpuMillis).toBe(600);
+      expect(await loadKnown(store, quotaDecider, quotaStream('current'))).toEqual({
+        state: handled.state,
+        revision: 1,
+      });
+    });
+
+    it('decides again on the stream when the kept state is behind and its append is refused', async () => {
+      const kept = await limited('behind');
+      await handleOnKnown(
+        store,
+        quotaDecider,
+        quotaStream('behind'),
+        kept,
+        hold('behind', 'other', 300),
+        context,
+      );
+      const handled = await handleOnCached(
+        store,
+        quotaDecider,
+        quotaStream('behind'),
+        kept,
+        hold('behind', 'w1', 600),
+        context,
+      );
+      expect(handled.revision).toBe(2);
+      expect(handled.state.total.cpuMillis).toBe(900);
+      expect((await loadKnown(store, quotaDecider, quotaStream('behind'))).state.total.cpuMillis).toBe(900);
+    });
+
+    it('does not trust a refusal decided on a kept state: the stream may have room again', async () => {
+      const kept = await limited('refused');
+      const full = await handleOnKnown(
+        store,
+        quotaDecider,
+        quotaStream('refused'),
+        kept,
+        hold('refused', 'other', 900),
+        context,
+      );
+      const release = { type: 'Release', namespace: 'refused', workloadId: W.other, reason: 'spec' } as const;
+      await handleOnKnown(store, quotaDecider, quotaStream('refused'), full, release, context);
+      // On `full` (900 of 1,000 held) the hold is over the limit; the stream, where it was released, admits it.
+      const handled = await handleOnCached(
+        store,
+        quotaDecider,
+        quotaStream('refused'),
+        full,
+        hold('refused', 'w1', 600),
+        context,
+      );
+      expect(handled.events.map((e) => e.type)).toEqual(['QuotaConsumed']);
+      expect(handled.state.total.cpuMillis).toBe(600);
+    });
+
+    it('refuses what the stream refuses, and reads it when nothing is kept', async () => {
+      await limited('over');
+      reads = 0;
+      const refused = await handleOnCached(
+        store,
+        quotaDecider,
+        quotaStream('over'),
+        undefined,
+        hold('over', 'w1', 1500),
+        context,
+      ).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(DomainError);
+      expect((refused as DomainError).code).toBe('QUOTA.EXCEEDED');
+      expect(reads).toBe(1);
+    });
+  },
+);
