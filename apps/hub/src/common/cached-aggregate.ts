@@ -11,9 +11,9 @@ import {
   quotaDecider,
 } from '@hcn/domain';
 import { ConcurrencyError, EventStore } from '@hcn/eventstore';
-import type { Handled } from './aggregate';
+import type { Handled, Known } from './aggregate';
 import { CommandContext, toNewEvents } from './command-context';
-import { RecentStates } from './recent-states';
+import { BoundedMap } from './bounded-map';
 
 /** Attempts on a hot stream before a concurrency conflict reaches the caller. */
 const MAX_ATTEMPTS = 40;
@@ -131,8 +131,8 @@ export class CachedAggregate<C, E extends { type: string; data: unknown }, S> {
 export class HotStreams {
   readonly nodes: CachedAggregate<NodeCommand, NodeEvent, NodeState>;
   readonly quotas: CachedAggregate<QuotaCommand, QuotaEvent, QuotaState>;
-  /** Workload states as this hub last wrote them, by stream id (see `handleOnCached`). */
-  readonly workloads = new RecentStates<WorkloadState>();
+  /** Workload states as this hub last wrote them, by stream id (see `handleOnCached`); the latest 10,000. */
+  readonly workloads = new BoundedMap<Known<WorkloadState>>(10_000);
 
   constructor(readonly store: EventStore) {
     this.nodes = new CachedAggregate(store, nodeDecider);

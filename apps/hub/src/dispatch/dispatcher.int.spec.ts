@@ -11,6 +11,8 @@ import { Dispatcher } from './dispatcher';
 /** The in-process bus, recording each command published and failing the next publish when told to. */
 class RecordingBus extends MemoryMessageBus {
   readonly published: string[] = [];
+  /** The topic each command went to, by command id. */
+  readonly topicOf = new Map<string, string>();
   failNext = false;
 
   override async publishAll(batches: readonly TopicMessages[]): Promise<void> {
@@ -20,8 +22,11 @@ class RecordingBus extends MemoryMessageBus {
     }
     await super.publishAll(batches);
     for (const batch of batches)
-      for (const m of batch.messages)
-        this.published.push((JSON.parse(String(m.value)) as { commandId: string }).commandId);
+      for (const m of batch.messages) {
+        const commandId = (JSON.parse(String(m.value)) as { commandId: string }).commandId;
+        this.published.push(commandId);
+        this.topicOf.set(commandId, batch.topic);
+      }
   }
 }
 
@@ -129,3 +134,70 @@ describeWithPostgres(
     });
   },
 );
+
+describeWithPostgres('dispatcher: commands whose spec or domain it no longer keeps (real PostgreSQL)', () => {
+  let database: TestDatabase;
+  let store: PostgresEventStore;
+  let db: DataSource;
+  let bus: RecordingBus;
+  let dispatcher: Dispatcher;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('h_dispatch_small');
+    store = await PostgresEventStore.connect({ connectionString: database.url });
+    db = await openReadModels(database.url, 2);
+    bus = new RecordingBus();
+    // keeps one spec and five domains: the rest must come from the streams
+    dispatcher = new Dispatcher(store, bus as MessageBus, db, new HubMetrics(), 1);
+    await dispatcher.start();
+  });
+  afterAll(async () => {
+    await dispatcher.stop();
+    await bus.close();
+    await db.destroy();
+    await store.close();
+    await database.drop();
+  });
+
+  it('reads the spec of a placement from the workload stream once a later submission pushed it out', async () => {
+    const first = placement();
+    const second = placement();
+    const [submittedFirst, placedFirst] = first.events;
+    await store.append(workloadStream(first.data.workloadId), [submittedFirst], 'no_stream');
+    await append(store, second); // its submission takes the one place kept for specs
+    await store.append(workloadStream(first.data.workloadId), [placedFirst], 0);
+    await until(() => bus.published.includes(first.id));
+    expect(bus.published.filter((id) => id === first.id)).toHaveLength(1);
+  });
+
+  it("sends a stop to the node's domain read from the node stream once the allocation's domain was pushed out", async () => {
+    const stopped = placement();
+    const registration = {
+      nodeId: stopped.data.nodeId,
+      // the node has since moved to site-b: a command sent there shows its domain came from the node stream
+      domainId: 'site-b',
+      hostname: 'h',
+      arch: 'x64',
+      os: 'linux',
+      cpuCores: 4,
+      memoryBytes: 2 ** 30,
+      diskBytes: 2 ** 30,
+      labels: {},
+      isHead: false,
+      agentVersion: 'spec',
+    };
+    await store.append(`node-${stopped.data.nodeId}`, [event('NodeRegistered', registration)], 'no_stream');
+    await append(store, stopped);
+    for (let i = 0; i < 6; i++) await append(store, placement()); // pushes its domain out of the five kept
+    const stop = event('AllocationStopRequested', {
+      workloadId: stopped.data.workloadId,
+      allocationId: stopped.data.allocationId,
+      nodeId: stopped.data.nodeId,
+      gracePeriodSeconds: 5,
+      reason: 'spec',
+    });
+    await store.append(workloadStream(stopped.data.workloadId), [stop], 1);
+    await until(() => bus.published.includes(stop.eventId));
+    expect(bus.topicOf.get(stop.eventId)).toBe('hcn.commands.site-b');
+  });
+});

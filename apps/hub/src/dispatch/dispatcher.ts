@@ -12,6 +12,7 @@ import { MessageBus } from '@hcn/messaging';
 import { commandTopicFor } from '@hcn/platform';
 import { loadCheckpoint, saveCheckpoint } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
+import { BoundedMap } from '../common/bounded-map';
 import type { HubMetrics } from '../common/metrics';
 import type { PlacementListener } from '../scheduling/placement.service';
 import { placementCommand } from './placement-command';
@@ -45,9 +46,10 @@ const EARLY_LIMIT = 100_000;
  */
 export class Dispatcher implements PlacementListener {
   private subscription: Subscription | undefined;
-  /** Spec of each workload generation seen, and the domain of each allocation placed. */
-  private readonly specs = new Map<string, WorkloadSpec>();
-  private readonly domains = new Map<string, string>();
+  /** Spec of each workload generation seen, the latest ones (a miss reads the workload's stream). */
+  private readonly specs: BoundedMap<WorkloadSpec>;
+  /** Domain of each allocation placed, the latest ones (a miss reads the node's stream). */
+  private readonly domains: BoundedMap<string>;
   private position: Position | undefined;
   private savedAt = 0;
   private readonly buffer: Array<{ topic: string; messages: Array<{ key: string; value: string }> }> = [];
@@ -59,7 +61,11 @@ export class Dispatcher implements PlacementListener {
     private readonly bus: MessageBus,
     private readonly dataSource: DataSource,
     private readonly metrics: HubMetrics,
-  ) {}
+    cacheLimit = 20_000,
+  ) {
+    this.specs = new BoundedMap(cacheLimit);
+    this.domains = new BoundedMap(cacheLimit * 5);
+  }
 
   async start(): Promise<void> {
     const after = await loadCheckpoint(this.dataSource.manager, CHECKPOINT);

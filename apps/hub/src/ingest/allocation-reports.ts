@@ -79,7 +79,7 @@ export class AllocationReports {
         commandOf(report),
         context,
       );
-      this.hot.workloads.remember(stream, handled);
+      this.hot.workloads.set(stream, { state: handled.state, revision: handled.revision });
       return undefined;
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;

@@ -217,7 +217,8 @@ export class PlacementService {
         { type: 'RecordDecision', decision: record },
         context,
       );
-      this.hot.workloads.remember(workloadStream(workloadId), after); // the agent's report follows at once
+      // the agent's report follows at once: keep the state it will be decided on
+      this.hot.workloads.set(workloadStream(workloadId), { state: after.state, revision: after.revision });
     } catch (error) {
       if (!(error instanceof DomainError) || error.code !== 'WORKLOAD.STALE_DECISION') throw error;
       if (outcome.kind === 'placed')
