@@ -5,12 +5,16 @@ import type { FleetSimulator } from './fleet-simulator';
 
 /**
  * The placement side of the simulated fleet: consumes the domains' command topics, records when each `run`
- * command arrived (by workload id) and acknowledges it with a signed `started` report, as an agent would.
+ * command arrived (by workload id) and acknowledges it with a signed `started` report, as an agent would. Like an
+ * agent, which hands its reports to an outbox that a sender drains, it does not hold up taking the next commands
+ * while its reports are being published: they queue, and one sender publishes them in order.
  */
 export class PlacementAcker {
   /** Arrival time (ms) of the first run command of each workload. */
   readonly received = new Map<string, number>();
   private consumer: Consumer | undefined;
+  private readonly outbox: Array<{ key: string; value: string }> = [];
+  private sending: Promise<void> | undefined;
 
   constructor(
     private readonly bus: MessageBus,
@@ -53,12 +57,24 @@ export class PlacementAcker {
           };
           acks.push({ key: agent.nodeId, value: JSON.stringify(report) });
         }
-        if (acks.length > 0) await this.bus.publish(AGENT_REPORTS_TOPIC, acks);
+        this.outbox.push(...acks);
+        this.sending ??= this.drain().finally(() => (this.sending = undefined));
       },
     });
   }
 
+  /** Publishes the queued reports, in order, until none is left. */
+  private async drain(): Promise<void> {
+    while (this.outbox.length > 0) {
+      const batch = this.outbox.splice(0, this.outbox.length);
+      await this.bus
+        .publish(AGENT_REPORTS_TOPIC, batch)
+        .catch((error: Error) => console.error(`[bench] acks lost: ${error.message}`));
+    }
+  }
+
   async stop(): Promise<void> {
     await this.consumer?.stop();
+    await this.sending;
   }
 }
