@@ -77,30 +77,44 @@ const until = async (check: () => boolean): Promise<void> => {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
 };
 
+/**
+ * A dispatcher over a fresh database and a recording bus, started before the suite's tests and stopped after
+ * them; call the returned function (in a `beforeAll`) for its parts.
+ */
+function dispatcherRig(name: string, cacheLimit?: number) {
+  let parts: { store: PostgresEventStore; bus: RecordingBus; dispatcher: Dispatcher } | undefined;
+  let database: TestDatabase;
+  let db: DataSource;
+  beforeAll(async () => {
+    database = await createTestDatabase(name);
+    const store = await PostgresEventStore.connect({ connectionString: database.url });
+    db = await openReadModels(database.url, 2);
+    const bus = new RecordingBus();
+    const dispatcher = new Dispatcher(store, bus as MessageBus, db, new HubMetrics(), cacheLimit);
+    await dispatcher.start();
+    parts = { store, bus, dispatcher };
+  });
+  afterAll(async () => {
+    await parts?.dispatcher.stop();
+    await parts?.bus.close();
+    await db?.destroy();
+    await parts?.store.close();
+    await database?.drop();
+  });
+  return () => {
+    if (!parts) throw new Error('dispatcher rig not started');
+    return parts;
+  };
+}
+
 describeWithPostgres(
   'dispatcher: placements published as their append returns, once (real PostgreSQL)',
   () => {
-    let database: TestDatabase;
+    const rig = dispatcherRig('h_dispatch');
     let store: PostgresEventStore;
-    let db: DataSource;
     let bus: RecordingBus;
     let dispatcher: Dispatcher;
-
-    beforeAll(async () => {
-      database = await createTestDatabase('h_dispatch');
-      store = await PostgresEventStore.connect({ connectionString: database.url });
-      db = await openReadModels(database.url, 2);
-      bus = new RecordingBus();
-      dispatcher = new Dispatcher(store, bus as MessageBus, db, new HubMetrics());
-      await dispatcher.start();
-    });
-    afterAll(async () => {
-      await dispatcher.stop();
-      await bus.close();
-      await db.destroy();
-      await store.close();
-      await database.drop();
-    });
+    beforeAll(() => ({ store, bus, dispatcher } = rig()));
 
     it('relays a placement from the log when nobody published it early', async () => {
       const placed = placement();
@@ -136,28 +150,11 @@ describeWithPostgres(
 );
 
 describeWithPostgres('dispatcher: commands whose spec or domain it no longer keeps (real PostgreSQL)', () => {
-  let database: TestDatabase;
+  // keeps one spec and five domains: the rest must come from the streams
+  const rig = dispatcherRig('h_dispatch_small', 1);
   let store: PostgresEventStore;
-  let db: DataSource;
   let bus: RecordingBus;
-  let dispatcher: Dispatcher;
-
-  beforeAll(async () => {
-    database = await createTestDatabase('h_dispatch_small');
-    store = await PostgresEventStore.connect({ connectionString: database.url });
-    db = await openReadModels(database.url, 2);
-    bus = new RecordingBus();
-    // keeps one spec and five domains: the rest must come from the streams
-    dispatcher = new Dispatcher(store, bus as MessageBus, db, new HubMetrics(), 1);
-    await dispatcher.start();
-  });
-  afterAll(async () => {
-    await dispatcher.stop();
-    await bus.close();
-    await db.destroy();
-    await store.close();
-    await database.drop();
-  });
+  beforeAll(() => ({ store, bus } = rig()));
 
   it('reads the spec of a placement from the workload stream once a later submission pushed it out', async () => {
     const first = placement();
