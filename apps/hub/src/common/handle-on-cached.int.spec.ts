@@ -44,24 +44,24 @@ describeWithPostgres(
       await database.drop();
     });
 
+    type QuotaCommand = Parameters<typeof quotaDecider.decide>[0];
+    /** handleOnCached / handleOnKnown on a namespace's quota stream. */
+    const onCached = (namespace: string, kept: Known<QuotaState> | undefined, command: QuotaCommand) =>
+      handleOnCached(store, quotaDecider, quotaStream(namespace), kept, command, context);
+    const onKnown = (namespace: string, known: Known<QuotaState>, command: QuotaCommand) =>
+      handleOnKnown(store, quotaDecider, quotaStream(namespace), known, command, context);
+
     /** A namespace limited to 1,000 millicores, and the state kept right after the limit was set. */
     async function limited(namespace: string): Promise<Known<QuotaState>> {
       const set = { type: 'SetLimits', namespace, limits: { cpuMillis: 1000 } } as const;
       const start = { state: quotaDecider.initialState, revision: -1 };
-      return handleOnKnown(store, quotaDecider, quotaStream(namespace), start, set, context);
+      return onKnown(namespace, start, set);
     }
 
     it('appends on a current kept state without reading the stream', async () => {
       const kept = await limited('current');
       reads = 0;
-      const handled = await handleOnCached(
-        store,
-        quotaDecider,
-        quotaStream('current'),
-        kept,
-        hold('current', 'w1', 600),
-        context,
-      );
+      const handled = await onCached('current', kept, hold('current', 'w1', 600));
       expect(reads).toBe(0);
       expect(handled.revision).toBe(1);
       expect(handled.state.total.cpuMillis).toBe(600);
@@ -73,22 +73,8 @@ describeWithPostgres(
 
     it('decides again on the stream when the kept state is behind and its append is refused', async () => {
       const kept = await limited('behind');
-      await handleOnKnown(
-        store,
-        quotaDecider,
-        quotaStream('behind'),
-        kept,
-        hold('behind', 'other', 300),
-        context,
-      );
-      const handled = await handleOnCached(
-        store,
-        quotaDecider,
-        quotaStream('behind'),
-        kept,
-        hold('behind', 'w1', 600),
-        context,
-      );
+      await onKnown('behind', kept, hold('behind', 'other', 300));
+      const handled = await onCached('behind', kept, hold('behind', 'w1', 600));
       expect(handled.revision).toBe(2);
       expect(handled.state.total.cpuMillis).toBe(900);
       expect((await loadKnown(store, quotaDecider, quotaStream('behind'))).state.total.cpuMillis).toBe(900);
@@ -96,25 +82,11 @@ describeWithPostgres(
 
     it('does not trust a refusal decided on a kept state: the stream may have room again', async () => {
       const kept = await limited('refused');
-      const full = await handleOnKnown(
-        store,
-        quotaDecider,
-        quotaStream('refused'),
-        kept,
-        hold('refused', 'other', 900),
-        context,
-      );
+      const full = await onKnown('refused', kept, hold('refused', 'other', 900));
       const release = { type: 'Release', namespace: 'refused', workloadId: W.other, reason: 'spec' } as const;
-      await handleOnKnown(store, quotaDecider, quotaStream('refused'), full, release, context);
+      await onKnown('refused', full, release);
       // On `full` (900 of 1,000 held) the hold is over the limit; the stream, where it was released, admits it.
-      const handled = await handleOnCached(
-        store,
-        quotaDecider,
-        quotaStream('refused'),
-        full,
-        hold('refused', 'w1', 600),
-        context,
-      );
+      const handled = await onCached('refused', full, hold('refused', 'w1', 600));
       expect(handled.events.map((e) => e.type)).toEqual(['QuotaConsumed']);
       expect(handled.state.total.cpuMillis).toBe(600);
     });
@@ -122,14 +94,7 @@ describeWithPostgres(
     it('refuses what the stream refuses, and reads it when nothing is kept', async () => {
       await limited('over');
       reads = 0;
-      const refused = await handleOnCached(
-        store,
-        quotaDecider,
-        quotaStream('over'),
-        undefined,
-        hold('over', 'w1', 1500),
-        context,
-      ).catch((e: unknown) => e);
+      const refused = await onCached('over', undefined, hold('over', 'w1', 1500)).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(DomainError);
       expect((refused as DomainError).code).toBe('QUOTA.EXCEEDED');
       expect(reads).toBe(1);
