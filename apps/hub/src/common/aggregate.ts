@@ -15,9 +15,42 @@ export interface Handled<E> {
   readonly appended?: readonly NewEvent[];
 }
 
+/** A folded state and the revision it was folded to (-1: no stream yet). */
+export interface Known<S> {
+  readonly state: S;
+  readonly revision: number;
+}
+
+/** Reads a stream and folds it: the state and the revision it was folded to. */
+export async function loadKnown<C, E extends { type: string; data: unknown }, S>(
+  store: EventStore,
+  decider: Decider<C, E, S>,
+  streamId: string,
+): Promise<Known<S>> {
+  const recorded = await store.readStream(streamId);
+  const revision = recorded.length > 0 ? recorded[recorded.length - 1].revision : -1;
+  return { state: foldRecorded(decider, recorded), revision };
+}
+
+/** Appends events decided on a known state, expecting its revision; returns them and the state after them. */
+async function appendOnKnown<C, E extends { type: string; data: unknown }, S>(
+  store: EventStore,
+  decider: Decider<C, E, S>,
+  streamId: string,
+  known: Known<S>,
+  events: E[],
+  context: CommandContext,
+): Promise<Handled<E> & Known<S>> {
+  const expected: ExpectedRevision = known.revision < 0 ? 'no_stream' : known.revision;
+  const appended = toNewEvents(events, context);
+  const result = await store.append(streamId, appended, expected);
+  const state = events.reduce(decider.evolve, known.state);
+  return { events, appended, revision: result.nextExpectedRevision, state };
+}
+
 /**
  * Load, decide, append with the expected revision; on a concurrent write, reload and decide again.
- * The decider sees only `{ type, data }` of the stream's events.
+ * The decider sees only `{ type, data }` of the stream's events. Returns the state after the events decided.
  */
 export async function handleOnStream<C, E extends { type: string; data: unknown }, S>(
   store: EventStore,
@@ -25,28 +58,17 @@ export async function handleOnStream<C, E extends { type: string; data: unknown 
   streamId: string,
   command: C,
   context: CommandContext,
-): Promise<Handled<E>> {
+): Promise<Handled<E> & Known<S>> {
   for (let attempt = 1; ; attempt++) {
-    const recorded = await store.readStream(streamId);
-    const state = foldRecorded(decider, recorded);
-    const events = decider.decide(command, state);
-    const current = recorded.length > 0 ? recorded[recorded.length - 1].revision : -1;
-    if (events.length === 0) return { events, revision: current };
-    const expected: ExpectedRevision = current < 0 ? 'no_stream' : current;
+    const known = await loadKnown(store, decider, streamId);
+    const events = decider.decide(command, known.state);
+    if (events.length === 0) return { events, ...known };
     try {
-      const appended = toNewEvents(events, context);
-      const result = await store.append(streamId, appended, expected);
-      return { events, revision: result.nextExpectedRevision, appended };
+      return await appendOnKnown(store, decider, streamId, known, events, context);
     } catch (error) {
       if (!(error instanceof ConcurrencyError) || attempt >= MAX_ATTEMPTS) throw error;
     }
   }
-}
-
-/** A folded state and the revision it was folded to (-1: no stream yet). */
-export interface Known<S> {
-  readonly state: S;
-  readonly revision: number;
 }
 
 /**
@@ -64,33 +86,11 @@ export async function handleOnKnown<C, E extends { type: string; data: unknown }
   const events = decider.decide(command, known.state);
   if (events.length === 0) return { events, ...known };
   try {
-    const expected: ExpectedRevision = known.revision < 0 ? 'no_stream' : known.revision;
-    const appended = toNewEvents(events, context);
-    const result = await store.append(streamId, appended, expected);
-    return {
-      events,
-      appended,
-      revision: result.nextExpectedRevision,
-      state: events.reduce(decider.evolve, known.state),
-    };
+    return await appendOnKnown(store, decider, streamId, known, events, context);
   } catch (error) {
     if (!(error instanceof ConcurrencyError)) throw error;
-    const handled = await handleOnStream(store, decider, streamId, command, context);
-    const recorded = await store.readStream(streamId);
-    const state = foldRecorded(decider, recorded);
-    return { ...handled, state };
+    return handleOnStream(store, decider, streamId, command, context);
   }
-}
-
-/** Reads a stream and folds it: the state and the revision it was folded to. */
-export async function loadKnown<C, E extends { type: string; data: unknown }, S>(
-  store: EventStore,
-  decider: Decider<C, E, S>,
-  streamId: string,
-): Promise<Known<S>> {
-  const recorded = await store.readStream(streamId);
-  const revision = recorded.length > 0 ? recorded[recorded.length - 1].revision : -1;
-  return { state: foldRecorded(decider, recorded), revision };
 }
 
 /**
@@ -108,17 +108,13 @@ export async function handleOnCached<C, E extends { type: string; data: unknown 
 ): Promise<Handled<E> & Known<S>> {
   const events = cached ? decideOrUndefined(decider, command, cached.state) : undefined;
   if (cached && events && events.length > 0) {
-    const appended = toNewEvents(events, context);
     try {
-      const expected: ExpectedRevision = cached.revision < 0 ? 'no_stream' : cached.revision;
-      const result = await store.append(streamId, appended, expected);
-      const state = events.reduce(decider.evolve, cached.state);
-      return { events, appended, revision: result.nextExpectedRevision, state };
+      return await appendOnKnown(store, decider, streamId, cached, events, context);
     } catch (error) {
       if (!(error instanceof ConcurrencyError)) throw error;
     }
   }
-  return handleOnKnown(store, decider, streamId, await loadKnown(store, decider, streamId), command, context);
+  return handleOnStream(store, decider, streamId, command, context);
 }
 
 function decideOrUndefined<C, E, S>(decider: Decider<C, E, S>, command: C, state: S): E[] | undefined {

@@ -13,12 +13,11 @@ import {
   InstanceView,
   WorkloadState,
   dueInstances,
-  foldRecorded,
   workloadDecider,
 } from '@hcn/domain';
 import type { EventStore } from '@hcn/eventstore';
 import { ChosenDevices, Decision, decide } from '@hcn/scheduling';
-import { Handled, Known, handleOnKnown } from '../common/aggregate';
+import { Handled, Known, handleOnKnown, loadKnown } from '../common/aggregate';
 import { CommandContext } from '../common/command-context';
 import type { HotStreams } from '../common/cached-aggregate';
 import type { HubMetrics } from '../common/metrics';
@@ -127,10 +126,8 @@ export class PlacementService {
     return { outcomes, workload };
   }
 
-  private async load(workloadId: string): Promise<Known<WorkloadState>> {
-    const events = await this.store.readStream(workloadStream(workloadId));
-    const state = foldRecorded(workloadDecider, events);
-    return { state, revision: events.length > 0 ? events[events.length - 1].revision : -1 };
+  private load(workloadId: string): Promise<Known<WorkloadState>> {
+    return loadKnown(this.store, workloadDecider, workloadStream(workloadId));
   }
 
   private async placeInstance(
