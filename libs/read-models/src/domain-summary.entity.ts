@@ -21,10 +21,6 @@ export class DomainSummaryRow {
   @Column({ type: 'int', name: 'cpu_cores_total' })
   cpuCoresTotal!: number;
 
-  /** Cores not in use on online, not draining nodes: cpu_millis_available / 1000. */
-  @Column({ type: 'double precision', name: 'cpu_cores_available' })
-  cpuCoresAvailable!: number;
-
   /** Millicores not in use on online, not draining nodes (each node's cores x (1 - usage), to a millicore). */
   @Column({ type: 'bigint', name: 'cpu_millis_available' })
   cpuMillisAvailable!: string;

@@ -24,7 +24,7 @@ export const DOMAIN_SORTS = [
 const SORT = {
   domainId: 'domain_id',
   nodesOnline: 'nodes_online',
-  cpuAvailable: 'cpu_cores_available',
+  cpuAvailable: 'cpu_millis_available',
   memoryAvailable: 'memory_bytes_available',
   cpuAllocatable: 'cpu_millis_allocatable',
   memoryAllocatable: 'memory_bytes_allocatable',
@@ -91,7 +91,7 @@ function toView(r: Row): DomainView {
       draining: Number(r.nodes_draining),
     },
     capacity: {
-      cpuCores: { total: Number(r.cpu_cores_total), available: Number(r.cpu_cores_available) },
+      cpuCores: { total: Number(r.cpu_cores_total), available: Number(r.cpu_millis_available) / 1000 },
       cpuMillis: {
         total: Number(r.cpu_millis_total),
         allocated: reserved.cpuMillis,

@@ -98,7 +98,7 @@ describeWithPostgres('domain_summary capacity: total, allocated, allocatable (re
         acceleratorsAllocatable: 3,
       });
       // Idle capacity from heartbeats is kept as it was: online, not draining nodes, cores x (1 - usage).
-      expect([row.cpuCoresAvailable, row.memoryBytesAvailable]).toEqual([12, String(48 * GiB)]);
+      expect([row.cpuMillisAvailable, row.memoryBytesAvailable]).toEqual(['12000', String(48 * GiB)]);
     }
   });
 

@@ -9,9 +9,9 @@ export async function applyDomainDefinition(tx: EntityManager, event: RecordedEv
   const data = event.data as EventDataOf<'DomainDefined'>;
   await tx.query(
     `INSERT INTO domain_summary AS d (domain_id, nodes_online, nodes_offline, nodes_draining, cpu_cores_total,
-       cpu_cores_available, memory_bytes_total, memory_bytes_available, resource_tags, defined, definition_revision,
+       memory_bytes_total, memory_bytes_available, resource_tags, defined, definition_revision,
        parent_id, region, labels, policy, head_node_id)
-     VALUES ($1, 0, 0, 0, 0, 0, 0, 0, '[]'::jsonb, true, $2, $3, $4, $5, $6, $7)
+     VALUES ($1, 0, 0, 0, 0, 0, 0, '[]'::jsonb, true, $2, $3, $4, $5, $6, $7)
      ON CONFLICT (domain_id) DO UPDATE SET defined = true, definition_revision = EXCLUDED.definition_revision,
        parent_id = EXCLUDED.parent_id, region = EXCLUDED.region, labels = EXCLUDED.labels, policy = EXCLUDED.policy,
        head_node_id = EXCLUDED.head_node_id
@@ -44,7 +44,8 @@ export const unusedMemoryBytes = (n: string): string =>
  * Recomputes the node-derived columns of the given domains from node_state (so rebuilds give identical rows); the
  * definition columns are left as they are. A domain that is not defined and has no node left loses its row. Resource
  * tags come from registrations and labels only, so heartbeat-only batches keep them as they are. Unused CPU is summed
- * in whole millicores, so heartbeats can move it by exact deltas (applyUsageDeltas) and a rebuild gives the same row.
+ * in whole millicores, so heartbeats can move it by exact deltas (the node-state projection's applyHeartbeats) and a
+ * rebuild gives the same row.
  * Allocatable capacity is what online, not draining nodes have left after their reservations (at least zero a node).
  */
 export async function refreshDomainSummaries(
@@ -60,7 +61,7 @@ export async function refreshDomainSummaries(
     `coalesce(sum(GREATEST(${total} - n.${reserved}, 0)) FILTER (WHERE ${usable}), 0)`;
   await tx.query(
     `INSERT INTO domain_summary AS d (domain_id, nodes_online, nodes_offline, nodes_draining, cpu_cores_total,
-       cpu_cores_available, memory_bytes_total, memory_bytes_available, resource_tags, accelerators_total,
+       memory_bytes_total, memory_bytes_available, resource_tags, accelerators_total,
        reserved_cpu_millis, reserved_memory_bytes, reserved_accelerators, cpu_millis_total, cpu_millis_allocatable,
        memory_bytes_allocatable, accelerators_allocatable, cpu_millis_available)
      SELECT ids.domain_id,
@@ -68,7 +69,6 @@ export async function refreshDomainSummaries(
        count(*) FILTER (WHERE n.status = 'offline'),
        count(*) FILTER (WHERE n.draining AND ${live}),
        coalesce(sum(n.cpu_cores) FILTER (WHERE ${live}), 0),
-       coalesce(sum(${unusedCpuMillis('n')}) FILTER (WHERE ${usable}), 0) / 1000.0,
        coalesce(sum(n.memory_bytes) FILTER (WHERE ${live}), 0),
        coalesce(sum(${unusedMemoryBytes('n')}) FILTER (WHERE ${usable}), 0),
        '[]'::jsonb,
@@ -85,7 +85,7 @@ export async function refreshDomainSummaries(
      GROUP BY ids.domain_id
      ON CONFLICT (domain_id) DO UPDATE SET nodes_online = EXCLUDED.nodes_online, nodes_offline = EXCLUDED.nodes_offline,
        nodes_draining = EXCLUDED.nodes_draining, cpu_cores_total = EXCLUDED.cpu_cores_total,
-       cpu_cores_available = EXCLUDED.cpu_cores_available, memory_bytes_total = EXCLUDED.memory_bytes_total,
+       memory_bytes_total = EXCLUDED.memory_bytes_total,
        memory_bytes_available = EXCLUDED.memory_bytes_available, accelerators_total = EXCLUDED.accelerators_total,
        reserved_cpu_millis = EXCLUDED.reserved_cpu_millis, reserved_memory_bytes = EXCLUDED.reserved_memory_bytes,
        reserved_accelerators = EXCLUDED.reserved_accelerators, cpu_millis_total = EXCLUDED.cpu_millis_total,

@@ -116,7 +116,6 @@ async function applyHeartbeats(tx: EntityManager, events: readonly RecordedEvent
        GROUP BY domain_id
      )
      UPDATE domain_summary d SET cpu_millis_available = d.cpu_millis_available + deltas.cpu,
-       cpu_cores_available = (d.cpu_millis_available + deltas.cpu) / 1000.0,
        memory_bytes_available = d.memory_bytes_available + deltas.memory
      FROM deltas WHERE d.domain_id = deltas.domain_id
      RETURNING d.domain_id`,
