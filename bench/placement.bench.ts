@@ -4,7 +4,7 @@ import { KafkaMessageBus } from '@hcn/messaging';
 import { commandTopicFor } from '@hcn/platform';
 import { spawnSync } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startKafkaForTests } from '../test/services/kafka';
@@ -111,6 +111,11 @@ async function paced(hubUrl: string, acker: PlacementAcker, rate: number, second
   const latencies = [...sentAt]
     .map(([id, t]) => (acker.received.get(id) ?? NaN) - t.sent)
     .filter(Number.isFinite);
+  const samplesDir = process.env.BENCH_PLACEMENT_SAMPLES_DIR; // raw samples, for finding where a tail comes from
+  if (samplesDir) {
+    const rows = [...sentAt].map(([id, t]) => [t.sent, t.answered, acker.received.get(id) ?? null]);
+    writeFileSync(`${samplesDir}/paced-${rate}.json`, JSON.stringify(rows));
+  }
   return {
     offeredPerSec: rate,
     missing: sentAt.size - latencies.length,
@@ -216,7 +221,9 @@ export async function run(): Promise<void> {
   if (spawnSync('npm', ['run', '-s', 'build'], { stdio: 'inherit' }).status !== 0)
     throw new Error('build failed');
   const db = await benchDatabase('placement');
-  const kafka = await startKafkaForTests((line) => console.log(`[bench] ${line}`));
+  // the broker with Kafka's 1 GiB heap (see KafkaJvmOptions): the tests' quick-start JVM pauses for 20-40 ms every
+  // few seconds and for over 100 ms on a full collection, which the latencies here would measure
+  const kafka = await startKafkaForTests((line) => console.log(`[bench] ${line}`), { jvm: 'bench' });
   const port = await freePort();
   const hubUrl = `http://127.0.0.1:${port}`;
   const common = { DATABASE_URL: db.url, KAFKA_BROKERS: kafka.brokers.join(',') };
@@ -235,6 +242,8 @@ export async function run(): Promise<void> {
     true,
     hubNodeArgs(),
   ).start();
+  if (process.env.BENCH_PLACEMENT_SAMPLES_DIR)
+    writeFileSync(`${process.env.BENCH_PLACEMENT_SAMPLES_DIR}/hub-started.json`, JSON.stringify(Date.now()));
   const projector = new AppProcess('projector', 'apps/projector/src/main.ts', common, true).start();
   const bus = new KafkaMessageBus({ brokers: kafka.brokers, clientId: 'bench-fleet' });
   const fleet = new FleetSimulator({ hubUrl, joinToken: JOIN_TOKEN, bus, domains: DOMAINS });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { loadAgentConfig } from '../apps/agent/src/config';
 import { loadHubConfig } from '../apps/hub/src/config';
+import { HUB_NODE_FLAGS } from '../bench/support';
 
 /**
  * docker-compose.yml cannot run here (no container engine); this spec checks what can be checked: the YAML
@@ -28,6 +29,10 @@ describe('docker-compose.yml', () => {
     const config = loadHubConfig(services.hub.environment!);
     expect(config.eventStoreUrl).toBe('esdb://eventstore:2113?tls=false');
     expect(config.kafkaBrokers).toEqual(['kafka:9092']);
+  });
+
+  it('runs the hub with the V8 flags the placement benchmark measured', () => {
+    expect(services.hub.environment!.NODE_OPTIONS).toBe(HUB_NODE_FLAGS.join(' '));
   });
 
   it("gives each agent a valid configuration in two domains, with the hub's join token", () => {

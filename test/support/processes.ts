@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { appendFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -35,7 +36,11 @@ export class AppProcess {
       env: { ...process.env, ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const keep = (chunk: Buffer): void => void (this.output = (this.output + chunk.toString()).slice(-20000));
+    const copyTo = process.env.HCN_APP_OUTPUT_DIR; // whole output of each app, for investigations
+    const keep = (chunk: Buffer): void => {
+      this.output = (this.output + chunk.toString()).slice(-20000);
+      if (copyTo) appendFileSync(join(copyTo, `${this.name}.log`), chunk);
+    };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
     child.on('exit', (code) => (this.exitCode = code));

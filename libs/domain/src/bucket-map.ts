@@ -1,10 +1,13 @@
-/** Buckets of a BucketMap: an update copies one bucket and this many slots, whatever the map's size. */
+/** Default buckets of a BucketMap: an update copies one bucket and this many slots, whatever the map's size. */
 const BUCKETS = 256;
 
-function bucketOf(key: string): number {
+/** The empty map of each bucket count (maps are immutable, so one is enough). */
+const EMPTIES = new Map<number, BucketMap<never>>();
+
+function hashOf(key: string): number {
   let hash = 0x811c9dc5; // FNV-1a
   for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
-  return (hash >>> 0) % BUCKETS;
+  return hash >>> 0;
 }
 
 /**
@@ -13,17 +16,24 @@ function bucketOf(key: string): number {
  * instead of copying every entry per event. Iteration is in bucket order, then insertion order within a bucket.
  */
 export class BucketMap<V> {
-  private static readonly EMPTY = new BucketMap<never>(new Array(BUCKETS).fill(undefined), 0);
-
   private constructor(
     private readonly buckets: ReadonlyArray<ReadonlyMap<string, V> | undefined>,
     /** Number of entries. */
     readonly size: number,
   ) {}
 
-  /** The empty map. */
-  static empty<V>(): BucketMap<V> {
-    return BucketMap.EMPTY as BucketMap<V>;
+  /**
+   * The empty map. `buckets` trades the cost of an update (one bucket of size/buckets entries plus the bucket
+   * array) against its memory: 256 suits thousands of entries, a few dozen suit maps of tens to hundreds.
+   */
+  static empty<V>(buckets = BUCKETS): BucketMap<V> {
+    let empty = EMPTIES.get(buckets);
+    if (!empty) {
+      if (!Number.isInteger(buckets) || buckets < 1) throw new RangeError(`bucket count ${buckets}`);
+      empty = new BucketMap<never>(new Array<undefined>(buckets).fill(undefined), 0);
+      EMPTIES.set(buckets, empty);
+    }
+    return empty as BucketMap<V>;
   }
 
   /** A map of the given entries. */
@@ -35,17 +45,17 @@ export class BucketMap<V> {
 
   /** The value under `key`, if any. */
   get(key: string): V | undefined {
-    return this.buckets[bucketOf(key)]?.get(key);
+    return this.buckets[this.bucketOf(key)]?.get(key);
   }
 
   /** True when `key` has a value. */
   has(key: string): boolean {
-    return this.buckets[bucketOf(key)]?.has(key) ?? false;
+    return this.buckets[this.bucketOf(key)]?.has(key) ?? false;
   }
 
   /** A map with `key` set to `value`. */
   set(key: string, value: V): BucketMap<V> {
-    const index = bucketOf(key);
+    const index = this.bucketOf(key);
     const bucket = new Map(this.buckets[index]);
     const added = bucket.has(key) ? 0 : 1;
     bucket.set(key, value);
@@ -54,7 +64,7 @@ export class BucketMap<V> {
 
   /** A map without `key` (this map when it has none). */
   delete(key: string): BucketMap<V> {
-    const index = bucketOf(key);
+    const index = this.bucketOf(key);
     if (!this.buckets[index]?.has(key)) return this;
     const bucket = new Map(this.buckets[index]);
     bucket.delete(key);
@@ -66,6 +76,11 @@ export class BucketMap<V> {
     for (const bucket of this.buckets) if (bucket) yield* bucket.entries();
   }
 
+  /** Every key. */
+  *keys(): IterableIterator<string> {
+    for (const bucket of this.buckets) if (bucket) yield* bucket.keys();
+  }
+
   /** Every value. */
   *values(): IterableIterator<V> {
     for (const bucket of this.buckets) if (bucket) yield* bucket.values();
@@ -74,6 +89,10 @@ export class BucketMap<V> {
   /** The entries as a plain object (for JSON answers). */
   toRecord(): Record<string, V> {
     return Object.fromEntries(this.entries());
+  }
+
+  private bucketOf(key: string): number {
+    return hashOf(key) % this.buckets.length;
   }
 
   private with(index: number, bucket: ReadonlyMap<string, V> | undefined, size: number): BucketMap<V> {

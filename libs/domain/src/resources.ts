@@ -15,6 +15,15 @@ export function addAmounts(a: ResourceAmounts, b: ResourceAmounts): ResourceAmou
   };
 }
 
+/** `a` less `b`. */
+export function subtractAmounts(a: ResourceAmounts, b: ResourceAmounts): ResourceAmounts {
+  return {
+    cpuMillis: a.cpuMillis - b.cpuMillis,
+    memoryBytes: a.memoryBytes - b.memoryBytes,
+    accelerators: a.accelerators - b.accelerators,
+  };
+}
+
 /** `a` times `n` (a per-replica request times the replicas). */
 export function scaleAmounts(a: ResourceAmounts, n: number): ResourceAmounts {
   return { cpuMillis: a.cpuMillis * n, memoryBytes: a.memoryBytes * n, accelerators: a.accelerators * n };

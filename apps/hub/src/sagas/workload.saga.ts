@@ -168,7 +168,7 @@ export class WorkloadSaga {
 
   private async releaseCapacity(event: RecordedEvent): Promise<void> {
     const { allocationId, nodeId } = event.data as { allocationId: string; nodeId: string };
-    if (!this.view.node(nodeId)?.reservations[allocationId]) return;
+    if (!this.view.node(nodeId)?.reservations.has(allocationId)) return;
     await this.placement
       .releaseOn(nodeId, allocationId, event.type, this.context(event.eventId, event.metadata.correlationId))
       .catch((error: Error) => console.error(`[workload-saga] release ${allocationId}: ${error.message}`));

@@ -92,8 +92,8 @@ export class ClusterView {
   applyNode(event: NodeEvent): void {
     const nodeId = (event.data as { nodeId: string }).nodeId;
     const before = this.nodes.get(nodeId) ?? nodeDecider.initialState;
-    if (event.type === 'CapacityReserved' && before.reservations[event.data.allocationId]) return;
-    if (event.type === 'CapacityReleased' && !before.reservations[event.data.allocationId]) return;
+    if (event.type === 'CapacityReserved' && before.reservations.has(event.data.allocationId)) return;
+    if (event.type === 'CapacityReleased' && !before.reservations.has(event.data.allocationId)) return;
     const after = nodeDecider.evolve(before, event);
     this.nodes.set(nodeId, after);
     if (event.type === 'CapacityReserved') {
@@ -105,8 +105,9 @@ export class ClusterView {
       this.index?.reserve(nodeId, event.data.resources, event.data.devices ?? []);
     } else if (event.type === 'CapacityReleased') {
       const grants = before.deviceGrants[event.data.allocationId] ?? [];
-      this.index?.release(nodeId, before.reservations[event.data.allocationId], grants);
-      this.trackHolders(nodeId, before, after);
+      const held = before.reservations.get(event.data.allocationId);
+      if (held) this.index?.release(nodeId, held, grants);
+      this.dropHolder(event.data.allocationId, nodeId);
     } else {
       this.trackHolders(nodeId, before, after);
       this.invalidate();
@@ -147,15 +148,20 @@ export class ClusterView {
     return [...(this.holders.get(allocationId) ?? [])];
   }
 
+  private dropHolder(allocationId: string, nodeId: string): void {
+    const holders = this.holders.get(allocationId);
+    holders?.delete(nodeId);
+    if (holders?.size === 0) this.holders.delete(allocationId);
+  }
+
   /** Keeps `holders` (allocation id -> nodes reserving for it) in step with one node's reservations. */
   private trackHolders(nodeId: string, before: NodeState, after: NodeState): void {
-    for (const id of Object.keys(before.reservations)) {
-      if (after.reservations[id]) continue;
-      this.holders.get(id)?.delete(nodeId);
-      if (this.holders.get(id)?.size === 0) this.holders.delete(id);
+    if (before.reservations === after.reservations) return;
+    for (const id of before.reservations.keys()) {
+      if (!after.reservations.has(id)) this.dropHolder(id, nodeId);
     }
-    for (const id of Object.keys(after.reservations)) {
-      if (!before.reservations[id]) this.holders.set(id, (this.holders.get(id) ?? new Set()).add(nodeId));
+    for (const id of after.reservations.keys()) {
+      if (!before.reservations.has(id)) this.holders.set(id, (this.holders.get(id) ?? new Set()).add(nodeId));
     }
   }
 

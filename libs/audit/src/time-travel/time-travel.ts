@@ -41,7 +41,7 @@ export function nodeView(state: NodeState): NodeView {
     hostname: state.registration?.hostname ?? null,
     capacity: nodeCapacity(state),
     reserved: nodeReserved(state),
-    reservations: state.reservations,
+    reservations: state.reservations.toRecord(),
   };
 }
 

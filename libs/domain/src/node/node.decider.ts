@@ -1,8 +1,8 @@
 import { sameJson } from '../equality';
 import { DEFAULT_MIN_DEVICE_HEALTH } from '@hcn/contracts';
-import type { DeviceGrant, ResourceAmounts } from '@hcn/contracts';
+import type { DeviceGrant, EventDataOf, ResourceAmounts } from '@hcn/contracts';
 import { DomainError, assertNever } from '../errors';
-import { NO_RESOURCES, addAmounts, shortfalls } from '../resources';
+import { NO_RESOURCES, addAmounts, shortfalls, subtractAmounts } from '../resources';
 import type { NodeCommand, NodeEvent } from './node.commands';
 import { NodeState, initialNodeState } from './node.state';
 
@@ -67,7 +67,7 @@ export function decideNode(command: NodeCommand, state: NodeState): NodeEvent[] 
     case 'ObserveDeviceHealth':
       return observeDeviceHealth(command, state);
     case 'ReleaseCapacity':
-      if (!state.reservations[command.allocationId]) return [];
+      if (!state.reservations.has(command.allocationId)) return [];
       return [
         {
           type: 'CapacityReleased',
@@ -89,12 +89,12 @@ export function nodeCapacity(state: NodeState): ResourceAmounts {
 
 /** What is reserved on the node now. */
 export function nodeReserved(state: NodeState): ResourceAmounts {
-  return Object.values(state.reservations).reduce(addAmounts, NO_RESOURCES);
+  return state.reserved;
 }
 
 function reserve(command: NodeCommand & { type: 'ReserveCapacity' }, state: NodeState): NodeEvent[] {
   requireKnown(state, command.nodeId);
-  if (state.reservations[command.allocationId]) return [];
+  if (state.reservations.has(command.allocationId)) return [];
   const details = { nodeId: command.nodeId, allocationId: command.allocationId };
   if (state.status !== 'online')
     throw new DomainError('NODE.OFFLINE', `Node ${command.nodeId} is offline`, details);
@@ -231,24 +231,35 @@ export function evolveNode(state: NodeState, event: NodeEvent): NodeState {
     }
     case 'NodeDeregistered':
       return { ...initialNodeState, status: 'deregistered' };
-    case 'CapacityReserved': {
-      const reservations = { ...state.reservations, [event.data.allocationId]: event.data.resources };
-      const grants = event.data.devices;
-      if (!grants?.length) return { ...state, reservations };
-      return {
-        ...state,
-        reservations,
-        deviceGrants: { ...state.deviceGrants, [event.data.allocationId]: grants },
-      };
-    }
-    case 'CapacityReleased': {
-      const { [event.data.allocationId]: _released, ...rest } = state.reservations;
-      const { [event.data.allocationId]: _devices, ...grants } = state.deviceGrants;
-      return { ...state, reservations: rest, deviceGrants: grants };
-    }
+    case 'CapacityReserved':
+      return reserved(state, event.data);
+    case 'CapacityReleased':
+      return released(state, event.data.allocationId);
     default:
       return assertNever(event);
   }
+}
+
+function reserved(state: NodeState, data: EventDataOf<'CapacityReserved'>): NodeState {
+  const { allocationId, resources, devices } = data;
+  const before = state.reservations.get(allocationId);
+  const total = addAmounts(before ? subtractAmounts(state.reserved, before) : state.reserved, resources);
+  const next = { ...state, reservations: state.reservations.set(allocationId, resources), reserved: total };
+  if (!devices?.length) return next;
+  return { ...next, deviceGrants: { ...state.deviceGrants, [allocationId]: devices } };
+}
+
+function released(state: NodeState, allocationId: string): NodeState {
+  const held = state.reservations.get(allocationId);
+  if (!held) return state;
+  const next = {
+    ...state,
+    reservations: state.reservations.delete(allocationId),
+    reserved: subtractAmounts(state.reserved, held),
+  };
+  if (!(allocationId in state.deviceGrants)) return next;
+  const { [allocationId]: _devices, ...grants } = state.deviceGrants;
+  return { ...next, deviceGrants: grants };
 }
 
 /** The node decider: initial state, decide, evolve. */

@@ -178,6 +178,29 @@ describe('node capacity', () => {
     });
     expect(given([registered]).when(release)).toEqual({ events: [] });
   });
+
+  it('keeps the reserved total equal to the sum of the reservations through 600 reserves and releases', () => {
+    let state = nodeDecider.evolve(nodeDecider.initialState, registered);
+    const live = new Map<string, number>();
+    for (let i = 0; i < 600; i++) {
+      const allocationId = `alloc-${i % 250}`;
+      const event: NodeEvent = live.has(allocationId)
+        ? { type: 'CapacityReleased', data: { nodeId, allocationId, reason: 'ended' } }
+        : reserved(allocationId, 1 + (i % 7));
+      if (event.type === 'CapacityReleased') live.delete(allocationId);
+      else live.set(allocationId, 1 + (i % 7));
+      state = nodeDecider.evolve(state, event);
+      state = nodeDecider.evolve(state, event); // a repeated event changes nothing
+    }
+    const cpu = [...live.values()].reduce((a, b) => a + b, 0);
+    expect(state.reserved).toEqual({ cpuMillis: cpu, memoryBytes: live.size * 2 ** 30, accelerators: 0 });
+    expect(state.reservations.size).toBe(live.size);
+    expect(new Set(state.reservations.keys())).toEqual(new Set(live.keys()));
+    expect(() => nodeDecider.decide(reserve('alloc-new', 32000 - cpu + 1), state)).toThrow(
+      expect.objectContaining({ code: 'NODE.INSUFFICIENT_CAPACITY' }),
+    );
+    expect(nodeDecider.decide(reserve('alloc-new', 32000 - cpu), state)).toHaveLength(1);
+  });
 });
 
 describe('node device grants', () => {

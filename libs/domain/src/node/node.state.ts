@@ -1,4 +1,9 @@
 import type { DeviceGrant, EventDataOf, ResourceAmounts } from '@hcn/contracts';
+import { BucketMap } from '../bucket-map';
+import { NO_RESOURCES } from '../resources';
+
+/** Buckets of a node's reservation map: a node holds tens to hundreds of allocations (bin-packing). */
+const RESERVATION_BUCKETS = 32;
 
 /** Lifecycle status of a node. */
 export type NodeStatus = 'unregistered' | 'online' | 'offline' | 'deregistered';
@@ -12,8 +17,10 @@ export interface NodeState {
   readonly labels: Readonly<Record<string, string>>;
   /** Last heartbeat the node stream knows of (set by online transitions). */
   readonly lastSeenAt?: string;
-  /** Capacity set aside per allocation id. */
-  readonly reservations: Readonly<Record<string, ResourceAmounts>>;
+  /** Capacity set aside per allocation id (a reservation copies one bucket, not the whole map). */
+  readonly reservations: BucketMap<ResourceAmounts>;
+  /** The sum of `reservations`, kept as they change. */
+  readonly reserved: ResourceAmounts;
   /** Devices held per allocation id (only allocations that asked for devices). */
   readonly deviceGrants: Readonly<Record<string, readonly DeviceGrant[]>>;
   /** Device health as heartbeats last moved it (`vendor/index`), overriding the registration's. */
@@ -26,7 +33,8 @@ export const initialNodeState: NodeState = {
   draining: false,
   stopRequested: false,
   labels: {},
-  reservations: {},
+  reservations: BucketMap.empty(RESERVATION_BUCKETS),
+  reserved: NO_RESOURCES,
   deviceGrants: {},
   deviceHealth: {},
 };

@@ -225,7 +225,7 @@ async function churn(hub: SimulatedHub): Promise<void> {
     });
   else if (roll < 0.7) {
     const state = foldRecorded(nodeDecider, await hub.store.readStream(nodeStream(nodeId)));
-    const allocationId = Object.keys(state.reservations)[0];
+    const [allocationId] = state.reservations.keys();
     if (allocationId)
       await hub.nodeCommand(nodeId, { type: 'ReleaseCapacity', nodeId, allocationId, reason: 'spec' });
   }
