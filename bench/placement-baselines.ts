@@ -1,17 +1,19 @@
 import { MessageBus } from '@hcn/messaging';
+import { send } from '../apps/agent/src/hub-client';
 import { percentile } from './support';
 
 /**
  * Baselines measured in the same run as the placement figures: the hub's cheapest HTTP request (GET /healthz) at
- * the same client concurrency, and a bare Kafka produce → consume round trip on the same broker.
+ * the same client concurrency and with the same HTTP client as the submissions, and a bare Kafka produce → consume round trip on the same broker.
  */
 export async function latencyBaselines(hubUrl: string, bus: MessageBus, concurrency: number) {
   let requests = 0;
   const until = Date.now() + 5000;
+  const healthz = new URL(`${hubUrl}/healthz`);
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (Date.now() < until) {
-        await (await fetch(`${hubUrl}/healthz`)).text();
+        await send(healthz, 'GET', undefined, undefined);
         requests++;
       }
     }),

@@ -54,8 +54,11 @@ export class HubClient {
   }
 }
 
-/** One request; resolves with the status and the whole body, rejects on a network error or the timeout. */
-function send(
+/**
+ * One request over `node:http(s)` (keep-alive by default); resolves with the status and the whole body, rejects on
+ * a network error or the timeout.
+ */
+export function send(
   url: URL,
   method: string,
   payload: string | undefined,
