@@ -46,6 +46,8 @@ export interface WorkloadSagaOptions {
 export class WorkloadSaga {
   private readonly workloads = new Map<string, WorkloadState>();
   private readonly due = new Map<string, number>();
+  /** Workloads with an instance that found no room: tried again whenever capacity appears. */
+  private readonly unschedulable = new Set<string>();
   private subscription: Subscription | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
@@ -108,6 +110,8 @@ export class WorkloadSaga {
     const before = this.workloads.get(workloadId) ?? workloadDecider.initialState;
     const after = workloadDecider.evolve(before, { type: event.type, data: event.data } as WorkloadEvent);
     this.workloads.set(workloadId, after);
+    if (waitsForCapacity(after)) this.unschedulable.add(workloadId);
+    else this.unschedulable.delete(workloadId);
     if (ENDED.has(event.type)) void this.releaseCapacity(event);
     if (event.type === 'WorkloadDeleted') void this.releaseQuota(after, event);
     const waiting = after.instances.filter((i) => i.status === 'pending');
@@ -123,14 +127,7 @@ export class WorkloadSaga {
   }
 
   private retryUnschedulable(): void {
-    for (const [workloadId, state] of this.workloads) {
-      if (
-        state.desired === 'running' &&
-        !state.deleted &&
-        state.instances.some((i) => i.status === 'unschedulable')
-      )
-        this.markDue(workloadId, 0);
-    }
+    for (const workloadId of this.unschedulable) this.markDue(workloadId, 0);
   }
 
   private kick(): void {
@@ -217,4 +214,11 @@ export class WorkloadSaga {
       ).catch((error: Error) => console.error(`[workload-saga] lost ${allocationId}: ${error.message}`));
     });
   }
+}
+
+/** A workload that should run and has an instance the scheduler found no room for. */
+function waitsForCapacity(state: WorkloadState): boolean {
+  return (
+    state.desired === 'running' && !state.deleted && state.instances.some((i) => i.status === 'unschedulable')
+  );
 }
