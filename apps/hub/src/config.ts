@@ -37,6 +37,7 @@ const schema = z
     HCN_API_TOKENS: tokensJson.default([]),
     HCN_CLAIM_DELAY_MS: envNumber(2000).pipe(z.number().int().min(0)),
     HCN_SCHEDULER_TICK_MS: envNumber(200).pipe(z.number().int().positive()),
+    HCN_ORPHAN_SWEEP_SECONDS: envNumber(300).pipe(z.number().positive()),
   })
   .refine((c) => c.HCN_ADMIN_TOKEN !== undefined || c.HCN_API_TOKENS.some((t) => t.role === 'admin'), {
     message: 'configure an admin API token: HCN_ADMIN_TOKEN, or an admin entry in HCN_API_TOKENS',
@@ -65,6 +66,8 @@ export interface HubConfig {
   /** How long a hub waits before scheduling a submission another hub accepted. */
   readonly claimDelayMs: number;
   readonly schedulerTickMs: number;
+  /** How long a reservation no workload records is left alone before the saga gives it back (twice at most). */
+  readonly orphanSweepMs: number;
 }
 
 /** Reads and validates the hub's configuration from the environment (throws ConfigError listing every problem). */
@@ -90,5 +93,6 @@ export function loadHubConfig(env: NodeJS.ProcessEnv): HubConfig {
     ],
     claimDelayMs: c.HCN_CLAIM_DELAY_MS,
     schedulerTickMs: c.HCN_SCHEDULER_TICK_MS,
+    orphanSweepMs: c.HCN_ORPHAN_SWEEP_SECONDS * 1000,
   };
 }

@@ -75,6 +75,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
     {
       claimDelayMs: config.claimDelayMs,
       tickMs: config.schedulerTickMs,
+      orphanSweepMs: config.orphanSweepMs,
     },
     hot,
   );

@@ -35,6 +35,11 @@ export interface WorkloadSagaOptions {
   readonly claimDelayMs: number;
   /** How often due work is looked at. */
   readonly tickMs: number;
+  /**
+   * How often reservations no workload records are looked for; one seen in two sweeps in a row whose workload
+   * stream does not exist (its submission's append never happened: the hub died after reserving) is given back.
+   */
+  readonly orphanSweepMs: number;
 }
 
 /**
@@ -50,6 +55,9 @@ export class WorkloadSaga {
   private readonly unschedulable = new Set<string>();
   private subscription: Subscription | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  /** Allocations whose workload was unknown at the last sweep. */
+  private suspects = new Set<string>();
   private running: Promise<void> | undefined;
   private caughtUp = false;
 
@@ -80,11 +88,14 @@ export class WorkloadSaga {
     });
     this.timer = setInterval(() => this.kick(), this.options.tickMs);
     this.timer.unref();
+    this.sweepTimer = setInterval(() => void this.sweepOrphans(), this.options.orphanSweepMs);
+    this.sweepTimer.unref();
     return ready;
   }
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
     await this.subscription?.stop();
     await this.running;
   }
@@ -128,6 +139,38 @@ export class WorkloadSaga {
 
   private retryUnschedulable(): void {
     for (const workloadId of this.unschedulable) this.markDue(workloadId, 0);
+  }
+
+  /**
+   * Gives back reservations whose workload never came to be: unknown to this saga at two sweeps in a row and
+   * without a stream (the submission's single append of submission and placement did not happen).
+   */
+  private async sweepOrphans(): Promise<void> {
+    if (!this.caughtUp) return;
+    const suspects = new Set<string>();
+    for (const { allocationId, workloadId, nodeIds } of this.view.heldReservations()) {
+      if (this.workloads.has(workloadId)) continue;
+      if (!this.suspects.has(allocationId)) {
+        suspects.add(allocationId);
+        continue;
+      }
+      try {
+        const recorded = await this.store.readStream(workloadStream(workloadId), { maxCount: 1 });
+        if (recorded.length > 0) continue;
+        const context = this.context(`orphan:${allocationId}`, workloadId);
+        for (const nodeId of nodeIds)
+          await this.placement.releaseOn(
+            nodeId,
+            allocationId,
+            'no workload records this reservation',
+            context,
+          );
+      } catch (error) {
+        console.error(`[workload-saga] orphan ${allocationId}: ${(error as Error).message}`);
+        suspects.add(allocationId);
+      }
+    }
+    this.suspects = suspects;
   }
 
   private kick(): void {

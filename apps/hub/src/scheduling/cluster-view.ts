@@ -39,6 +39,8 @@ export class ClusterView {
   private readonly domains = new Map<string, DomainDefinition>();
   private readonly placements = new Map<string, number>();
   private readonly holders = new Map<string, Set<string>>();
+  /** The workload each held allocation was reserved for (from CapacityReserved; for the saga's orphan sweep). */
+  private readonly reservedFor = new Map<string, string>();
   private index: SchedulingIndex | undefined;
   private limits: Map<string, { memoryBytes: number; perNode: number }> | undefined;
   private subscription: Subscription | undefined;
@@ -101,6 +103,7 @@ export class ClusterView {
         event.data.allocationId,
         (this.holders.get(event.data.allocationId) ?? new Set()).add(nodeId),
       );
+      this.reservedFor.set(event.data.allocationId, event.data.workloadId);
       this.countPlacement(after.registration?.domainId);
       this.index?.reserve(nodeId, event.data.resources, event.data.devices ?? []);
     } else if (event.type === 'CapacityReleased') {
@@ -151,7 +154,17 @@ export class ClusterView {
   private dropHolder(allocationId: string, nodeId: string): void {
     const holders = this.holders.get(allocationId);
     holders?.delete(nodeId);
-    if (holders?.size === 0) this.holders.delete(allocationId);
+    if (holders?.size !== 0) return;
+    this.holders.delete(allocationId);
+    this.reservedFor.delete(allocationId);
+  }
+
+  /** Every held allocation whose CapacityReserved this view saw: its workload and the nodes reserving for it. */
+  *heldReservations(): IterableIterator<{ allocationId: string; workloadId: string; nodeIds: string[] }> {
+    for (const [allocationId, workloadId] of this.reservedFor) {
+      const nodeIds = [...(this.holders.get(allocationId) ?? [])];
+      if (nodeIds.length > 0) yield { allocationId, workloadId, nodeIds };
+    }
   }
 
   /** Keeps `holders` (allocation id -> nodes reserving for it) in step with one node's reservations. */

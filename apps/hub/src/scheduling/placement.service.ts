@@ -1,6 +1,8 @@
 import {
   DeviceGrant,
   EventDataOf,
+  HcnError,
+  NewEvent,
   PlacedDevices,
   WorkloadSpec,
   deterministicUuid,
@@ -11,14 +13,16 @@ import {
   DecisionRecord,
   DomainError,
   InstanceView,
+  WorkloadCommand,
+  WorkloadEvent,
   WorkloadState,
   dueInstances,
   workloadDecider,
 } from '@hcn/domain';
-import type { EventStore } from '@hcn/eventstore';
+import { ConcurrencyError, type EventStore } from '@hcn/eventstore';
 import { ChosenDevices, Decision, decide } from '@hcn/scheduling';
 import { Handled, Known, handleOnKnown, loadKnown } from '../common/aggregate';
-import { CommandContext } from '../common/command-context';
+import { CommandContext, toNewEvents } from '../common/command-context';
 import type { HotStreams } from '../common/cached-aggregate';
 import type { HubMetrics } from '../common/metrics';
 import type { ClusterView } from './cluster-view';
@@ -126,6 +130,54 @@ export class PlacementService {
     return { outcomes, workload };
   }
 
+  /**
+   * A new workload's submission and its first placements in one append: each due instance is decided and its
+   * capacity reserved on the node first, then WorkloadSubmitted and every decision go to the new stream together
+   * (expected: no stream), one append where submission and placement took two. Instances whose reservations kept
+   * being refused stay pending for the saga. A crash between a reservation and this append leaves a reservation
+   * that no workload records: the saga's sweep gives it back. Throws WORKLOAD.ALREADY_SUBMITTED (after giving
+   * back what it reserved and the stream does not use) when the stream exists: a concurrent submission with the
+   * same idempotency key won.
+   */
+  async submitAndPlace(
+    workloadId: string,
+    submit: WorkloadCommand & { type: 'Submit' },
+    context: CommandContext,
+  ): Promise<{ outcomes: PlacementOutcome[]; workload: Known<WorkloadState> & Handled<WorkloadEvent> }> {
+    const spec = submit.spec;
+    const events = workloadDecider.decide(submit, workloadDecider.initialState);
+    let state = events.reduce(workloadDecider.evolve, workloadDecider.initialState);
+    const outcomes: PlacementOutcome[] = [];
+    const placed: Array<{ allocationId: string; nodeId: string }> = [];
+    for (const instance of dueInstances(state, context.now.getTime())) {
+      const record = await this.decideAndReserve(workloadId, spec, instance, context);
+      if (!record) {
+        outcomes.push('skipped');
+        continue;
+      }
+      const decided = workloadDecider.decide({ type: 'RecordDecision', decision: record }, state);
+      state = decided.reduce(workloadDecider.evolve, state);
+      events.push(...decided);
+      if (record.outcome.kind === 'placed') placed.push(record.outcome);
+      outcomes.push(record.outcome.kind === 'placed' ? 'placed' : 'unschedulable');
+    }
+    const appended = toNewEvents(events, context);
+    let revision: number;
+    try {
+      revision = (await this.store.append(workloadStream(workloadId), appended, 'no_stream'))
+        .nextExpectedRevision;
+    } catch (error) {
+      if (!(error instanceof ConcurrencyError)) throw error;
+      for (const p of placed) await this.releaseUnused(workloadId, p.allocationId, p.nodeId, context);
+      throw new HcnError('WORKLOAD.ALREADY_SUBMITTED', `Workload ${workloadId} was submitted meanwhile`, {
+        workloadId,
+      });
+    }
+    this.hot.workloads.set(workloadStream(workloadId), { state, revision });
+    for (const p of placed) await this.announcePlaced(spec, p, appended, context);
+    return { outcomes, workload: { state, revision, events, appended } };
+  }
+
   private load(workloadId: string): Promise<Known<WorkloadState>> {
     return loadKnown(this.store, workloadDecider, workloadStream(workloadId));
   }
@@ -137,6 +189,21 @@ export class PlacementService {
     workload: Known<WorkloadState>,
     context: CommandContext,
   ): Promise<{ outcome: PlacementOutcome; workload: Known<WorkloadState> }> {
+    const record = await this.decideAndReserve(workloadId, spec, instance, context);
+    if (!record) return { outcome: 'skipped', workload }; // the saga tries again on its next pass
+    return this.record(workloadId, spec, workload, record, context);
+  }
+
+  /**
+   * Decides where an instance goes and reserves the capacity on that node's stream (fresh state and a new decision
+   * when refused); the decision record to append, or undefined when every attempt was refused.
+   */
+  private async decideAndReserve(
+    workloadId: string,
+    spec: WorkloadSpec,
+    instance: InstanceView,
+    context: CommandContext,
+  ): Promise<DecisionRecord | undefined> {
     const allocationId = allocationIdFor(workloadId, instance.instance, instance.attempt);
     const excluded: string[] = [];
     for (let attempt = 1; ; attempt++) {
@@ -156,11 +223,10 @@ export class PlacementService {
         if (!reserved) {
           excluded.push(decision.nodeId);
           if (attempt < RESERVE_ATTEMPTS) continue;
-          return { outcome: 'skipped', workload }; // the saga tries again on its next pass
+          return undefined;
         }
       }
-      const record = toDecisionRecord(instance, decision, allocationId);
-      return this.record(workloadId, spec, workload, record, context);
+      return toDecisionRecord(instance, decision, allocationId);
     }
   }
 
@@ -222,19 +288,32 @@ export class PlacementService {
         await this.releaseUnused(workloadId, outcome.allocationId, outcome.nodeId, context);
       return { outcome: 'skipped', workload: await this.load(workloadId) };
     }
-    if (outcome.kind === 'placed') {
-      this.metrics.allocationsPlaced.inc();
-      const placedEvent = after.appended?.find((e) => e.type === 'AllocationPlaced');
-      if (placedEvent)
-        this.listener?.placed(placedEvent.eventId, placedEvent.data as EventDataOf<'AllocationPlaced'>, spec);
-      for (const other of this.view
-        .reservationsOf(outcome.allocationId)
-        .filter((n) => n !== outcome.nodeId)) {
-        await this.releaseOn(other, outcome.allocationId, 'superseded by a placement elsewhere', context);
-      }
-      return { outcome: 'placed', workload: after };
+    if (outcome.kind !== 'placed') return { outcome: 'unschedulable', workload: after };
+    await this.announcePlaced(spec, outcome, after.appended ?? [], context);
+    return { outcome: 'placed', workload: after };
+  }
+
+  /**
+   * After a placement's append: counts it, hands its run command to the dispatcher at once, and gives back what
+   * the same allocation still holds on other nodes (an earlier attempt cut short by a crash).
+   */
+  private async announcePlaced(
+    spec: WorkloadSpec,
+    outcome: { allocationId: string; nodeId: string },
+    appended: readonly NewEvent[],
+    context: CommandContext,
+  ): Promise<void> {
+    this.metrics.allocationsPlaced.inc();
+    const placedEvent = appended.find(
+      (e) =>
+        e.type === 'AllocationPlaced' &&
+        (e.data as { allocationId: string }).allocationId === outcome.allocationId,
+    );
+    if (placedEvent)
+      this.listener?.placed(placedEvent.eventId, placedEvent.data as EventDataOf<'AllocationPlaced'>, spec);
+    for (const other of this.view.reservationsOf(outcome.allocationId).filter((n) => n !== outcome.nodeId)) {
+      await this.releaseOn(other, outcome.allocationId, 'superseded by a placement elsewhere', context);
     }
-    return { outcome: 'unschedulable', workload: after };
   }
 
   private async releaseUnused(

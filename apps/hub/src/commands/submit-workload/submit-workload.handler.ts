@@ -1,11 +1,10 @@
-import { HcnError, WorkloadSpec, deterministicUuid, workloadStream } from '@hcn/contracts';
+import { HcnError, WorkloadSpec, deterministicUuid } from '@hcn/contracts';
 import { sameJson, workloadDecider, workloadStatus } from '@hcn/domain';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
 import { requireNamespace } from '../../auth/principal';
-import { handleOnKnown } from '../../common/aggregate';
 import { HubMetrics } from '../../common/metrics';
 import { PlacementService } from '../../scheduling/placement.service';
 import { HotStreams } from '../../common/cached-aggregate';
@@ -28,9 +27,9 @@ export interface SubmitWorkloadResult extends WorkloadCommandResult {
 }
 
 /**
- * Admission (namespace, type, quota), then WorkloadSubmitted, then a first placement attempt right away (other
- * hubs leave this workload to this one for the claim delay). An idempotency key maps to one workload id per
- * namespace: the same spec again answers the existing workload and writes nothing.
+ * Admission (namespace, type, quota), then the submission and a first placement of every instance in one append
+ * (PlacementService.submitAndPlace; an instance it could not reserve for waits for the saga). An idempotency key
+ * maps to one workload id per namespace: the same spec again answers the existing workload and writes nothing.
  */
 @CommandHandler(SubmitWorkloadCommand)
 export class SubmitWorkloadHandler implements ICommandHandler<SubmitWorkloadCommand, SubmitWorkloadResult> {
@@ -56,23 +55,19 @@ export class SubmitWorkloadHandler implements ICommandHandler<SubmitWorkloadComm
     checkDeviceRequestFits(spec.devices, this.view.deviceLimits());
     const context = userContext(principal, this.clock, workloadId);
     await holdQuota(this.hot, workloadId, spec, context);
-    const submitted = await handleOnKnown(
-      this.store,
-      workloadDecider,
-      workloadStream(workloadId),
-      fresh,
-      submit(workloadId),
-      context,
-    );
+    let placed: Awaited<ReturnType<PlacementService['submitAndPlace']>>;
+    try {
+      placed = await this.placement.submitAndPlace(workloadId, submit(workloadId), context);
+    } catch (error) {
+      // a concurrent submission with the same idempotency key appended first: answer as for a repeat
+      if (!(error instanceof HcnError) || error.code !== 'WORKLOAD.ALREADY_SUBMITTED' || !idempotencyKey)
+        throw error;
+      return this.repeated(workloadId, await loadWorkload(this.store, workloadId), spec, idempotencyKey);
+    }
     this.metrics.workloadsSubmitted.inc();
-    const placed = await this.placement.placeDue(
-      workloadId,
-      { ...context, actor: { kind: 'system', id: 'scheduler' } },
-      submitted,
-    );
-    const { state, revision } = placed.workload;
-    const events = submitted.events.map((e) => e.type);
-    return { workloadId, status: workloadStatus(state), revision, events, created: true };
+    const { state, revision, events } = placed.workload;
+    const submitted = events.filter((e) => e.type === 'WorkloadSubmitted').map((e) => e.type);
+    return { workloadId, status: workloadStatus(state), revision, events: submitted, created: true };
   }
 
   /** A repeated idempotency key: the same spec answers the existing workload, another one is a conflict. */
