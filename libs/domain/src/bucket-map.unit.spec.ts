@@ -37,4 +37,23 @@ describe('BucketMap', () => {
     expect(map.set('a', 3).size).toBe(2);
     expect(BucketMap.empty().size).toBe(0);
   });
+
+  it.each([1, 32, 256])('with %i buckets holds every key once, its keys listed once each', (buckets) => {
+    let map = BucketMap.empty<number>(buckets);
+    for (let i = 0; i < 300; i++) map = map.set(`alloc-${i % 200}`, i);
+    for (let i = 0; i < 50; i++) map = map.delete(`alloc-${i}`);
+    const keys = [...map.keys()];
+    expect(keys).toHaveLength(150);
+    expect(new Set(keys).size).toBe(150);
+    expect(map.size).toBe(150);
+    expect(map.get('alloc-120')).toBe(120);
+    expect(map.get('alloc-199')).toBe(199);
+    expect(map.has('alloc-10')).toBe(false);
+    expect(BucketMap.empty(buckets)).toBe(BucketMap.empty(buckets));
+  });
+
+  it('refuses a bucket count that is not a positive integer', () => {
+    expect(() => BucketMap.empty(0)).toThrow(RangeError);
+    expect(() => BucketMap.empty(2.5)).toThrow(RangeError);
+  });
 });
