@@ -149,17 +149,22 @@ export class PlacementService {
     let state = events.reduce(workloadDecider.evolve, workloadDecider.initialState);
     const outcomes: PlacementOutcome[] = [];
     const placed: Array<{ allocationId: string; nodeId: string }> = [];
-    for (const instance of dueInstances(state, context.now.getTime())) {
-      const record = await this.decideAndReserve(workloadId, spec, instance, context);
-      if (!record) {
-        outcomes.push('skipped');
-        continue;
+    try {
+      for (const instance of dueInstances(state, context.now.getTime())) {
+        const record = await this.decideAndReserve(workloadId, spec, instance, context);
+        const decided = record
+          ? workloadDecider.decide({ type: 'RecordDecision', decision: record }, state)
+          : [];
+        state = decided.reduce(workloadDecider.evolve, state);
+        events.push(...decided);
+        if (record?.outcome.kind === 'placed') placed.push(record.outcome);
+        outcomes.push(record ? (record.outcome.kind === 'placed' ? 'placed' : 'unschedulable') : 'skipped');
       }
-      const decided = workloadDecider.decide({ type: 'RecordDecision', decision: record }, state);
-      state = decided.reduce(workloadDecider.evolve, state);
-      events.push(...decided);
-      if (record.outcome.kind === 'placed') placed.push(record.outcome);
-      outcomes.push(record.outcome.kind === 'placed' ? 'placed' : 'unschedulable');
+    } catch (error) {
+      // nothing is appended yet: what this submission reserved is nobody's (best effort; else the sweep)
+      for (const p of placed)
+        await this.releaseOn(p.nodeId, p.allocationId, 'submission failed', context).catch(() => undefined);
+      throw error;
     }
     const appended = toNewEvents(events, context);
     let revision: number;
