@@ -5,7 +5,7 @@ import { commandTopicFor } from '@hcn/platform';
 import { spawnSync } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startKafkaForTests } from '../test/services/kafka';
 import { freePort } from '../test/services/ports';
@@ -248,6 +248,7 @@ export async function run(): Promise<void> {
   if (process.env.BENCH_PLACEMENT_SAMPLES_DIR)
     writeFileSync(`${process.env.BENCH_PLACEMENT_SAMPLES_DIR}/hub-started.json`, JSON.stringify(Date.now()));
   const projector = new AppProcess('projector', 'apps/projector/src/main.ts', common, true).start();
+  if (process.env.BENCH_PROJECTOR_NICE) setPriority(projector.pid!, Number(process.env.BENCH_PROJECTOR_NICE));
   const bus = new KafkaMessageBus({ brokers: kafka.brokers, clientId: 'bench-fleet' });
   const fleet = new FleetSimulator({ hubUrl, joinToken: JOIN_TOKEN, bus, domains: DOMAINS });
   const acker = new PlacementAcker(bus, fleet);

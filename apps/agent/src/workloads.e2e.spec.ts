@@ -1,4 +1,4 @@
-import { workloadStream } from '@hcn/contracts';
+import { quotaStream, workloadStream } from '@hcn/contracts';
 import { MemoryMessageBus } from '@hcn/messaging';
 import { describeWithPostgres, eventuallyExpect } from '@hcn/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -112,5 +112,25 @@ describeWithPostgres('workloads run as real processes (hub + agent, real Postgre
     }, 15000);
     await h.request('DELETE', `/v1/workloads/${id}`);
     await eventuallyExpect(async () => expect(agent.runningAllocations).toEqual([]), 15000);
+  }, 40000);
+
+  it('lets go of an ended workload in the saga, and takes it up again on restart and on deletion', async () => {
+    const id = await submit('exit 0');
+    await eventuallyExpect(async () => expect((await view(id)).status).toBe('completed'));
+    await eventuallyExpect(() => expect(h.hub.saga.remembers(id)).toBe(false));
+    expect((await h.request('POST', `/v1/workloads/${id}/restart`, {})).status).toBe(202);
+    await eventuallyExpect(async () => {
+      const v = await view(id);
+      expect(v.instances[0]).toMatchObject({ status: 'completed', attempt: 1 });
+    }, 15000);
+    await eventuallyExpect(() => expect(h.hub.saga.remembers(id)).toBe(false));
+    expect((await h.request('DELETE', `/v1/workloads/${id}`)).status).toBeLessThan(300);
+    await eventuallyExpect(async () => {
+      const quota = await h.store.readStream(quotaStream('default'));
+      const released = quota.filter(
+        (e) => e.type === 'QuotaReleased' && (e.data as { workloadId: string }).workloadId === id,
+      );
+      expect(released).toHaveLength(1);
+    }, 15000);
   }, 40000);
 });

@@ -1,7 +1,14 @@
 import { EventDataOf, RecordedEvent, inParallel, quotaStream, workloadStream } from '@hcn/contracts';
-import { ACTIVE_ALLOCATION, WorkloadEvent, dueInstances, WorkloadState, workloadDecider } from '@hcn/domain';
+import {
+  ACTIVE_ALLOCATION,
+  InstanceStatus,
+  WorkloadEvent,
+  WorkloadState,
+  dueInstances,
+  workloadDecider,
+} from '@hcn/domain';
 import type { EventStore, Subscription } from '@hcn/eventstore';
-import { handleOnStream } from '../common/aggregate';
+import { handleOnStream, loadKnown } from '../common/aggregate';
 import type { HotStreams } from '../common/cached-aggregate';
 import { CommandContext } from '../common/command-context';
 import type { ClusterView } from '../scheduling/cluster-view';
@@ -10,6 +17,8 @@ import type { Clock } from '../tokens';
 
 /** Allocation end events: the node's capacity goes back. */
 const ENDED = new Set(['AllocationCompleted', 'AllocationFailed', 'AllocationStopped', 'AllocationLost']);
+/** Instance statuses after which nothing happens unless a user acts (restart, update, delete). */
+const ENDED_INSTANCE: ReadonlySet<InstanceStatus> = new Set(['completed', 'failed', 'stopped']);
 
 /** What the saga reads: every workload event but the (large) delegation records, and nodes going offline. */
 const SAGA_EVENT_TYPES = [
@@ -51,6 +60,8 @@ export interface WorkloadSagaOptions {
 export class WorkloadSaga {
   private readonly workloads = new Map<string, WorkloadState>();
   private readonly due = new Map<string, number>();
+  /** Workloads being read back from their streams, with the events of them that arrived meanwhile. */
+  private readonly reloading = new Map<string, RecordedEvent[]>();
   /** Workloads with an instance that found no room: tried again whenever capacity appears. */
   private readonly unschedulable = new Set<string>();
   private subscription: Subscription | undefined;
@@ -118,18 +129,70 @@ export class WorkloadSaga {
     if (event.type === 'NodeWentOffline') return this.nodeLost(event);
     if (!event.streamId.startsWith('workload-')) return;
     const workloadId = event.streamId.slice('workload-'.length);
-    const before = this.workloads.get(workloadId) ?? workloadDecider.initialState;
-    const after = workloadDecider.evolve(before, { type: event.type, data: event.data } as WorkloadEvent);
-    this.workloads.set(workloadId, after);
-    if (waitsForCapacity(after)) this.unschedulable.add(workloadId);
-    else this.unschedulable.delete(workloadId);
+    const waiting = this.reloading.get(workloadId);
+    if (waiting) return void waiting.push(event);
+    const before = this.workloads.get(workloadId);
+    if (!before && event.type !== 'WorkloadSubmitted') return this.reload(workloadId, event);
+    const after = workloadDecider.evolve(before ?? workloadDecider.initialState, asWorkloadEvent(event));
+    this.effects(event, after);
+    this.track(workloadId, after, event);
+  }
+
+  /** What an event sets off whatever the saga keeps: capacity of ended allocations, quota of deleted workloads. */
+  private effects(event: RecordedEvent, after: WorkloadState): void {
     if (ENDED.has(event.type)) void this.releaseCapacity(event);
     if (event.type === 'WorkloadDeleted') void this.releaseQuota(after, event);
-    const waiting = after.instances.filter((i) => i.status === 'pending');
-    if (waiting.length === 0 || after.desired !== 'running' || after.deleted) return;
+  }
+
+  /**
+   * Keeps a workload's state while something may still happen to it, and marks it due when an instance waits.
+   * A workload whose instances have all ended (and no allocation holds capacity) is let go: memory stays bounded
+   * by the live workloads, and a later event (restart, deletion) reads its stream back (`reload`).
+   */
+  private track(workloadId: string, state: WorkloadState, event: RecordedEvent): void {
+    if (waitsForCapacity(state)) this.unschedulable.add(workloadId);
+    else this.unschedulable.delete(workloadId);
+    if (hasEnded(state)) {
+      this.workloads.delete(workloadId);
+      return;
+    }
+    this.workloads.set(workloadId, state);
+    const waiting = state.instances.filter((i) => i.status === 'pending');
+    if (waiting.length === 0 || state.desired !== 'running' || state.deleted) return;
     const notBefore = Math.min(...waiting.map((i) => (i.notBefore ? Date.parse(i.notBefore) : 0)));
     const claimAt = Date.parse(event.recordedAt) + this.options.claimDelayMs;
     this.markDue(workloadId, Math.max(notBefore, event.type === 'WorkloadSubmitted' ? claimAt : 0));
+  }
+
+  /**
+   * An event of a workload the saga let go: reads its stream back, then goes on from there. Events of it that
+   * arrive meanwhile wait; those the read already covered only set off their effects.
+   */
+  private reload(workloadId: string, first: RecordedEvent): void {
+    this.reloading.set(workloadId, [first]);
+    void loadKnown(this.store, workloadDecider, workloadStream(workloadId))
+      .catch((error: Error) => {
+        console.error(`[workload-saga] reading ${workloadId} back: ${error.message}`);
+        return undefined;
+      })
+      .then((known) => {
+        const queued = this.reloading.get(workloadId) ?? [];
+        this.reloading.delete(workloadId);
+        let state = known?.state ?? workloadDecider.initialState;
+        for (const event of queued) {
+          if (known && event.revision <= known.revision) this.effects(event, state);
+          else {
+            state = workloadDecider.evolve(state, asWorkloadEvent(event));
+            this.effects(event, state);
+          }
+        }
+        this.track(workloadId, state, queued[queued.length - 1]);
+      });
+  }
+
+  /** True while the saga keeps this workload's state in memory (tests, metrics). */
+  remembers(workloadId: string): boolean {
+    return this.workloads.has(workloadId);
   }
 
   private markDue(workloadId: string, at: number): void {
@@ -264,4 +327,17 @@ function waitsForCapacity(state: WorkloadState): boolean {
   return (
     state.desired === 'running' && !state.deleted && state.instances.some((i) => i.status === 'unschedulable')
   );
+}
+
+/** Every instance has ended (completed, failed for good, stopped) and no allocation holds capacity. */
+function hasEnded(state: WorkloadState): boolean {
+  return (
+    state.instances.length > 0 &&
+    state.instances.every((i) => ENDED_INSTANCE.has(i.status)) &&
+    !Object.values(state.allocations).some((a) => ACTIVE_ALLOCATION.has(a.status))
+  );
+}
+
+function asWorkloadEvent(event: RecordedEvent): WorkloadEvent {
+  return { type: event.type, data: event.data } as WorkloadEvent;
 }
