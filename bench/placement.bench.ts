@@ -71,21 +71,56 @@ function summary(latencies: number[]): { count: number; p50Ms: number; p99Ms: nu
   };
 }
 
-/** The hub's event-loop delay (p99 and max, ms) since the last scrape of its metrics (each scrape resets it). */
-async function hubLoopDelay(hubUrl: string): Promise<{ p99Ms: number; maxMs: number }> {
+/** One scrape of the hub's metrics: event-loop delay since the last scrape, and the submission stage buckets. */
+interface HubScrape {
+  readonly loop: { p99Ms: number; maxMs: number };
+  /** `stage le` -> cumulative count of hcn_submission_stage_seconds. */
+  readonly stages: Map<string, number>;
+}
+
+/** Scrapes the hub's metrics (each scrape resets the event-loop delay figures). */
+async function scrapeHub(hubUrl: string): Promise<HubScrape> {
   const text = await (await fetch(`${hubUrl}/metrics`)).text();
   const seconds = (name: string) => Number(new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? NaN);
-  return {
+  const stages = new Map<string, number>();
+  for (const m of text.matchAll(
+    /^hcn_submission_stage_seconds_bucket\{le="([^"]+)",stage="(\w+)"\} (\d+)$/gm,
+  ))
+    stages.set(`${m[2]} ${m[1]}`, Number(m[3]));
+  const loop = {
     p99Ms: +(seconds('nodejs_eventloop_lag_p99_seconds') * 1000).toFixed(1),
     maxMs: +(seconds('nodejs_eventloop_lag_max_seconds') * 1000).toFixed(1),
   };
+  return { loop, stages };
+}
+
+/**
+ * Per stage of the submissions between two scrapes (quota hold, decisions and reservations, the append, the
+ * whole handler): p50 and p99 as the upper bound of the histogram bucket they fall in, in ms.
+ */
+function stageFigures(before: HubScrape, after: HubScrape): Record<string, { p50Ms: number; p99Ms: number }> {
+  const figures: Record<string, { p50Ms: number; p99Ms: number }> = {};
+  for (const stage of ['quota', 'reserve', 'append', 'total']) {
+    const bounds = [...after.stages.keys()]
+      .filter((k) => k.startsWith(`${stage} `))
+      .map((k) => k.slice(stage.length + 1));
+    const count = (le: string) =>
+      (after.stages.get(`${stage} ${le}`) ?? 0) - (before.stages.get(`${stage} ${le}`) ?? 0);
+    const total = count('+Inf');
+    const at = (q: number) => {
+      const bound = bounds.find((le) => count(le) >= q * total);
+      return bound === undefined || bound === '+Inf' ? Infinity : Number(bound) * 1000;
+    };
+    if (total > 0) figures[stage] = { p50Ms: at(0.5), p99Ms: at(0.99) };
+  }
+  return figures;
 }
 
 /** Submissions at a fixed rate; latency from the start of each POST to the run command reaching the fleet. */
 async function paced(hubUrl: string, acker: PlacementAcker, rate: number, seconds: number, offset: number) {
   const sentAt = new Map<string, { sent: number; answered: number }>();
   // How long timers in the hub and in this load generator were held up while submissions ran (tail diagnosis).
-  await hubLoopDelay(hubUrl);
+  const before = await scrapeHub(hubUrl);
   const ownLoop = monitorEventLoopDelay({ resolution: 5 });
   ownLoop.enable();
   const total = rate * seconds;
@@ -102,8 +137,9 @@ async function paced(hubUrl: string, acker: PlacementAcker, rate: number, second
   }
   await Promise.all(inFlight);
   ownLoop.disable();
+  const after = await scrapeHub(hubUrl);
   const eventLoopDelay = {
-    hub: await hubLoopDelay(hubUrl),
+    hub: after.loop,
     loadGenerator: {
       p99Ms: +(ownLoop.percentile(99) / 1e6).toFixed(1),
       maxMs: +(ownLoop.max / 1e6).toFixed(1),
@@ -129,6 +165,8 @@ async function paced(hubUrl: string, acker: PlacementAcker, rate: number, second
       [...sentAt].map(([id, t]) => (acker.received.get(id) ?? NaN) - t.answered).filter(Number.isFinite),
     ),
     eventLoopDelay,
+    // the hub's own view of each submission's stages (histogram buckets: upper bounds)
+    hubSubmissionStages: stageFigures(before, after),
   };
 }
 

@@ -64,6 +64,13 @@ export class HubMetrics {
     help: 'AllocationPlaced events appended by this hub',
     registers: [this.registry],
   });
+  readonly submissionStageSeconds = new Histogram({
+    name: 'hcn_submission_stage_seconds',
+    help: 'Time of each stage of a submission: quota hold, decisions and reservations, the append, and the whole',
+    labelNames: ['stage'],
+    buckets: [0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075, 0.1, 0.25, 0.5, 1],
+    registers: [this.registry],
+  });
   readonly workloadsSubmitted = new Counter({
     name: 'hcn_workloads_submitted_total',
     help: 'Workloads admitted by this hub',

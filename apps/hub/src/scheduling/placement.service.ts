@@ -149,6 +149,7 @@ export class PlacementService {
     let state = events.reduce(workloadDecider.evolve, workloadDecider.initialState);
     const outcomes: PlacementOutcome[] = [];
     const placed: Array<{ allocationId: string; nodeId: string }> = [];
+    const reserving = this.metrics.submissionStageSeconds.startTimer({ stage: 'reserve' });
     try {
       for (const instance of dueInstances(state, context.now.getTime())) {
         const record = await this.decideAndReserve(workloadId, spec, instance, context);
@@ -166,6 +167,8 @@ export class PlacementService {
         await this.releaseOn(p.nodeId, p.allocationId, 'submission failed', context).catch(() => undefined);
       throw error;
     }
+    reserving();
+    const appending = this.metrics.submissionStageSeconds.startTimer({ stage: 'append' });
     const appended = toNewEvents(events, context);
     let revision: number;
     try {
@@ -178,6 +181,7 @@ export class PlacementService {
         workloadId,
       });
     }
+    appending();
     this.hot.workloads.set(workloadStream(workloadId), { state, revision });
     for (const p of placed) await this.announcePlaced(spec, p, appended, context);
     return { outcomes, workload: { state, revision, events, appended } };

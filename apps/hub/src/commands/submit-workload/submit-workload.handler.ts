@@ -54,7 +54,11 @@ export class SubmitWorkloadHandler implements ICommandHandler<SubmitWorkloadComm
     workloadDecider.decide(submit(workloadId), fresh.state); // refuses unsupported types before any write
     checkDeviceRequestFits(spec.devices, this.view.deviceLimits());
     const context = userContext(principal, this.clock, workloadId);
+    const stage = this.metrics.submissionStageSeconds;
+    const total = stage.startTimer({ stage: 'total' });
+    const quota = stage.startTimer({ stage: 'quota' });
     await holdQuota(this.hot, workloadId, spec, context);
+    quota();
     let placed: Awaited<ReturnType<PlacementService['submitAndPlace']>>;
     try {
       placed = await this.placement.submitAndPlace(workloadId, submit(workloadId), context);
@@ -65,6 +69,7 @@ export class SubmitWorkloadHandler implements ICommandHandler<SubmitWorkloadComm
       return this.repeated(workloadId, await loadWorkload(this.store, workloadId), spec, idempotencyKey);
     }
     this.metrics.workloadsSubmitted.inc();
+    total();
     const { state, revision, events } = placed.workload;
     const submitted = events.filter((e) => e.type === 'WorkloadSubmitted').map((e) => e.type);
     return { workloadId, status: workloadStatus(state), revision, events: submitted, created: true };
