@@ -19,6 +19,7 @@ import { AllocationReports } from './ingest/allocation-reports';
 import { LogStore } from './logs/log-store';
 import { LivenessService } from './sagas/liveness.service';
 import { WorkloadSaga } from './sagas/workload.saga';
+import { unrecordedQuotaHolds } from './queries/quotas.query';
 import { ClusterView } from './scheduling/cluster-view';
 import { PlacementService } from './scheduling/placement.service';
 import { TemplateCatalog } from './scheduling/template-catalog';
@@ -76,6 +77,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
       claimDelayMs: config.claimDelayMs,
       tickMs: config.schedulerTickMs,
       orphanSweepMs: config.orphanSweepMs,
+      unrecordedHolds: () => unrecordedQuotaHolds(ports.readModels),
     },
     hot,
   );

@@ -132,3 +132,19 @@ export async function listQuotaUsage(
   });
   return { items: rows.map((row) => view(row.namespace as string, row)), total };
 }
+
+/**
+ * Quota holds whose workload has no row in the workloads read model (a submission whose append never happened,
+ * or one the projector has not caught up with yet): candidates for the saga's orphan sweep, which checks them.
+ */
+export async function unrecordedQuotaHolds(
+  db: DataSource,
+  limit = 1000,
+): Promise<Array<{ workloadId: string; namespace: string }>> {
+  const rows: Array<{ workload_id: string; namespace: string }> = await db.query(
+    `SELECT h.workload_id, h.namespace FROM quota_hold h
+     WHERE NOT EXISTS (SELECT 1 FROM workload_state w WHERE w.workload_id = h.workload_id) LIMIT $1`,
+    [limit],
+  );
+  return rows.map((r) => ({ workloadId: r.workload_id, namespace: r.namespace }));
+}

@@ -1,10 +1,10 @@
-import { nodeStream, workloadStream } from '@hcn/contracts';
+import { nodeStream, quotaStream, workloadStream } from '@hcn/contracts';
 import { describeWithPostgres, eventuallyExpect } from '@hcn/testing';
 import { randomUUID } from 'node:crypto';
 import { requestContext, toNewEvents } from '../common/command-context';
 import { HubHarness, processSpec, registerNode, startHubHarness } from '../testing/hub-harness';
 
-const ORPHAN_REASON = 'no workload records this reservation';
+const ORPHAN_REASON = 'its workload was never recorded';
 
 describeWithPostgres(
   'submission and placement in one append; orphaned reservations (hub, real PostgreSQL)',
@@ -83,6 +83,34 @@ describeWithPostgres(
       expect(released).not.toContain(keptAllocation);
       const node = await h.request('GET', `/v1/nodes/${nodeId}`);
       expect(node.status).toBe(200);
+    });
+
+    it('gives back a quota hold whose workload never came to be, and keeps the holds of real workloads', async () => {
+      const kept = await h.request('POST', '/v1/workloads', processSpec({ namespace: 'team-q' }));
+      expect(kept.status).toBe(201);
+      // a hub that held quota and died before its submission's append
+      const orphan = randomUUID();
+      const resources = {
+        cpuMillis: 100,
+        memoryBytes: 2 ** 20,
+        accelerators: 0,
+        acceleratorMemoryBytes: 0,
+        computeUnits: 0,
+      };
+      const held = { type: 'QuotaConsumed', data: { namespace: 'team-q', workloadId: orphan, resources } };
+      const context = requestContext({ kind: 'system', id: 'test' }, new Date());
+      await h.store.append(quotaStream('team-q'), toNewEvents([held], context), 'any');
+      const releases = async () =>
+        (await h.store.readStream(quotaStream('team-q')))
+          .filter((e) => e.type === 'QuotaReleased')
+          .map((e) => e.data as { workloadId: string; reason: string });
+      await eventuallyExpect(async () => {
+        expect(await releases()).toContainEqual(
+          expect.objectContaining({ workloadId: orphan, reason: ORPHAN_REASON }),
+        );
+      }, 10000);
+      await new Promise((r) => setTimeout(r, 1000)); // five more sweeps
+      expect((await releases()).map((r) => r.workloadId)).toEqual([orphan]);
     });
   },
 );

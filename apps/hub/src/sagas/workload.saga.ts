@@ -17,6 +17,8 @@ import type { Clock } from '../tokens';
 
 /** Allocation end events: the node's capacity goes back. */
 const ENDED = new Set(['AllocationCompleted', 'AllocationFailed', 'AllocationStopped', 'AllocationLost']);
+/** Why the orphan sweep gives something back. */
+const ORPHAN_REASON = 'its workload was never recorded';
 /** Instance statuses after which nothing happens unless a user acts (restart, update, delete). */
 const ENDED_INSTANCE: ReadonlySet<InstanceStatus> = new Set(['completed', 'failed', 'stopped']);
 
@@ -49,6 +51,8 @@ export interface WorkloadSagaOptions {
    * stream does not exist (its submission's append never happened: the hub died after reserving) is given back.
    */
   readonly orphanSweepMs: number;
+  /** Quota holds whose workload the read models do not know (the sweep checks each against the log). */
+  readonly unrecordedHolds?: () => Promise<ReadonlyArray<{ workloadId: string; namespace: string }>>;
 }
 
 /**
@@ -205,35 +209,51 @@ export class WorkloadSaga {
   }
 
   /**
-   * Gives back reservations whose workload never came to be: unknown to this saga at two sweeps in a row and
-   * without a stream (the submission's single append of submission and placement did not happen).
+   * Gives back node reservations and quota holds whose workload never came to be: unknown to this saga at two
+   * sweeps in a row and without a stream (a hub died after holding or reserving, before the submission's append).
    */
   private async sweepOrphans(): Promise<void> {
     if (!this.caughtUp) return;
     const suspects = new Set<string>();
     for (const { allocationId, workloadId, nodeIds } of this.view.heldReservations()) {
       if (this.workloads.has(workloadId)) continue;
-      if (!this.suspects.has(allocationId)) {
-        suspects.add(allocationId);
-        continue;
-      }
-      try {
-        const recorded = await this.store.readStream(workloadStream(workloadId), { maxCount: 1 });
-        if (recorded.length > 0) continue;
-        const context = this.context(`orphan:${allocationId}`, workloadId);
+      await this.giveBackIfOrphaned(suspects, `reservation:${allocationId}`, workloadId, async (context) => {
         for (const nodeId of nodeIds)
-          await this.placement.releaseOn(
-            nodeId,
-            allocationId,
-            'no workload records this reservation',
-            context,
-          );
-      } catch (error) {
-        console.error(`[workload-saga] orphan ${allocationId}: ${(error as Error).message}`);
-        suspects.add(allocationId);
-      }
+          await this.placement.releaseOn(nodeId, allocationId, ORPHAN_REASON, context);
+      });
+    }
+    const holds = await this.options.unrecordedHolds?.().catch((error: Error) => {
+      console.error(`[workload-saga] quota holds: ${error.message}`);
+      return [];
+    });
+    for (const { workloadId, namespace } of holds ?? []) {
+      if (this.workloads.has(workloadId)) continue;
+      await this.giveBackIfOrphaned(suspects, `hold:${workloadId}`, workloadId, async (context) => {
+        const release = { type: 'Release' as const, namespace, workloadId, reason: ORPHAN_REASON };
+        await this.hot.quotas.handle(quotaStream(namespace), release, context);
+      });
     }
     this.suspects = suspects;
+  }
+
+  /**
+   * Gives back what `key` holds when it was a suspect at the last sweep too and its workload has no stream;
+   * otherwise (first sighting, or a failure) it stays a suspect for the next sweep.
+   */
+  private async giveBackIfOrphaned(
+    suspects: Set<string>,
+    key: string,
+    workloadId: string,
+    giveBack: (context: CommandContext) => Promise<void>,
+  ): Promise<void> {
+    if (!this.suspects.has(key)) return void suspects.add(key);
+    try {
+      const recorded = await this.store.readStream(workloadStream(workloadId), { maxCount: 1 });
+      if (recorded.length === 0) await giveBack(this.context(`orphan:${key}`, workloadId));
+    } catch (error) {
+      console.error(`[workload-saga] orphan ${key}: ${(error as Error).message}`);
+      suspects.add(key);
+    }
   }
 
   private kick(): void {
