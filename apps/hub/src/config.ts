@@ -38,6 +38,7 @@ const schema = z
     HCN_CLAIM_DELAY_MS: envNumber(2000).pipe(z.number().int().min(0)),
     HCN_SCHEDULER_TICK_MS: envNumber(200).pipe(z.number().int().positive()),
     HCN_ORPHAN_SWEEP_SECONDS: envNumber(300).pipe(z.number().positive()),
+    HCN_STORE_POOL_SIZE: envNumber(20).pipe(z.number().int().min(2).max(200)),
   })
   .refine((c) => c.HCN_ADMIN_TOKEN !== undefined || c.HCN_API_TOKENS.some((t) => t.role === 'admin'), {
     message: 'configure an admin API token: HCN_ADMIN_TOKEN, or an admin entry in HCN_API_TOKENS',
@@ -68,6 +69,8 @@ export interface HubConfig {
   readonly schedulerTickMs: number;
   /** How long a reservation no workload records is left alone before the saga gives it back (twice at most). */
   readonly orphanSweepMs: number;
+  /** Connections of the PostgreSQL event store's pool (appends, stream reads and the log followers share it). */
+  readonly storePoolSize: number;
 }
 
 /** Reads and validates the hub's configuration from the environment (throws ConfigError listing every problem). */
@@ -94,5 +97,6 @@ export function loadHubConfig(env: NodeJS.ProcessEnv): HubConfig {
     claimDelayMs: c.HCN_CLAIM_DELAY_MS,
     schedulerTickMs: c.HCN_SCHEDULER_TICK_MS,
     orphanSweepMs: c.HCN_ORPHAN_SWEEP_SECONDS * 1000,
+    storePoolSize: c.HCN_STORE_POOL_SIZE,
   };
 }

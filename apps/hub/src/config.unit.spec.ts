@@ -13,6 +13,7 @@ describe('hub configuration', () => {
     expect(config.claimDelayMs).toBe(2000);
     expect(config.schedulerTickMs).toBe(200);
     expect(config.orphanSweepMs).toBe(300_000);
+    expect(config.storePoolSize).toBe(20);
   });
 
   it('reads the orphan sweep in seconds', () => {
@@ -24,6 +25,7 @@ describe('hub configuration', () => {
     ['HCN_ORPHAN_SWEEP_SECONDS', 'soon'],
     ['HCN_SCHEDULER_TICK_MS', '-1'],
     ['HCN_NODE_TTL_SECONDS', '1'],
+    ['HCN_STORE_POOL_SIZE', '1'],
   ])('refuses %s=%s at start-up, naming the variable', (name, value) => {
     expect(() => loadHubConfig({ ...minimal, [name]: value })).toThrow(name);
   });

@@ -48,7 +48,7 @@ async function main(): Promise<void> {
     HCN_ADMIN_TOKEN: process.env.HCN_ADMIN_TOKEN ?? secrets.adminToken,
   });
   const adminToken = config.apiTokens[0].token;
-  const store = await openEventStore({ databaseUrl });
+  const store = await openEventStore({ databaseUrl, poolSize: config.storePoolSize });
   const readModels = await openReadModels(databaseUrl);
   const bus = new MemoryMessageBus();
   const projector = await startProjector(store, readModels, {

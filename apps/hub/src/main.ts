@@ -10,6 +10,7 @@ async function main(): Promise<void> {
   const store = await openEventStore({
     databaseUrl: config.databaseUrl,
     eventStoreUrl: config.eventStoreUrl,
+    poolSize: config.storePoolSize,
   });
   const bus = openMessageBus(config.kafkaBrokers, 'hcn-hub');
   const readModels = await openReadModels(config.databaseUrl);

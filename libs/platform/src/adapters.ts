@@ -6,6 +6,8 @@ import type { MessageBus } from '@hcn/messaging';
 export interface EventStoreSettings {
   readonly eventStoreUrl?: string;
   readonly databaseUrl: string;
+  /** Connections of the PostgreSQL adapter's pool (its default when absent). */
+  readonly poolSize?: number;
 }
 
 /**
@@ -21,7 +23,11 @@ export async function openEventStore(
   const { hcnEventRegistry } = require('@hcn/contracts') as typeof import('@hcn/contracts');
   const events = registry ?? hcnEventRegistry;
   if (settings.eventStoreUrl) return new EsdbEventStore(settings.eventStoreUrl, events);
-  return PostgresEventStore.connect({ connectionString: settings.databaseUrl, registry: events });
+  return PostgresEventStore.connect({
+    connectionString: settings.databaseUrl,
+    registry: events,
+    ...(settings.poolSize ? { poolSize: settings.poolSize } : {}),
+  });
 }
 
 /** Opens the configured message bus: Kafka when brokers are set, else the in-process bus (embedded mode). */
