@@ -15,13 +15,19 @@ export function addAmounts(a: ResourceAmounts, b: ResourceAmounts): ResourceAmou
   };
 }
 
-/** `a` less `b`. */
-export function subtractAmounts(a: ResourceAmounts, b: ResourceAmounts): ResourceAmounts {
-  return {
-    cpuMillis: a.cpuMillis - b.cpuMillis,
-    memoryBytes: a.memoryBytes - b.memoryBytes,
-    accelerators: a.accelerators - b.accelerators,
-  };
+/**
+ * A running total, per kind, after `before` is taken out of it and `after` put in (either may be absent): what a
+ * state keeps instead of adding up all its holdings when one changes.
+ */
+export function retotal<K extends string>(
+  kinds: readonly K[],
+  total: Readonly<Record<K, number>>,
+  before: Readonly<Record<K, number>> | undefined,
+  after: Readonly<Record<K, number>> | undefined,
+): Record<K, number> {
+  const next = {} as Record<K, number>;
+  for (const kind of kinds) next[kind] = total[kind] - (before?.[kind] ?? 0) + (after?.[kind] ?? 0);
+  return next;
 }
 
 /** `a` times `n` (a per-replica request times the replicas). */

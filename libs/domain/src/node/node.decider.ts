@@ -2,7 +2,7 @@ import { sameJson } from '../equality';
 import { DEFAULT_MIN_DEVICE_HEALTH } from '@hcn/contracts';
 import type { DeviceGrant, EventDataOf, ResourceAmounts } from '@hcn/contracts';
 import { DomainError, assertNever } from '../errors';
-import { NO_RESOURCES, addAmounts, shortfalls, subtractAmounts } from '../resources';
+import { NO_RESOURCES, RESOURCE_KINDS, shortfalls, retotal } from '../resources';
 import type { NodeCommand, NodeEvent } from './node.commands';
 import { NodeState, initialNodeState } from './node.state';
 
@@ -242,8 +242,7 @@ export function evolveNode(state: NodeState, event: NodeEvent): NodeState {
 
 function reserved(state: NodeState, data: EventDataOf<'CapacityReserved'>): NodeState {
   const { allocationId, resources, devices } = data;
-  const before = state.reservations.get(allocationId);
-  const total = addAmounts(before ? subtractAmounts(state.reserved, before) : state.reserved, resources);
+  const total = retotal(RESOURCE_KINDS, state.reserved, state.reservations.get(allocationId), resources);
   const next = { ...state, reservations: state.reservations.set(allocationId, resources), reserved: total };
   if (!devices?.length) return next;
   return { ...next, deviceGrants: { ...state.deviceGrants, [allocationId]: devices } };
@@ -255,7 +254,7 @@ function released(state: NodeState, allocationId: string): NodeState {
   const next = {
     ...state,
     reservations: state.reservations.delete(allocationId),
-    reserved: subtractAmounts(state.reserved, held),
+    reserved: retotal(RESOURCE_KINDS, state.reserved, held, undefined),
   };
   if (!(allocationId in state.deviceGrants)) return next;
   const { [allocationId]: _devices, ...grants } = state.deviceGrants;

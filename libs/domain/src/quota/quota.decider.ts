@@ -2,7 +2,7 @@ import type { EventDataOf, QuotaAmounts, QuotaLimits } from '@hcn/contracts';
 import { sameJson } from '../equality';
 import { DomainError, assertNever } from '../errors';
 import { BucketMap } from '../bucket-map';
-import { NO_QUOTA_AMOUNTS, QUOTA_KINDS } from '../resources';
+import { NO_QUOTA_AMOUNTS, QUOTA_KINDS, retotal } from '../resources';
 
 /** Commands on a namespace's quota. */
 export type QuotaCommand =
@@ -38,23 +38,16 @@ export function quotaUsed(state: QuotaState): QuotaAmounts & { workloads: number
 }
 
 /** The running total after `before` is given back and `after` taken (compute units to a millionth, as they add up). */
-function retotal(total: QuotaAmounts, before: QuotaAmounts | undefined, after: QuotaAmounts | undefined) {
-  const sum = (kind: (typeof QUOTA_KINDS)[number]): number =>
-    total[kind] - (before?.[kind] ?? 0) + (after?.[kind] ?? 0);
-  return {
-    cpuMillis: sum('cpuMillis'),
-    memoryBytes: sum('memoryBytes'),
-    accelerators: sum('accelerators'),
-    acceleratorMemoryBytes: sum('acceleratorMemoryBytes'),
-    computeUnits: Math.round(sum('computeUnits') * 1e6) / 1e6,
-  };
+function retotalHeld(total: QuotaAmounts, before: QuotaAmounts | undefined, after: QuotaAmounts | undefined) {
+  const next = retotal(QUOTA_KINDS, total, before, after);
+  return { ...next, computeUnits: Math.round(next.computeUnits * 1e6) / 1e6 };
 }
 
 function overLimits(state: QuotaState, workloadId: string, resources: QuotaAmounts): string[] {
   const limits = state.limits;
   if (!limits) return [];
   const holders = state.held.size + (state.held.has(workloadId) ? 0 : 1);
-  const after = { ...retotal(state.total, state.held.get(workloadId), resources), workloads: holders };
+  const after = { ...retotalHeld(state.total, state.held.get(workloadId), resources), workloads: holders };
   const kinds = [...QUOTA_KINDS, 'workloads'] as const;
   return kinds
     .filter((kind) => limits[kind] !== undefined && after[kind] > (limits[kind] as number))
@@ -127,13 +120,13 @@ export function evolveQuota(state: QuotaState, event: QuotaEvent): QuotaState {
       return { ...state, limits: event.data.limits };
     case 'QuotaConsumed': {
       const { workloadId, resources } = event.data;
-      const total = retotal(state.total, state.held.get(workloadId), resources);
+      const total = retotalHeld(state.total, state.held.get(workloadId), resources);
       return { ...state, held: state.held.set(workloadId, resources), total };
     }
     case 'QuotaReleased': {
       const before = state.held.get(event.data.workloadId);
       if (!before) return state;
-      const total = retotal(state.total, before, undefined);
+      const total = retotalHeld(state.total, before, undefined);
       return { ...state, held: state.held.delete(event.data.workloadId), total };
     }
     default:
