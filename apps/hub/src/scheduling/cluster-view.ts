@@ -38,9 +38,11 @@ export class ClusterView {
   private readonly nodes = new Map<string, NodeState>();
   private readonly domains = new Map<string, DomainDefinition>();
   private readonly placements = new Map<string, number>();
-  private readonly holders = new Map<string, Set<string>>();
-  /** The workload each held allocation was reserved for (from CapacityReserved; for the saga's orphan sweep). */
-  private readonly reservedFor = new Map<string, string>();
+  /**
+   * Per held allocation: the nodes reserving for it, and its workload when a CapacityReserved named it (for the
+   * saga's orphan sweep; a reservation known only from a re-read node state has none).
+   */
+  private readonly holders = new Map<string, { nodeIds: Set<string>; workloadId?: string }>();
   private index: SchedulingIndex | undefined;
   private limits: Map<string, { memoryBytes: number; perNode: number }> | undefined;
   private subscription: Subscription | undefined;
@@ -99,11 +101,7 @@ export class ClusterView {
     const after = nodeDecider.evolve(before, event);
     this.nodes.set(nodeId, after);
     if (event.type === 'CapacityReserved') {
-      this.holders.set(
-        event.data.allocationId,
-        (this.holders.get(event.data.allocationId) ?? new Set()).add(nodeId),
-      );
-      this.reservedFor.set(event.data.allocationId, event.data.workloadId);
+      this.addHolder(event.data.allocationId, nodeId).workloadId = event.data.workloadId;
       this.countPlacement(after.registration?.domainId);
       this.index?.reserve(nodeId, event.data.resources, event.data.devices ?? []);
     } else if (event.type === 'CapacityReleased') {
@@ -148,22 +146,26 @@ export class ClusterView {
 
   /** Node id that holds a reservation for `allocationId`, if any. */
   reservationsOf(allocationId: string): string[] {
-    return [...(this.holders.get(allocationId) ?? [])];
+    return [...(this.holders.get(allocationId)?.nodeIds ?? [])];
+  }
+
+  private addHolder(allocationId: string, nodeId: string): { nodeIds: Set<string>; workloadId?: string } {
+    const held = this.holders.get(allocationId) ?? { nodeIds: new Set<string>() };
+    held.nodeIds.add(nodeId);
+    this.holders.set(allocationId, held);
+    return held;
   }
 
   private dropHolder(allocationId: string, nodeId: string): void {
-    const holders = this.holders.get(allocationId);
-    holders?.delete(nodeId);
-    if (holders?.size !== 0) return;
-    this.holders.delete(allocationId);
-    this.reservedFor.delete(allocationId);
+    const held = this.holders.get(allocationId);
+    held?.nodeIds.delete(nodeId);
+    if (held?.nodeIds.size === 0) this.holders.delete(allocationId);
   }
 
   /** Every held allocation whose CapacityReserved this view saw: its workload and the nodes reserving for it. */
   *heldReservations(): IterableIterator<{ allocationId: string; workloadId: string; nodeIds: string[] }> {
-    for (const [allocationId, workloadId] of this.reservedFor) {
-      const nodeIds = [...(this.holders.get(allocationId) ?? [])];
-      if (nodeIds.length > 0) yield { allocationId, workloadId, nodeIds };
+    for (const [allocationId, { nodeIds, workloadId }] of this.holders) {
+      if (workloadId) yield { allocationId, workloadId, nodeIds: [...nodeIds] };
     }
   }
 
@@ -174,7 +176,7 @@ export class ClusterView {
       if (!after.reservations.has(id)) this.dropHolder(id, nodeId);
     }
     for (const id of after.reservations.keys()) {
-      if (!before.reservations.has(id)) this.holders.set(id, (this.holders.get(id) ?? new Set()).add(nodeId));
+      if (!before.reservations.has(id)) this.addHolder(id, nodeId);
     }
   }
 

@@ -153,13 +153,15 @@ export class PlacementService {
     try {
       for (const instance of dueInstances(state, context.now.getTime())) {
         const record = await this.decideAndReserve(workloadId, spec, instance, context);
-        const decided = record
-          ? workloadDecider.decide({ type: 'RecordDecision', decision: record }, state)
-          : [];
+        if (!record) {
+          outcomes.push('skipped');
+          continue;
+        }
+        const decided = workloadDecider.decide({ type: 'RecordDecision', decision: record }, state);
         state = decided.reduce(workloadDecider.evolve, state);
         events.push(...decided);
-        if (record?.outcome.kind === 'placed') placed.push(record.outcome);
-        outcomes.push(record ? (record.outcome.kind === 'placed' ? 'placed' : 'unschedulable') : 'skipped');
+        if (record.outcome.kind === 'placed') placed.push(record.outcome);
+        outcomes.push(record.outcome.kind === 'placed' ? 'placed' : 'unschedulable');
       }
     } catch (error) {
       // nothing is appended yet: what this submission reserved is nobody's (best effort; else the sweep)
