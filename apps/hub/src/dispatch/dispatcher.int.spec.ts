@@ -5,6 +5,7 @@ import { openReadModels } from '@hcn/read-models';
 import { TestDatabase, createTestDatabase, describeWithPostgres } from '@hcn/testing';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import { specEvent as event } from '../../../projector/src/testing/scenario-log';
 import { HubMetrics } from '../common/metrics';
 import { Dispatcher } from './dispatcher';
 
@@ -36,20 +37,6 @@ const spec: WorkloadSpec = workloadSpecSchema.parse({
   command: 'true',
   resources: { cpuMillis: 100, memoryBytes: 2 ** 20 },
 });
-
-function event(type: string, data: unknown): NewEvent {
-  return {
-    eventId: randomUUID(),
-    type,
-    data,
-    metadata: {
-      correlationId: 's',
-      causationId: 's',
-      actor: { kind: 'system', id: 's' },
-      occurredAt: new Date().toISOString(),
-    },
-  };
-}
 
 /** A submission and its placement, not appended yet. */
 function placement(): { id: string; data: EventDataOf<'AllocationPlaced'>; events: NewEvent[] } {
