@@ -15,6 +15,7 @@ import { QuotasController } from './commands/quotas.controller';
 import { RestartWorkloadHandler } from './commands/restart-workload/restart-workload.handler';
 import { SetQuotaHandler } from './commands/set-quota/set-quota.handler';
 import { StopWorkloadHandler } from './commands/stop-workload/stop-workload.handler';
+import { SubmitWorkloadsHandler } from './commands/submit-workloads/submit-workloads.handler';
 import { SubmitWorkloadHandler } from './commands/submit-workload/submit-workload.handler';
 import { TemplatesController } from './commands/templates.controller';
 import { UpdateWorkloadHandler } from './commands/update-workload/update-workload.handler';
@@ -112,6 +113,7 @@ export class HubModule {
         StopNodeHandler,
         ChangeNodeLabelsHandler,
         SubmitWorkloadHandler,
+        SubmitWorkloadsHandler,
         StopWorkloadHandler,
         RestartWorkloadHandler,
         UpdateWorkloadHandler,

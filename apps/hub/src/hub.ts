@@ -3,6 +3,7 @@ import type { EventStore } from '@hcn/eventstore';
 import type { MessageBus } from '@hcn/messaging';
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { DataSource } from 'typeorm';
 import { AgentCredentials } from './auth/agent-credentials';
@@ -25,6 +26,9 @@ import { PlacementService } from './scheduling/placement.service';
 import { TemplateCatalog } from './scheduling/template-catalog';
 import { serveDashboard } from './web/dashboard.controller';
 import type { Clock } from './tokens';
+
+/** Largest JSON request body the API takes (a bigger one is 413 REQUEST.TOO_LARGE). */
+const REQUEST_BODY_LIMIT = '4mb';
 
 /** A running hub. */
 export interface RunningHub {
@@ -81,7 +85,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
     },
     hot,
   );
-  const app = await NestFactory.create(
+  const app = await NestFactory.create<NestExpressApplication>(
     HubModule.register({
       config,
       ...ports,
@@ -96,6 +100,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
     }),
     { logger: ['error', 'warn'] },
   );
+  app.useBodyParser('json', { limit: REQUEST_BODY_LIMIT }); // a batch of 500 workloads exceeds the 100 kB default
   app.useGlobalFilters(new HcnExceptionFilter());
   serveDashboard(app);
   app.enableShutdownHooks();

@@ -12,6 +12,7 @@ import {
   WorkloadState,
   foldRecorded,
   quotaAmountsOf,
+  sameJson,
   workloadDecider,
   workloadStatus,
 } from '@hcn/domain';
@@ -65,33 +66,78 @@ export function userContext(principal: Principal, clock: Clock, correlationId: s
  * Holds the quota a spec needs (per-replica resources times replicas). QUOTA.EXCEEDED changes nothing but is
  * recorded as an audit fact (`AdmissionDenied` on `admission-<namespace>`) for compliance reports.
  */
-export async function holdQuota(
+export function holdQuota(
   hot: HotStreams,
   workloadId: string,
   spec: WorkloadSpec,
   context: CommandContext,
 ): Promise<void> {
-  const resources = quotaAmountsOf(spec);
+  return holdQuotaAll(hot, spec.namespace, [{ workloadId, spec }], context);
+}
+
+/**
+ * Holds the quota of several workloads of one namespace as a whole: all of them, or none and QUOTA.EXCEEDED
+ * (recorded as an `AdmissionDenied` of the workload that went over).
+ */
+export async function holdQuotaAll(
+  hot: HotStreams,
+  namespace: string,
+  workloads: ReadonlyArray<{ workloadId: string; spec: WorkloadSpec }>,
+  context: CommandContext,
+): Promise<void> {
+  const holds = workloads.map(({ workloadId, spec }) => ({ workloadId, resources: quotaAmountsOf(spec) }));
+  const command =
+    holds.length === 1
+      ? { type: 'Hold' as const, namespace, ...holds[0] }
+      : { type: 'HoldAll' as const, namespace, holds };
   try {
-    await hot.quotas.handle(
-      quotaStream(spec.namespace),
-      { type: 'Hold', namespace: spec.namespace, workloadId, resources },
-      context,
-    );
+    await hot.quotas.handle(quotaStream(namespace), command, context);
   } catch (error) {
     if (error instanceof DomainError && error.code === 'QUOTA.EXCEEDED') {
-      const over = ((error.details.over as string[] | undefined) ?? []).slice(0, 8);
-      const data = { namespace: spec.namespace, workloadId, workloadName: spec.name, resources, over };
-      await hot.store
-        .append(
-          admissionStream(spec.namespace),
-          toNewEvents([{ type: 'AdmissionDenied', data }], context),
-          'any',
-        )
-        .catch((e: Error) => console.error(`[quota] denial not recorded: ${e.message}`));
+      const workloadId = error.details.workloadId as string;
+      const index = Math.max(
+        0,
+        holds.findIndex((h) => h.workloadId === workloadId),
+      );
+      await recordDenial(hot, workloads[index].spec, holds[index], error, context);
     }
     throw error;
   }
+}
+
+async function recordDenial(
+  hot: HotStreams,
+  spec: WorkloadSpec,
+  hold: { workloadId: string; resources: ReturnType<typeof quotaAmountsOf> },
+  error: DomainError,
+  context: CommandContext,
+): Promise<void> {
+  const over = ((error.details.over as string[] | undefined) ?? []).slice(0, 8);
+  const data = { namespace: spec.namespace, workloadName: spec.name, ...hold, over };
+  await hot.store
+    .append(admissionStream(spec.namespace), toNewEvents([{ type: 'AdmissionDenied', data }], context), 'any')
+    .catch((e: Error) => console.error(`[quota] denial not recorded: ${e.message}`));
+}
+
+/**
+ * A submission repeating an idempotency key: the same spec answers the existing workload (and writes nothing),
+ * another spec or a deleted workload is WORKLOAD.IDEMPOTENCY_CONFLICT.
+ */
+export function answerRepeated(
+  workloadId: string,
+  existing: LoadedWorkload,
+  spec: WorkloadSpec,
+  idempotencyKey: string | null,
+): WorkloadCommandResult & { created: false } {
+  if (!sameJson(existing.state.spec, spec) || existing.state.deleted) {
+    throw new HcnError(
+      'WORKLOAD.IDEMPOTENCY_CONFLICT',
+      'A different workload was already submitted with this idempotency key',
+      { workloadId, idempotencyKey },
+    );
+  }
+  const revision = existing.events.length - 1;
+  return { workloadId, status: workloadStatus(existing.state), revision, events: [], created: false };
 }
 
 /** Runs one user command on a workload the principal may act on. */

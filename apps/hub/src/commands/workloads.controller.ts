@@ -13,6 +13,8 @@ import { RestartWorkloadCommand } from './restart-workload/restart-workload.comm
 import { StopWorkloadCommand } from './stop-workload/stop-workload.command';
 import { SubmitWorkloadCommand } from './submit-workload/submit-workload.command';
 import type { SubmitWorkloadResult } from './submit-workload/submit-workload.handler';
+import { SubmitWorkloadsCommand } from './submit-workloads/submit-workloads.command';
+import type { SubmitWorkloadsResult } from './submit-workloads/submit-workloads.handler';
 import { UpdateWorkloadCommand } from './update-workload/update-workload.command';
 import type { WorkloadCommandResult } from './workload-command';
 
@@ -22,6 +24,12 @@ export const submitBodySchema = workloadSpecSchema.extend({
 });
 /** A workload id path parameter. */
 export const workloadIdSchema = z.string().uuid();
+/** Most workloads one batch may hold. */
+export const MAX_BATCH = 500;
+/** Body of a batch submission: workloads of one namespace, each with an optional idempotency key. */
+export const submitBatchSchema = z
+  .object({ workloads: z.array(submitBodySchema).min(1).max(MAX_BATCH) })
+  .strict();
 const idempotencyHeader = z.string().min(1).max(128).optional();
 
 /** Workload commands: submit, stop, restart, update, delete (operators within their namespaces). */
@@ -48,6 +56,28 @@ export class WorkloadsController {
       new SubmitWorkloadCommand(principal, spec, key),
     );
     response.status(result.created ? 201 : 200);
+    return result;
+  }
+
+  @Post('batch')
+  @ApiOperation({
+    summary: `Submit up to ${MAX_BATCH} workloads of one namespace: admitted as a whole (quota for all or none), placed together`,
+  })
+  @ApiBody({ schema: z.toJSONSchema(submitBatchSchema, { io: 'input' }) as object })
+  async submitBatch(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<SubmitWorkloadsResult> {
+    const { workloads } = parseBody(submitBatchSchema, body, 'WORKLOAD.BATCH');
+    const items = workloads.map(({ idempotencyKey, ...spec }) => ({
+      spec,
+      idempotencyKey: idempotencyKey ?? null,
+    }));
+    const result: SubmitWorkloadsResult = await this.commands.execute(
+      new SubmitWorkloadsCommand(principal, items),
+    );
+    response.status(result.created > 0 ? 201 : 200);
     return result;
   }
 

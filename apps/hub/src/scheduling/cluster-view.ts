@@ -1,5 +1,13 @@
 import { DomainDefinition, EventDataOf, RecordedEvent, nodeStream } from '@hcn/contracts';
-import { NodeEvent, NodeState, foldRecorded, nodeCapacity, nodeDecider, nodeReserved } from '@hcn/domain';
+import {
+  NodeCommand,
+  NodeEvent,
+  NodeState,
+  foldRecorded,
+  nodeCapacity,
+  nodeDecider,
+  nodeReserved,
+} from '@hcn/domain';
 import type { EventStore, Subscription } from '@hcn/eventstore';
 import { ClusterSnapshot, DomainView, NodeView, SchedulingIndex } from '@hcn/scheduling';
 import { deviceViewsOf } from './device-views';
@@ -113,6 +121,23 @@ export class ClusterView {
       this.trackHolders(nodeId, before, after);
       this.invalidate();
     }
+  }
+
+  /**
+   * Applies a reservation about to be appended, as the node decider would on this view's state, so that decisions
+   * taken while its append is in flight see it (a batch's submissions, concurrent requests). Nothing happens when
+   * the view would refuse it; `refreshNode` undoes it when the append is refused.
+   */
+  reserveTentatively(command: NodeCommand & { type: 'ReserveCapacity' }): void {
+    const state = this.nodes.get(command.nodeId);
+    if (!state) return;
+    let events: NodeEvent[];
+    try {
+      events = nodeDecider.decide(command, state);
+    } catch {
+      return;
+    }
+    events.forEach((e) => this.applyNode(e));
   }
 
   /** Counts a placement in a domain and its ancestors (round-robin reads these counters). */

@@ -19,7 +19,7 @@ import {
   dueInstances,
   workloadDecider,
 } from '@hcn/domain';
-import { ConcurrencyError, type EventStore } from '@hcn/eventstore';
+import { type AppendOutcome, ConcurrencyError, type EventStore } from '@hcn/eventstore';
 import { ChosenDevices, Decision, decide } from '@hcn/scheduling';
 import { Handled, Known, handleOnKnown, loadKnown } from '../common/aggregate';
 import { CommandContext, toNewEvents } from '../common/command-context';
@@ -45,6 +45,28 @@ export interface PlacementListener {
 
 /** Result of trying to place one instance. */
 export type PlacementOutcome = 'placed' | 'unschedulable' | 'skipped';
+
+/** A new workload's submission decided and its instances reserved, not yet appended. */
+export interface PreparedSubmission {
+  readonly workloadId: string;
+  readonly spec: WorkloadSpec;
+  readonly context: CommandContext;
+  readonly events: WorkloadEvent[];
+  readonly state: WorkloadState;
+  readonly outcomes: PlacementOutcome[];
+  readonly placed: ReadonlyArray<{ allocationId: string; nodeId: string }>;
+}
+
+/** A submission whose stream was created: the outcome of each instance and the workload as appended. */
+export interface SubmittedWorkload {
+  readonly ok: true;
+  readonly outcomes: PlacementOutcome[];
+  readonly workload: Known<WorkloadState> & Handled<WorkloadEvent>;
+}
+
+/** A prepared submission committed, or why not (its reservations given back). */
+export type CommittedSubmission =
+  SubmittedWorkload | { readonly ok: false; readonly workloadId: string; readonly error: Error };
 
 /** Turns a scheduler decision into the record the workload decider takes. */
 export function toDecisionRecord(
@@ -143,8 +165,23 @@ export class PlacementService {
     workloadId: string,
     submit: WorkloadCommand & { type: 'Submit' },
     context: CommandContext,
-  ): Promise<{ outcomes: PlacementOutcome[]; workload: Known<WorkloadState> & Handled<WorkloadEvent> }> {
-    const spec = submit.spec;
+  ): Promise<SubmittedWorkload> {
+    const [committed] = await this.commitSubmissions([
+      await this.prepareSubmission(workloadId, submit, context),
+    ]);
+    if (!committed.ok) throw committed.error;
+    return committed;
+  }
+
+  /**
+   * The first half of a submission: the submission decided and each due instance's capacity reserved, nothing
+   * appended to the workload stream yet. Gives back what it reserved when it fails.
+   */
+  async prepareSubmission(
+    workloadId: string,
+    submit: WorkloadCommand & { type: 'Submit' },
+    context: CommandContext,
+  ): Promise<PreparedSubmission> {
     const events = workloadDecider.decide(submit, workloadDecider.initialState);
     let state = events.reduce(workloadDecider.evolve, workloadDecider.initialState);
     const outcomes: PlacementOutcome[] = [];
@@ -152,7 +189,7 @@ export class PlacementService {
     const reserving = this.metrics.submissionStageSeconds.startTimer({ stage: 'reserve' });
     try {
       for (const instance of dueInstances(state, context.now.getTime())) {
-        const record = await this.decideAndReserve(workloadId, spec, instance, context);
+        const record = await this.decideAndReserve(workloadId, submit.spec, instance, context);
         if (!record) {
           outcomes.push('skipped');
           continue;
@@ -164,29 +201,70 @@ export class PlacementService {
         outcomes.push(record.outcome.kind === 'placed' ? 'placed' : 'unschedulable');
       }
     } catch (error) {
-      // nothing is appended yet: what this submission reserved is nobody's (best effort; else the sweep)
-      for (const p of placed)
-        await this.releaseOn(p.nodeId, p.allocationId, 'submission failed', context).catch(() => undefined);
+      await this.releasePrepared({ placed, context }, 'submission failed');
       throw error;
     }
     reserving();
+    return { workloadId, spec: submit.spec, context, events, state, outcomes, placed };
+  }
+
+  /**
+   * The second half: each prepared submission's stream created with its events (one appendMany for many), its
+   * run commands handed to the dispatcher. A stream that exists already (a concurrent submission with the same
+   * idempotency key won) gives back its reservations and answers WORKLOAD.ALREADY_SUBMITTED; other failures give
+   * them back too. Outcomes in the order given.
+   */
+  async commitSubmissions(prepared: readonly PreparedSubmission[]): Promise<CommittedSubmission[]> {
     const appending = this.metrics.submissionStageSeconds.startTimer({ stage: 'append' });
-    const appended = toNewEvents(events, context);
-    let revision: number;
-    try {
-      revision = (await this.store.append(workloadStream(workloadId), appended, 'no_stream'))
-        .nextExpectedRevision;
-    } catch (error) {
-      if (!(error instanceof ConcurrencyError)) throw error;
-      for (const p of placed) await this.releaseUnused(workloadId, p.allocationId, p.nodeId, context);
-      throw new HcnError('WORKLOAD.ALREADY_SUBMITTED', `Workload ${workloadId} was submitted meanwhile`, {
-        workloadId,
-      });
-    }
+    const appended = prepared.map((p) => toNewEvents(p.events, p.context));
+    const requests = prepared.map((p, i) => ({
+      streamId: workloadStream(p.workloadId),
+      events: appended[i],
+      expectedRevision: 'no_stream' as const,
+    }));
+    const results: AppendOutcome[] =
+      requests.length === 1
+        ? [
+            await this.store.append(requests[0].streamId, requests[0].events, 'no_stream').then(
+              (result) => ({ ok: true as const, result }),
+              (error: Error) => ({ ok: false as const, error }),
+            ),
+          ]
+        : await this.store.appendMany(requests);
     appending();
-    this.hot.workloads.set(workloadStream(workloadId), { state, revision });
-    for (const p of placed) await this.announcePlaced(spec, p, appended, context);
-    return { outcomes, workload: { state, revision, events, appended } };
+    const committed: CommittedSubmission[] = [];
+    for (const [i, p] of prepared.entries()) {
+      const outcome = results[i];
+      if (!outcome.ok) {
+        committed.push({ ok: false, workloadId: p.workloadId, error: await this.refused(p, outcome.error) });
+        continue;
+      }
+      const { state, events, outcomes } = p;
+      const revision = outcome.result.nextExpectedRevision;
+      this.hot.workloads.set(workloadStream(p.workloadId), { state, revision });
+      for (const placed of p.placed) await this.announcePlaced(p.spec, placed, appended[i], p.context);
+      committed.push({ ok: true, outcomes, workload: { state, revision, events, appended: appended[i] } });
+    }
+    return committed;
+  }
+
+  /** Gives back the reservations of a submission whose append was refused; the error to answer. */
+  private async refused(p: PreparedSubmission, error: Error): Promise<Error> {
+    if (!(error instanceof ConcurrencyError)) {
+      await this.releasePrepared(p, 'submission failed');
+      return error;
+    }
+    for (const placed of p.placed)
+      await this.releaseUnused(p.workloadId, placed.allocationId, placed.nodeId, p.context);
+    return new HcnError('WORKLOAD.ALREADY_SUBMITTED', `Workload ${p.workloadId} was submitted meanwhile`, {
+      workloadId: p.workloadId,
+    });
+  }
+
+  /** Gives back what a submission reserved and no workload records (best effort; else the orphan sweep). */
+  async releasePrepared(p: Pick<PreparedSubmission, 'placed' | 'context'>, reason: string): Promise<void> {
+    for (const { nodeId, allocationId } of p.placed)
+      await this.releaseOn(nodeId, allocationId, reason, p.context).catch(() => undefined);
   }
 
   private load(workloadId: string): Promise<Known<WorkloadState>> {
@@ -249,25 +327,23 @@ export class PlacementService {
     context: CommandContext,
     devices?: DeviceGrant[],
   ): Promise<boolean> {
+    const command = {
+      type: 'ReserveCapacity' as const,
+      nodeId,
+      allocationId,
+      workloadId,
+      resources: spec.resources,
+      ...(devices?.length ? { devices } : {}),
+    };
+    this.view.reserveTentatively(command);
     try {
-      const handled = await this.hot.nodes.handle(
-        nodeStream(nodeId),
-        {
-          type: 'ReserveCapacity',
-          nodeId,
-          allocationId,
-          workloadId,
-          resources: spec.resources,
-          ...(devices?.length ? { devices } : {}),
-        },
-        context,
-      );
+      const handled = await this.hot.nodes.handle(nodeStream(nodeId), command, context);
       handled.events.forEach((e) => this.view.applyNode(e));
       return true;
     } catch (error) {
+      await this.view.refreshNode(nodeId).catch(() => undefined); // drops the tentative reservation
       if (!(error instanceof DomainError)) throw error;
       this.metrics.reservationsRefused.inc({ reason: error.code });
-      await this.view.refreshNode(nodeId);
       return false;
     }
   }

@@ -8,6 +8,11 @@ import { NO_QUOTA_AMOUNTS, QUOTA_KINDS, retotal } from '../resources';
 export type QuotaCommand =
   | { type: 'SetLimits'; namespace: string; limits: QuotaLimits }
   | { type: 'Hold'; namespace: string; workloadId: string; resources: QuotaAmounts }
+  | {
+      type: 'HoldAll';
+      namespace: string;
+      holds: ReadonlyArray<{ workloadId: string; resources: QuotaAmounts }>;
+    }
   | { type: 'Release'; namespace: string; workloadId: string; reason: string };
 
 /** Events of a namespace's quota stream. */
@@ -79,29 +84,48 @@ function requireDeclaredDeviceAmounts(
   }
 }
 
-/** Decides quota changes: limits, holding a workload's total (admission) and releasing it. */
+/** Admission of one workload's total: a QuotaConsumed, none when it already holds exactly that, or QUOTA.EXCEEDED. */
+function hold(
+  state: QuotaState,
+  namespace: string,
+  workloadId: string,
+  resources: QuotaAmounts,
+): QuotaEvent[] {
+  if (sameJson(state.held.get(workloadId), resources)) return [];
+  requireDeclaredDeviceAmounts(state.limits, namespace, resources);
+  const over = overLimits(state, workloadId, resources);
+  if (over.length > 0) {
+    throw new DomainError('QUOTA.EXCEEDED', `Namespace ${namespace} quota exceeded: ${over.join('; ')}`, {
+      namespace,
+      workloadId,
+      over,
+    });
+  }
+  return [{ type: 'QuotaConsumed', data: { namespace, workloadId, resources } }];
+}
+
+/** Admission of a batch as a whole: every holding in order on the state the ones before it leave, or none. */
+function holdAll(state: QuotaState, command: QuotaCommand & { type: 'HoldAll' }): QuotaEvent[] {
+  const events: QuotaEvent[] = [];
+  let after = state;
+  for (const { workloadId, resources } of command.holds) {
+    const decided = hold(after, command.namespace, workloadId, resources);
+    after = decided.reduce(evolveQuota, after);
+    events.push(...decided);
+  }
+  return events;
+}
+
+/** Decides quota changes: limits, holding a workload's total (admission, alone or a batch's) and releasing it. */
 export function decideQuota(command: QuotaCommand, state: QuotaState): QuotaEvent[] {
   switch (command.type) {
     case 'SetLimits':
       if (state.limits && sameJson(state.limits, command.limits)) return [];
       return [{ type: 'QuotaSet', data: { namespace: command.namespace, limits: command.limits } }];
-    case 'Hold': {
-      if (sameJson(state.held.get(command.workloadId), command.resources)) return [];
-      requireDeclaredDeviceAmounts(state.limits, command.namespace, command.resources);
-      const over = overLimits(state, command.workloadId, command.resources);
-      if (over.length > 0) {
-        throw new DomainError(
-          'QUOTA.EXCEEDED',
-          `Namespace ${command.namespace} quota exceeded: ${over.join('; ')}`,
-          {
-            namespace: command.namespace,
-            over,
-          },
-        );
-      }
-      const { namespace, workloadId, resources } = command;
-      return [{ type: 'QuotaConsumed', data: { namespace, workloadId, resources } }];
-    }
+    case 'Hold':
+      return hold(state, command.namespace, command.workloadId, command.resources);
+    case 'HoldAll':
+      return holdAll(state, command);
     case 'Release': {
       const held = state.held.get(command.workloadId);
       if (!held) return [];

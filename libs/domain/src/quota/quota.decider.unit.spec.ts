@@ -90,6 +90,41 @@ describe('quota decider', () => {
     expect(again).toEqual({ events: [] });
   });
 
+  describe('a batch held as a whole (HoldAll)', () => {
+    const W3 = '00000000-0000-4000-8000-000000000003';
+    const holdAll = (...holds: Array<[string, number]>) =>
+      ({
+        type: 'HoldAll',
+        namespace: 'team-a',
+        holds: holds.map(([workloadId, cpuMillis]) => ({ workloadId, resources: amounts(cpuMillis) })),
+      }) as const;
+
+    it('given room for both, when two are held together, then one QuotaConsumed each, in order', () => {
+      const result = given([set]).when(holdAll([W1, 400], [W2, 600]));
+      expect(
+        'events' in result && result.events.map((e) => (e.data as { workloadId: string }).workloadId),
+      ).toEqual([W1, W2]);
+    });
+
+    it('given room for one more, when two are held together, then QUOTA.EXCEEDED names the one over and nothing is held', () => {
+      const result = given([set, held(W1, 300)]).when(holdAll([W2, 300], [W3, 300]));
+      expect(result).toMatchObject({ error: { code: 'QUOTA.EXCEEDED', details: { workloadId: W3 } } });
+      expect(String((result as { error: Error }).error.message)).toContain('workloads: 3 > limit 2');
+    });
+
+    it('given the later holding would cross the cpu limit only on top of the earlier ones, then QUOTA.EXCEEDED', () => {
+      const result = given([set]).when(holdAll([W1, 600], [W2, 600]));
+      expect(String((result as { error: Error }).error.message)).toContain('cpuMillis: 1200 > limit 1000');
+    });
+
+    it('given one of the batch is already held alike, then only the others are consumed', () => {
+      const result = given([set, held(W1, 400)]).when(holdAll([W1, 400], [W2, 600]));
+      expect(
+        'events' in result && result.events.map((e) => (e.data as { workloadId: string }).workloadId),
+      ).toEqual([W2]);
+    });
+  });
+
   describe('accelerator memory and compute units', () => {
     const GiB = 2 ** 30;
     const deviceLimits: QuotaEvent = {

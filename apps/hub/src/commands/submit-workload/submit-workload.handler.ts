@@ -1,5 +1,5 @@
-import { HcnError, WorkloadSpec, deterministicUuid } from '@hcn/contracts';
-import { sameJson, workloadDecider, workloadStatus } from '@hcn/domain';
+import { HcnError, deterministicUuid } from '@hcn/contracts';
+import { workloadDecider, workloadStatus } from '@hcn/domain';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
@@ -10,8 +10,8 @@ import { PlacementService } from '../../scheduling/placement.service';
 import { HotStreams } from '../../common/cached-aggregate';
 import { CLOCK, Clock } from '../../tokens';
 import {
-  LoadedWorkload,
   WorkloadCommandResult,
+  answerRepeated,
   holdQuota,
   loadWorkload,
   userContext,
@@ -49,7 +49,7 @@ export class SubmitWorkloadHandler implements ICommandHandler<SubmitWorkloadComm
       ? deterministicUuid(`workload:${spec.namespace}:${idempotencyKey}`)
       : randomUUID();
     const existing = idempotencyKey ? await loadWorkload(this.store, workloadId) : undefined;
-    if (existing?.state.exists) return this.repeated(workloadId, existing, spec, idempotencyKey);
+    if (existing?.state.exists) return answerRepeated(workloadId, existing, spec, idempotencyKey);
     const fresh = { state: workloadDecider.initialState, revision: -1 };
     workloadDecider.decide(submit(workloadId), fresh.state); // refuses unsupported types before any write
     checkDeviceRequestFits(spec.devices, this.view.deviceLimits());
@@ -66,30 +66,12 @@ export class SubmitWorkloadHandler implements ICommandHandler<SubmitWorkloadComm
       // a concurrent submission with the same idempotency key appended first: answer as for a repeat
       if (!(error instanceof HcnError) || error.code !== 'WORKLOAD.ALREADY_SUBMITTED' || !idempotencyKey)
         throw error;
-      return this.repeated(workloadId, await loadWorkload(this.store, workloadId), spec, idempotencyKey);
+      return answerRepeated(workloadId, await loadWorkload(this.store, workloadId), spec, idempotencyKey);
     }
     this.metrics.workloadsSubmitted.inc();
     total();
     const { state, revision, events } = placed.workload;
     const submitted = events.filter((e) => e.type === 'WorkloadSubmitted').map((e) => e.type);
     return { workloadId, status: workloadStatus(state), revision, events: submitted, created: true };
-  }
-
-  /** A repeated idempotency key: the same spec answers the existing workload, another one is a conflict. */
-  private repeated(
-    workloadId: string,
-    existing: LoadedWorkload,
-    spec: WorkloadSpec,
-    idempotencyKey: string | null,
-  ): SubmitWorkloadResult {
-    if (!sameJson(existing.state.spec, spec) || existing.state.deleted) {
-      throw new HcnError(
-        'WORKLOAD.IDEMPOTENCY_CONFLICT',
-        'A different workload was already submitted with this idempotency key',
-        { workloadId, idempotencyKey },
-      );
-    }
-    const revision = existing.events.length - 1;
-    return { workloadId, status: workloadStatus(existing.state), revision, events: [], created: false };
   }
 }

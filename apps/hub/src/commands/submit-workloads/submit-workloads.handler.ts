@@ -1,0 +1,208 @@
+import { HcnError, deterministicUuid, quotaStream } from '@hcn/contracts';
+import { workloadDecider, workloadStatus } from '@hcn/domain';
+import { EVENT_STORE, EventStore } from '@hcn/eventstore';
+import { Inject } from '@nestjs/common';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { randomUUID } from 'node:crypto';
+import { requireNamespace } from '../../auth/principal';
+import { HotStreams } from '../../common/cached-aggregate';
+import { CommandContext } from '../../common/command-context';
+import { HubMetrics } from '../../common/metrics';
+import { ClusterView } from '../../scheduling/cluster-view';
+import { PlacementService, PreparedSubmission } from '../../scheduling/placement.service';
+import { CLOCK, Clock } from '../../tokens';
+import { checkDeviceRequestFits } from '../submit-workload/device-request-fit';
+import type { SubmitWorkloadResult } from '../submit-workload/submit-workload.handler';
+import { answerRepeated, holdQuotaAll, loadWorkload, userContext } from '../workload-command';
+import { BatchItem, SubmitWorkloadsCommand } from './submit-workloads.command';
+
+/** Submissions of a batch decided and reserved side by side (their node appends group-commit). */
+const PREPARE_CONCURRENCY = 64;
+
+/** Reply to a batch: one answer per workload, in the order given. */
+export interface SubmitWorkloadsResult {
+  namespace: string;
+  /** How many workloads the batch created (the others repeated an idempotency key). */
+  created: number;
+  workloads: SubmitWorkloadResult[];
+}
+
+interface Fresh {
+  readonly index: number;
+  readonly workloadId: string;
+  readonly item: BatchItem;
+  readonly context: CommandContext;
+}
+
+/**
+ * A batch of one namespace: every check of every workload first (namespace, idempotency conflicts, types, device
+ * limits), then the quota of all of them held in one decision (all or none), then each decided and reserved, and
+ * every new stream created in one appendMany. Bad input or an over-quota batch writes nothing.
+ */
+@CommandHandler(SubmitWorkloadsCommand)
+export class SubmitWorkloadsHandler implements ICommandHandler<
+  SubmitWorkloadsCommand,
+  SubmitWorkloadsResult
+> {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly hot: HotStreams,
+    private readonly placement: PlacementService,
+    private readonly metrics: HubMetrics,
+    private readonly view: ClusterView,
+  ) {}
+
+  async execute({ principal, items }: SubmitWorkloadsCommand): Promise<SubmitWorkloadsResult> {
+    const namespace = oneNamespace(items);
+    requireNamespace(principal, namespace);
+    const ids = items.map((item) => workloadIdOf(namespace, item));
+    const answers: Array<SubmitWorkloadResult | undefined> = await this.repeatedAnswers(items, ids);
+    const fresh: Fresh[] = [];
+    for (const [index, item] of items.entries()) {
+      if (answers[index]) continue;
+      workloadDecider.decide(submitOf(ids[index], item), workloadDecider.initialState); // unsupported types
+      checkDeviceRequestFits(item.spec.devices, this.view.deviceLimits());
+      fresh.push({
+        index,
+        workloadId: ids[index],
+        item,
+        context: userContext(principal, this.clock, ids[index]),
+      });
+    }
+    if (fresh.length > 0) {
+      const batchContext = userContext(principal, this.clock, randomUUID());
+      const holds = fresh.map((f) => ({ workloadId: f.workloadId, spec: f.item.spec }));
+      await holdQuotaAll(this.hot, namespace, holds, batchContext);
+      const prepared = await this.prepareAll(fresh, batchContext);
+      await this.commit(prepared, fresh, answers);
+    }
+    const workloads = answers.map((a) => a as SubmitWorkloadResult);
+    return { namespace, created: workloads.filter((w) => w.created).length, workloads };
+  }
+
+  /** Answers for the items whose idempotency key names an existing workload (a different spec is a conflict). */
+  private async repeatedAnswers(items: readonly BatchItem[], ids: readonly string[]) {
+    return Promise.all(
+      items.map(async (item, i) => {
+        if (!item.idempotencyKey) return undefined;
+        const existing = await loadWorkload(this.store, ids[i]);
+        return existing.state.exists
+          ? answerRepeated(ids[i], existing, item.spec, item.idempotencyKey)
+          : undefined;
+      }),
+    );
+  }
+
+  /** Decides and reserves every fresh item; on a failure gives back what was reserved and held, and throws. */
+  private async prepareAll(
+    fresh: readonly Fresh[],
+    batchContext: CommandContext,
+  ): Promise<PreparedSubmission[]> {
+    const prepared: PreparedSubmission[] = new Array(fresh.length);
+    const failures: unknown[] = [];
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < fresh.length && failures.length === 0) {
+        const at = next++;
+        const { workloadId, item, context } = fresh[at];
+        try {
+          prepared[at] = await this.placement.prepareSubmission(
+            workloadId,
+            submitOf(workloadId, item),
+            context,
+          );
+        } catch (error) {
+          failures.push(error);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(PREPARE_CONCURRENCY, fresh.length) }, worker));
+    if (failures.length === 0) return prepared;
+    for (const p of prepared.filter(Boolean)) await this.placement.releasePrepared(p, 'batch failed');
+    await this.releaseQuota(fresh, batchContext, 'batch failed');
+    throw failures[0];
+  }
+
+  /** Creates the streams; a lost idempotency race answers the winner, another failure gives back and throws. */
+  private async commit(
+    prepared: readonly PreparedSubmission[],
+    fresh: readonly Fresh[],
+    answers: Array<SubmitWorkloadResult | undefined>,
+  ): Promise<void> {
+    const committed = await this.placement.commitSubmissions(prepared);
+    const failed: Fresh[] = [];
+    let firstError: Error | undefined;
+    for (const [at, outcome] of committed.entries()) {
+      const { index, workloadId, item } = fresh[at];
+      if (outcome.ok) {
+        const { state, revision } = outcome.workload;
+        answers[index] = {
+          workloadId,
+          status: workloadStatus(state),
+          revision,
+          events: ['WorkloadSubmitted'],
+          created: true,
+        };
+      } else if (outcome.error instanceof HcnError && outcome.error.code === 'WORKLOAD.ALREADY_SUBMITTED') {
+        answers[index] = answerRepeated(
+          workloadId,
+          await loadWorkload(this.store, workloadId),
+          item.spec,
+          item.idempotencyKey,
+        );
+      } else {
+        failed.push(fresh[at]);
+        firstError ??= outcome.error;
+      }
+    }
+    this.metrics.workloadsSubmitted.inc(fresh.length - failed.length);
+    if (!firstError) return;
+    await this.releaseQuota(failed, fresh[0].context, 'submission failed');
+    throw firstError;
+  }
+
+  private async releaseQuota(
+    items: readonly Fresh[],
+    context: CommandContext,
+    reason: string,
+  ): Promise<void> {
+    for (const { workloadId, item } of items) {
+      const { namespace } = item.spec;
+      await this.hot.quotas
+        .handle(quotaStream(namespace), { type: 'Release', namespace, workloadId, reason }, context)
+        .catch(() => undefined);
+    }
+  }
+}
+
+function submitOf(workloadId: string, { spec, idempotencyKey }: BatchItem) {
+  return { type: 'Submit' as const, workloadId, spec, idempotencyKey };
+}
+
+/** The workload id of an item: derived from its idempotency key within the namespace, else fresh. */
+function workloadIdOf(namespace: string, item: BatchItem): string {
+  return item.idempotencyKey
+    ? deterministicUuid(`workload:${namespace}:${item.idempotencyKey}`)
+    : randomUUID();
+}
+
+/** The batch's one namespace; a batch over several, or one repeating an idempotency key, is refused. */
+function oneNamespace(items: readonly BatchItem[]): string {
+  const namespaces = [...new Set(items.map((i) => i.spec.namespace))];
+  if (namespaces.length !== 1)
+    throw new HcnError('WORKLOAD.BATCH_NAMESPACES', 'A batch holds workloads of one namespace', {
+      namespaces,
+    });
+  const seen = new Set<string>();
+  const repeated: string[] = [];
+  for (const { idempotencyKey: key } of items) {
+    if (key !== null && seen.has(key)) repeated.push(key);
+    if (key !== null) seen.add(key);
+  }
+  if (repeated.length > 0)
+    throw new HcnError('WORKLOAD.BATCH_DUPLICATE_KEY', 'An idempotency key appears twice in the batch', {
+      idempotencyKeys: [...new Set(repeated)].slice(0, 8),
+    });
+  return namespaces[0];
+}
