@@ -21,6 +21,11 @@ const NODES = Number(process.env.BENCH_NODES ?? 1000);
 const PACED_RATE = Number(process.env.BENCH_PACED_RATE ?? 100);
 const WINDOW_S = Number(process.env.BENCH_WINDOW_SECONDS ?? 15);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+/** Workloads per request and clients of the batched phase (`POST /v1/workloads/batch`). */
+const BATCH_SIZE = Number(process.env.BENCH_BATCH_SIZE ?? 100);
+const BATCH_CLIENTS = Number(process.env.BENCH_BATCH_CLIENTS ?? 4);
+/** Phases to run, comma-separated (default all): paced, saturated, batched, real. */
+const PHASES = new Set((process.env.BENCH_PLACEMENT_PHASES ?? 'paced,saturated,batched,real').split(','));
 const JOIN_TOKEN = 'bench-join-token-0123456789';
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const ADMIN = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
@@ -59,6 +64,16 @@ async function submit(hubUrl: string, body: unknown): Promise<string> {
   const { status, text } = await send(url, 'POST', JSON.stringify(body), ADMIN_TOKEN);
   if (status !== 201) throw new Error(`submit failed: ${status} ${text}`);
   return (JSON.parse(text) as { workloadId: string }).workloadId;
+}
+
+/** One batch of workloads in one request; their ids in the order given. */
+async function submitBatch(hubUrl: string, bodies: unknown[]): Promise<string[]> {
+  const url = new URL(`${hubUrl}/v1/workloads/batch`);
+  const { status, text } = await send(url, 'POST', JSON.stringify({ workloads: bodies }), ADMIN_TOKEN);
+  if (status !== 201) throw new Error(`batch failed: ${status} ${text.slice(0, 500)}`);
+  return (JSON.parse(text) as { workloads: Array<{ workloadId: string }> }).workloads.map(
+    (w) => w.workloadId,
+  );
 }
 
 function summary(latencies: number[]): { count: number; p50Ms: number; p99Ms: number; maxMs: number } {
@@ -209,6 +224,57 @@ async function saturated(
   };
 }
 
+/**
+ * Batches of `BATCH_SIZE` workloads from `BATCH_CLIENTS` clients for `seconds`; placements/s as the fleet saw them,
+ * latency from the start of each batch's POST to each of its workloads' run command reaching the fleet.
+ */
+async function batched(
+  hubUrl: string,
+  acker: PlacementAcker,
+  seconds: number,
+  offset: number,
+  pids: { hub?: number; projector?: number },
+) {
+  const cpuBefore = cpuByGroup(pids);
+  const sentAt = new Map<string, number>();
+  const answered: number[] = [];
+  let next = offset;
+  const until = Date.now() + seconds * 1000;
+  const receivedBefore = acker.received.size;
+  const t0 = Date.now();
+  await Promise.all(
+    Array.from({ length: BATCH_CLIENTS }, async () => {
+      while (Date.now() < until) {
+        const start = Date.now();
+        const ids = await submitBatch(
+          hubUrl,
+          Array.from({ length: BATCH_SIZE }, () => spec(next++)),
+        );
+        answered.push(Date.now() - start);
+        for (const id of ids) sentAt.set(id, start);
+        progress('batched', Math.min(seconds, Math.round((Date.now() - t0) / 1000)), seconds);
+      }
+    }),
+  );
+  await sleep(3000);
+  const elapsed = (Date.now() - 3000 - t0) / 1000;
+  const placed = acker.received.size - receivedBefore;
+  const cpuMsPerPlacement = cpuPerUnit(cpuBefore, cpuByGroup(pids), placed);
+  const latencies = [...sentAt]
+    .map(([id, at]) => (acker.received.get(id) ?? NaN) - at)
+    .filter(Number.isFinite);
+  return {
+    clients: BATCH_CLIENTS,
+    batchSize: BATCH_SIZE,
+    submitted: sentAt.size,
+    missing: sentAt.size - latencies.length,
+    placementsPerSec: Math.round(placed / elapsed),
+    batchAnswered: summary(answered),
+    submitToAgentReceived: summary(latencies),
+    cpuMsPerPlacement,
+  };
+}
+
 /** A real agent process running real processes: submit → AllocationStarted (the agent's start time). */
 async function realProcesses(hubUrl: string, dbUrl: string, brokers: string[]) {
   const dir = mkdtempSync(join(tmpdir(), 'hcn-bench-agent-'));
@@ -301,35 +367,40 @@ export async function run(): Promise<void> {
     const baselines = await latencyBaselines(hubUrl, bus, CONCURRENCY);
     console.log(`[bench] baselines ${JSON.stringify(baselines)}`);
     await paced(hubUrl, acker, 20, 5, 0); // warm-up
-    const light = await paced(hubUrl, acker, 25, WINDOW_S, 5_000);
-    console.log(`[bench] paced ${JSON.stringify(light)}`);
-    const atRate = await paced(hubUrl, acker, PACED_RATE, WINDOW_S, 10_000);
-    console.log(`[bench] paced ${JSON.stringify(atRate)}`);
-    const flat = await saturated(hubUrl, acker, WINDOW_S, 100_000, {
-      hub: hub.pid,
-      projector: projector.pid,
-    });
-    console.log(`[bench] saturated ${JSON.stringify(flat)}`);
-    const real = await realProcesses(hubUrl, db.url, kafka.brokers);
-    report('placement', {
+    const pids = { hub: hub.pid, projector: projector.pid };
+    const light = PHASES.has('paced') ? await paced(hubUrl, acker, 25, WINDOW_S, 5_000) : undefined;
+    if (light) console.log(`[bench] paced ${JSON.stringify(light)}`);
+    const atRate = PHASES.has('paced') ? await paced(hubUrl, acker, PACED_RATE, WINDOW_S, 10_000) : undefined;
+    if (atRate) console.log(`[bench] paced ${JSON.stringify(atRate)}`);
+    const flat = PHASES.has('saturated')
+      ? await saturated(hubUrl, acker, WINDOW_S, 100_000, pids)
+      : undefined;
+    if (flat) console.log(`[bench] saturated ${JSON.stringify(flat)}`);
+    const many = PHASES.has('batched') ? await batched(hubUrl, acker, WINDOW_S, 1_000_000, pids) : undefined;
+    if (many) console.log(`[bench] batched ${JSON.stringify(many)}`);
+    const real = PHASES.has('real') ? await realProcesses(hubUrl, db.url, kafka.brokers) : undefined;
+    const healthz = baselines.healthz.requestsPerSec;
+    report(process.env.BENCH_PLACEMENT_PHASES ? `placement-${[...PHASES].join('-')}` : 'placement', {
       nodes: NODES,
       baselines,
       pacedLight: light,
       paced: atRate,
       saturated: flat,
+      batched: many,
       realProcesses: real,
       ratios: {
-        placementsPerSecToHealthzRequestsPerSec: +(
-          flat.placementsPerSec / baselines.healthz.requestsPerSec
-        ).toFixed(3),
-        pacedP99ToKafkaRoundTripP99: +(
-          atRate.submitToAgentReceived.p99Ms / baselines.kafkaRoundTrip.p99Ms
-        ).toFixed(2),
+        placementsPerSecToHealthzRequestsPerSec: flat && +(flat.placementsPerSec / healthz).toFixed(3),
+        batchedPlacementsPerSecToHealthzRequestsPerSec: many && +(many.placementsPerSec / healthz).toFixed(3),
+        batchedToSinglePlacementsPerSec:
+          many && flat && +(many.placementsPerSec / flat.placementsPerSec).toFixed(2),
+        pacedP99ToKafkaRoundTripP99:
+          atRate && +(atRate.submitToAgentReceived.p99Ms / baselines.kafkaRoundTrip.p99Ms).toFixed(2),
       },
       targets: {
-        placementsPerSecAtLeast2000: flat.placementsPerSec >= 2000,
-        pacedP99AtMost50Ms: atRate.submitToAgentReceived.p99Ms <= 50,
-        processStartedP99AtMost1s: real.submitToProcessStarted.p99Ms <= 1000,
+        placementsPerSecAtLeast2000: flat && flat.placementsPerSec >= 2000,
+        batchedPlacementsPerSecAtLeast2000: many && many.placementsPerSec >= 2000,
+        pacedP99AtMost50Ms: atRate && atRate.submitToAgentReceived.p99Ms <= 50,
+        processStartedP99AtMost1s: real && real.submitToProcessStarted.p99Ms <= 1000,
       },
     });
   } finally {

@@ -1,10 +1,12 @@
 import type { Decider } from '@hcn/domain';
 import { foldRecorded } from '@hcn/domain';
-import type { NewEvent } from '@hcn/contracts';
+import { type NewEvent, inParallel } from '@hcn/contracts';
 import { ConcurrencyError, EventStore, ExpectedRevision } from '@hcn/eventstore';
 import { CommandContext, toNewEvents } from './command-context';
 
 const MAX_ATTEMPTS = 5;
+/** Streams `handleManyOnCached` handles side by side when they cannot go in its one appendMany. */
+const SLOW_PATH_STREAMS = 8;
 
 /** Result of handling a command on an aggregate. */
 export interface Handled<E> {
@@ -123,4 +125,92 @@ function decideOrUndefined<C, E, S>(decider: Decider<C, E, S>, command: C, state
   } catch {
     return undefined;
   }
+}
+
+/** The commands of one stream for `handleManyOnCached`, in order, each with its own context. */
+export interface StreamCommands<C, S> {
+  readonly streamId: string;
+  readonly cached: Known<S> | undefined;
+  readonly commands: ReadonlyArray<{ readonly command: C; readonly context: CommandContext }>;
+}
+
+/** What `handleManyOnCached` did on one stream: the state after it (when known) and the commands refused. */
+export interface StreamOutcome<S> {
+  readonly known?: Known<S>;
+  readonly refused: ReadonlyArray<{ readonly index: number; readonly error: unknown }>;
+}
+
+/**
+ * `handleOnCached` for many streams at once: streams whose every command appends on the cached state go to the
+ * store in one appendMany (each with its cached revision); a stream with a refusal or a no-op, no cached state or
+ * a refused append is handled command by command as `handleOnCached` would (a command it refuses is noted and the
+ * next one goes on). Outcomes in the order given; the one appendMany failing as a whole rejects.
+ */
+export async function handleManyOnCached<C, E extends { type: string; data: unknown }, S>(
+  store: EventStore,
+  decider: Decider<C, E, S>,
+  streams: ReadonlyArray<StreamCommands<C, S>>,
+): Promise<StreamOutcome<S>[]> {
+  const outcomes: StreamOutcome<S>[] = new Array(streams.length);
+  const fast: Array<{ at: number; state: S; events: NewEvent[] }> = [];
+  for (const [at, s] of streams.entries()) {
+    const decided = s.cached ? decideAll(decider, s.commands, s.cached.state) : undefined;
+    if (decided) fast.push({ at, ...decided });
+  }
+  const appended = await store.appendMany(
+    fast.map(({ at, events }) => {
+      const revision = (streams[at].cached as Known<S>).revision;
+      return {
+        streamId: streams[at].streamId,
+        events,
+        expectedRevision: revision < 0 ? 'no_stream' : revision,
+      };
+    }),
+  );
+  for (const [i, { at, state }] of fast.entries()) {
+    const result = appended[i];
+    if (result.ok)
+      outcomes[at] = { known: { state, revision: result.result.nextExpectedRevision }, refused: [] };
+    else if (!(result.error instanceof ConcurrencyError)) throw result.error;
+  }
+  const slow = [...streams.keys()].filter((at) => !outcomes[at]);
+  await inParallel(slow, SLOW_PATH_STREAMS, async (at) => {
+    outcomes[at] = await handleOneByOne(store, decider, streams[at]);
+  });
+  return outcomes;
+}
+
+/** Every command decided in turn on `state` into new events; undefined when one refuses or decides nothing. */
+function decideAll<C, E extends { type: string; data: unknown }, S>(
+  decider: Decider<C, E, S>,
+  commands: StreamCommands<C, S>['commands'],
+  state: S,
+): { state: S; events: NewEvent[] } | undefined {
+  const events: NewEvent[] = [];
+  for (const { command, context } of commands) {
+    const decided = decideOrUndefined(decider, command, state);
+    if (!decided || decided.length === 0) return undefined;
+    state = decided.reduce(decider.evolve, state);
+    events.push(...toNewEvents(decided, context));
+  }
+  return { state, events };
+}
+
+/** One stream's commands through `handleOnCached`, one after the other; a refused one is noted and skipped. */
+async function handleOneByOne<C, E extends { type: string; data: unknown }, S>(
+  store: EventStore,
+  decider: Decider<C, E, S>,
+  s: StreamCommands<C, S>,
+): Promise<StreamOutcome<S>> {
+  let known = s.cached;
+  const refused: Array<{ index: number; error: unknown }> = [];
+  for (const [index, { command, context }] of s.commands.entries()) {
+    try {
+      const handled = await handleOnCached(store, decider, s.streamId, known, command, context);
+      known = { state: handled.state, revision: handled.revision };
+    } catch (error) {
+      refused.push({ index, error });
+    }
+  }
+  return known ? { known, refused } : { refused };
 }

@@ -2,7 +2,7 @@ import { quotaStream } from '@hcn/contracts';
 import { DomainError, QuotaState, quotaDecider } from '@hcn/domain';
 import { PostgresEventStore } from '@hcn/eventstore';
 import { TestDatabase, createTestDatabase, describeWithPostgres } from '@hcn/testing';
-import { Known, handleOnCached, handleOnKnown, loadKnown } from './aggregate';
+import { Known, handleManyOnCached, handleOnCached, handleOnKnown, loadKnown } from './aggregate';
 import type { CommandContext } from './command-context';
 
 const context: CommandContext = {
@@ -22,6 +22,7 @@ const amounts = (cpuMillis: number) => ({
 const W: Record<string, string> = {
   w1: '00000000-0000-4000-8000-000000000001',
   other: '00000000-0000-4000-8000-000000000002',
+  w3: '00000000-0000-4000-8000-000000000003',
 };
 const hold = (namespace: string, workload: string, cpu: number) =>
   ({ type: 'Hold', namespace, workloadId: W[workload], resources: amounts(cpu) }) as const;
@@ -98,6 +99,71 @@ describeWithPostgres(
       expect(refused).toBeInstanceOf(DomainError);
       expect((refused as DomainError).code).toBe('QUOTA.EXCEEDED');
       expect(reads).toBe(1);
+    });
+    describe('handleManyOnCached: many streams, one appendMany', () => {
+      const many = (streams: Array<[string, Known<QuotaState> | undefined, QuotaCommand[]]>) =>
+        handleManyOnCached(
+          store,
+          quotaDecider,
+          streams.map(([namespace, cached, commands]) => ({
+            streamId: quotaStream(namespace),
+            cached,
+            commands: commands.map((command) => ({ command, context })),
+          })),
+        );
+
+      it('appends on every current kept state in one call, without reading a stream', async () => {
+        const [a, b] = [await limited('many-a'), await limited('many-b')];
+        reads = 0;
+        const outcomes = await many([
+          ['many-a', a, [hold('many-a', 'w1', 100), hold('many-a', 'other', 200)]],
+          ['many-b', b, [hold('many-b', 'w1', 300)]],
+        ]);
+        expect(reads).toBe(0);
+        expect(outcomes.map((o) => [o.known?.revision, o.known?.state.total.cpuMillis, o.refused])).toEqual([
+          [2, 300, []],
+          [1, 300, []],
+        ]);
+        for (const [namespace, o] of [
+          ['many-a', outcomes[0]],
+          ['many-b', outcomes[1]],
+        ] as const)
+          expect(await loadKnown(store, quotaDecider, quotaStream(namespace))).toEqual(o.known);
+      });
+
+      it('decides a stream whose kept state is behind again on the stream, beside one that goes through', async () => {
+        const [a, b] = [await limited('many-behind'), await limited('many-ok')];
+        await onKnown('many-behind', a, hold('many-behind', 'other', 300));
+        const outcomes = await many([
+          ['many-behind', a, [hold('many-behind', 'w1', 600)]],
+          ['many-ok', b, [hold('many-ok', 'w1', 600)]],
+        ]);
+        expect(outcomes.map((o) => [o.known?.revision, o.known?.state.total.cpuMillis])).toEqual([
+          [2, 900],
+          [1, 600],
+        ]);
+      });
+
+      it('notes a refused command and goes on with the next one of the same stream', async () => {
+        const kept = await limited('many-refused');
+        const outcomes = await many([
+          [
+            'many-refused',
+            kept,
+            [
+              hold('many-refused', 'w1', 600),
+              hold('many-refused', 'other', 600),
+              hold('many-refused', 'w3', 400),
+            ],
+          ],
+        ]);
+        expect(outcomes[0].refused.map((r) => [r.index, (r.error as DomainError).code])).toEqual([
+          [1, 'QUOTA.EXCEEDED'],
+        ]);
+        expect(outcomes[0].known?.state.total.cpuMillis).toBe(1000);
+        const held = await loadKnown(store, quotaDecider, quotaStream('many-refused'));
+        expect([held.revision, [...held.state.held.keys()].sort()]).toEqual([2, [W.w1, W.w3].sort()]);
+      });
     });
   },
 );

@@ -1,7 +1,7 @@
-import { ParsedAgentReport, inParallel, workloadStream } from '@hcn/contracts';
+import { ParsedAgentReport, workloadStream } from '@hcn/contracts';
 import { DomainError, WorkloadCommand, workloadDecider } from '@hcn/domain';
 import type { EventStore } from '@hcn/eventstore';
-import { handleOnCached } from '../common/aggregate';
+import { handleManyOnCached } from '../common/aggregate';
 import type { HotStreams } from '../common/cached-aggregate';
 import type { LogStore } from '../logs/log-store';
 
@@ -32,7 +32,10 @@ function commandOf(report: AllocationReport): WorkloadCommand {
   };
 }
 
-/** Turns allocation reports into workload events (in order per workload) and stores shipped logs. */
+/**
+ * Turns allocation reports into workload events (in order per workload; the workloads whose state this hub holds in
+ * one appendMany) and stores shipped logs.
+ */
 export class AllocationReports {
   constructor(
     private readonly store: EventStore,
@@ -50,40 +53,32 @@ export class AllocationReports {
         byWorkload.set(report.workloadId, [...(byWorkload.get(report.workloadId) ?? []), report]);
     }
     await this.logs.store(logs);
-    const refused: RefusedReport[] = [];
-    await inParallel([...byWorkload.values()], 8, async (items) => {
-      for (const report of items) {
-        const outcome = await this.apply(report);
-        if (outcome) refused.push(outcome);
-      }
+    const groups = [...byWorkload.values()];
+    const streams = groups.map((items) => {
+      const streamId = workloadStream(items[0].workloadId);
+      // The hub that placed the allocation usually still holds the workload's state: no read of the stream.
+      const commands = items.map((report) => ({ command: commandOf(report), context: contextOf(report) }));
+      return { streamId, cached: this.hot.workloads.get(streamId), commands };
     });
+    const outcomes = await handleManyOnCached(this.store, workloadDecider, streams);
+    const refused: RefusedReport[] = [];
+    for (const [i, outcome] of outcomes.entries()) {
+      if (outcome.known) this.hot.workloads.set(streams[i].streamId, outcome.known);
+      for (const { index, error } of outcome.refused) {
+        if (!(error instanceof DomainError)) throw error;
+        refused.push({ report: groups[i][index], code: error.code, reason: error.message });
+      }
+    }
     return refused;
   }
+}
 
-  private async apply(report: AllocationReport): Promise<RefusedReport | undefined> {
-    const context = {
-      correlationId: report.workloadId,
-      causationId: `report:${report.nodeId}:${report.seq}`,
-      actor: { kind: 'agent' as const, id: report.nodeId },
-      now: new Date(report.at),
-    };
-    const stream = workloadStream(report.workloadId);
-    try {
-      // The hub that placed the allocation usually still holds the workload's state: no read of the stream.
-      const cached = this.hot.workloads.get(stream);
-      const handled = await handleOnCached(
-        this.store,
-        workloadDecider,
-        stream,
-        cached,
-        commandOf(report),
-        context,
-      );
-      this.hot.workloads.set(stream, { state: handled.state, revision: handled.revision });
-      return undefined;
-    } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      return { report, code: error.code, reason: error.message };
-    }
-  }
+/** The event context of an agent's report: correlated to its workload, caused by the report. */
+function contextOf(report: AllocationReport) {
+  return {
+    correlationId: report.workloadId,
+    causationId: `report:${report.nodeId}:${report.seq}`,
+    actor: { kind: 'agent' as const, id: report.nodeId },
+    now: new Date(report.at),
+  };
 }

@@ -6,8 +6,9 @@ const TEAM_A = 'team-a-token-0123456789';
 const tokens = [{ name: 'team-a', token: TEAM_A, role: 'operator', namespaces: ['team-a'] }];
 const as = (token: string) => ({ authorization: `Bearer ${token}` });
 const CORE = { cpuMillis: 1000, memoryBytes: 2 ** 20 };
+const inSiteA = { domains: { affinity: ['site-a'] } };
 const item = (namespace: string, name: string, extra: Record<string, unknown> = {}) =>
-  processSpec({ namespace, name, resources: CORE, ...extra });
+  processSpec({ namespace, name, resources: CORE, constraints: inSiteA, ...extra });
 
 describeWithPostgres('batch submission: POST /v1/workloads/batch (hub + projector, real PostgreSQL)', () => {
   let h: HubHarness;
@@ -16,6 +17,7 @@ describeWithPostgres('batch submission: POST /v1/workloads/batch (hub + projecto
     h = await startHubHarness({ HCN_API_TOKENS: JSON.stringify(tokens), HCN_NODE_TTL_SECONDS: '600' });
     for (const hostname of ['b-1', 'b-2', 'b-3'])
       nodes.push((await registerNode(h, { hostname, cpuCores: 4, memoryBytes: 2 ** 34 })).nodeId);
+    await registerNode(h, { hostname: 'q-1', domainId: 'site-q', cpuCores: 1, memoryBytes: 2 ** 30 });
   });
   afterAll(async () => h?.close());
 
@@ -144,9 +146,12 @@ describeWithPostgres('batch submission: POST /v1/workloads/batch (hub + projecto
   });
 
   it('admits a batch only as a whole: over quota is 422 with nothing held or placed (one AdmissionDenied), within quota all are placed', async () => {
-    await registerNode(h, { hostname: 'q-1', cpuCores: 1, memoryBytes: 2 ** 30 }); // the others are full
     expect((await h.request('PUT', '/v1/quotas/team-q', { limits: { workloads: 4 } })).status).toBe(200);
-    const small = (name: string) => item('team-q', name, { resources: { cpuMillis: 10, memoryBytes: 1 } });
+    const small = (name: string) =>
+      item('team-q', name, {
+        resources: { cpuMillis: 10, memoryBytes: 1 },
+        constraints: { domains: { affinity: ['site-q'] } }, // site-a is full
+      });
     const before = await count();
     const over = await batch(['a', 'b', 'c', 'd', 'e'].map(small));
     expect([over.status, over.body.error.code]).toEqual([422, 'QUOTA.EXCEEDED']);
@@ -159,6 +164,6 @@ describeWithPostgres('batch submission: POST /v1/workloads/batch (hub + projecto
     expect((await h.store.readStream(quotaStream('team-q'))).map((e) => e.type)).toEqual(['QuotaSet']);
     const within = await batch(['a', 'b', 'c', 'd'].map(small));
     expect([within.status, within.body.created]).toEqual([201, 4]);
-    expect(within.body.workloads.every((w: { status: string }) => w.status === 'starting')).toBe(true);
+    expect(within.body.workloads.map((w: { status: string }) => w.status)).toEqual(Array(4).fill('starting'));
   });
 });
