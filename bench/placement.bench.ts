@@ -14,6 +14,7 @@ import { send } from '../apps/agent/src/hub-client';
 import { cpuByGroup, cpuPerUnit } from './cpu-breakdown';
 import { FleetSimulator } from './fleet-simulator';
 import { PlacementAcker } from './placement-acker';
+import { PG_STATEMENTS, pgStatements } from './pg-statements';
 import { latencyBaselines } from './placement-baselines';
 import { benchDatabase, percentile, progress, report, hubNodeArgs } from './support';
 
@@ -376,7 +377,10 @@ export async function run(): Promise<void> {
       ? await saturated(hubUrl, acker, WINDOW_S, 100_000, pids)
       : undefined;
     if (flat) console.log(`[bench] saturated ${JSON.stringify(flat)}`);
+    if (PG_STATEMENTS) await pgStatements(db.url, 'reset');
     const many = PHASES.has('batched') ? await batched(hubUrl, acker, WINDOW_S, 1_000_000, pids) : undefined;
+    if (PG_STATEMENTS)
+      console.log(`[bench] PostgreSQL statements:\n${(await pgStatements(db.url, 'top')).join('\n')}`);
     if (many) console.log(`[bench] batched ${JSON.stringify(many)}`);
     const real = PHASES.has('real') ? await realProcesses(hubUrl, db.url, kafka.brokers) : undefined;
     const healthz = baselines.healthz.requestsPerSec;
