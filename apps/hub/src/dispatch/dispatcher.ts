@@ -55,6 +55,12 @@ export class Dispatcher implements PlacementListener {
   private readonly buffer: Array<{ topic: string; messages: Array<{ key: string; value: string }> }> = [];
   /** Early publishes by command id: resolves true once published, false when it failed. */
   private readonly early = new Map<string, Promise<boolean>>();
+  /** Run commands announced by `placed` and not yet published. */
+  private readonly announced: Array<{
+    topic: string;
+    message: { key: string; value: string };
+    settle(published: boolean): void;
+  }> = [];
 
   constructor(
     private readonly store: EventStore,
@@ -84,26 +90,36 @@ export class Dispatcher implements PlacementListener {
     await this.save();
   }
 
-  /** Publishes the run command of a placement this hub has just appended, ahead of the log. */
+  /**
+   * Publishes the run command of a placement this hub has just appended, ahead of the log. Placements announced
+   * in the same turn of the event loop (a batch's, concurrent requests') go out in one publish.
+   */
   placed(commandId: string, placed: EventDataOf<'AllocationPlaced'>, spec: WorkloadSpec): void {
     if (this.early.size >= EARLY_LIMIT) return; // the relay publishes it from the log
     const command = placementCommand(commandId, placed, spec);
     const message = { key: command.nodeId, value: JSON.stringify(command) };
-    const published = this.bus
-      .publishAll([{ topic: commandTopicFor(placed.domainId), messages: [message] }])
-      .then(
-        () => {
-          this.metrics.commandsDispatched.inc();
-          return true;
-        },
-        (error: Error) => {
-          console.error(
-            `[dispatcher] early publish of ${commandId}: ${error.message}; the relay publishes it`,
-          );
-          return false;
-        },
-      );
+    const topic = commandTopicFor(placed.domainId);
+    const published = new Promise<boolean>((settle) => this.announced.push({ topic, message, settle }));
     this.early.set(commandId, published);
+    if (this.announced.length === 1) setImmediate(() => void this.publishAnnounced());
+  }
+
+  /** One publish of every run command announced since the last one; each learns whether it went out. */
+  private async publishAnnounced(): Promise<void> {
+    const batch = this.announced.splice(0, this.announced.length);
+    const byTopic = new Map<string, Array<{ key: string; value: string }>>();
+    for (const { topic, message } of batch) byTopic.set(topic, [...(byTopic.get(topic) ?? []), message]);
+    try {
+      await this.bus.publishAll([...byTopic].map(([topic, messages]) => ({ topic, messages })));
+      this.metrics.commandsDispatched.inc(batch.length);
+      batch.forEach((b) => b.settle(true));
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      console.error(
+        `[dispatcher] early publish of ${batch.length} commands: ${reason}; the relay publishes them`,
+      );
+      batch.forEach((b) => b.settle(false));
+    }
   }
 
   /** Builds the command of an event and buffers it; the buffer is published before each checkpoint. */
