@@ -110,16 +110,27 @@ describeWithPostgres('two hubs scheduling at once (processes, real Kafka + Postg
       await db?.drop();
     });
 
-    it('200 concurrent submissions over 20 nodes on two hubs: the log never shows a node over its capacity', async () => {
-      // 200 x 500 millicores = 100 cores asked of 80: some must be refused capacity, none overcommitted.
-      const results = await Promise.all(
-        Array.from({ length: 200 }, (_, i) => post(hubs[i % 2].url, '/v1/workloads', submission(i, 500))),
+    it('200 concurrent submissions over 20 nodes on two hubs, half of them in batches: the log never shows a node over its capacity', async () => {
+      // 200 x 500 millicores = 100 cores asked of 80: some must be refused capacity, none overcommitted. 100 go
+      // one per request, 100 in ten batches of ten (POST /v1/workloads/batch), all at once on both hubs.
+      const singles = Array.from({ length: 100 }, (_, i) =>
+        post(hubs[i % 2].url, '/v1/workloads', submission(i, 500)),
       );
-      expect(
-        results
-          .filter((r) => r.status !== 201)
-          .map((r) => [r.status, r.body.error?.code, r.body.error?.message]),
-      ).toEqual([]);
+      const batches = Array.from({ length: 10 }, (_, b) =>
+        post(hubs[b % 2].url, '/v1/workloads/batch', {
+          workloads: Array.from({ length: 10 }, (_, i) => submission(100 + b * 10 + i, 500)),
+        }),
+      );
+      const batchResults = await Promise.all(batches);
+      expect(batchResults.filter((r) => r.status !== 201).map((r) => [r.status, r.body.error?.code])).toEqual(
+        [],
+      );
+      const results = [
+        ...(await Promise.all(singles)),
+        ...batchResults.flatMap((r) =>
+          (r.body.workloads as Array<{ workloadId: string }>).map((w) => ({ status: 201, body: w })),
+        ),
+      ];
       // A submission whose reservations lost every race to the other hub is left to the saga's next pass.
       const ended = async () =>
         [...(await outcomes(results.map((r) => r.body.workloadId))).values()].map((t) =>
