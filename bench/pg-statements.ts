@@ -18,7 +18,14 @@ export async function pgStatements(url: string, action: 'reset' | 'top'): Promis
               left(regexp_replace(query, '\\s+', ' ', 'g'), 140) AS query
        FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 20`,
     );
-    return rows.map((r) => `${r.ms} ms, ${r.calls} calls, ${r.rows} rows: ${r.query}`);
+    const sizes = await client.query<{ type: string; events: string; bytes: string }>(
+      `SELECT type, count(*) AS events, round(avg(octet_length(data::text) + octet_length(metadata::text))) AS bytes
+       FROM hcn_events GROUP BY type ORDER BY sum(octet_length(data::text)) DESC LIMIT 12`,
+    );
+    return [
+      ...rows.map((r) => `${r.ms} ms, ${r.calls} calls, ${r.rows} rows: ${r.query}`),
+      ...sizes.rows.map((r) => `events ${r.type}: ${r.events}, ${r.bytes} bytes of data and metadata each`),
+    ];
   } finally {
     await client.end();
   }
