@@ -24,7 +24,6 @@ import { ChosenDevices, Decision, decide } from '@hcn/scheduling';
 import { Handled, Known, handleOnKnown, loadKnown } from '../common/aggregate';
 import { CommandContext, toNewEvents } from '../common/command-context';
 import type { HotStreams } from '../common/cached-aggregate';
-import { GroupCommit } from '../common/group-commit';
 import type { HubMetrics } from '../common/metrics';
 import type { ClusterView } from './cluster-view';
 
@@ -126,9 +125,6 @@ function placedDevices(chosen: ChosenDevices): PlacedDevices {
  * workload stream with its expected revision. A hub that loses the race gives its reservation back.
  */
 export class PlacementService {
-  /** Single submissions' stream creations, grouped into one appendMany while others are in flight. */
-  private readonly commits = new GroupCommit((p: PreparedSubmission[]) => this.commitSubmissions(p), 2);
-
   constructor(
     private readonly store: EventStore,
     private readonly view: ClusterView,
@@ -170,7 +166,9 @@ export class PlacementService {
     submit: WorkloadCommand & { type: 'Submit' },
     context: CommandContext,
   ): Promise<SubmittedWorkload> {
-    const committed = await this.commits.commit(await this.prepareSubmission(workloadId, submit, context));
+    const [committed] = await this.commitSubmissions([
+      await this.prepareSubmission(workloadId, submit, context),
+    ]);
     if (!committed.ok) throw committed.error;
     return committed;
   }
