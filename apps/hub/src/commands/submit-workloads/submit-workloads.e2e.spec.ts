@@ -112,6 +112,16 @@ describeWithPostgres('batch submission: POST /v1/workloads/batch (hub + projecto
     expect(await count()).toBe(before);
   });
 
+  it('refuses a body over the 4 MB limit with 413 REQUEST.TOO_LARGE, writing nothing', async () => {
+    const before = await count();
+    const big = Array.from({ length: 500 }, (_, i) =>
+      item('team-a', `big-${i}`, { env: { PAD: 'x'.repeat(9000) } }),
+    );
+    const response = await batch(big);
+    expect([response.status, response.body.error?.code]).toEqual([413, 'REQUEST.TOO_LARGE']);
+    expect(await count()).toBe(before);
+  });
+
   it.each([
     [
       'workloads of two namespaces',
