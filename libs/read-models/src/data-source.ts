@@ -14,6 +14,7 @@ import { ReservationDevices1763773200000 } from './migrations/1763773200000-rese
 import { DeviceRegistrations1763773500000 } from './migrations/1763773500000-device-registrations';
 import { DomainAllocatable1763773600000 } from './migrations/1763773600000-domain-allocatable';
 import { DomainUsageMillis1763773700000 } from './migrations/1763773700000-domain-usage-millis';
+import { InlineDelegationHops1763773800000 } from './migrations/1763773800000-inline-delegation-hops';
 import { AllocationStateRow } from './allocation-state.entity';
 import { DomainSummaryRow } from './domain-summary.entity';
 import { NodeReservationRow } from './node-reservation.entity';
@@ -51,6 +52,7 @@ export const READ_MODEL_MIGRATIONS = [
   DeviceRegistrations1763773500000,
   DomainAllocatable1763773600000,
   DomainUsageMillis1763773700000,
+  InlineDelegationHops1763773800000,
 ];
 
 const MIGRATION_LOCK = 4_711_002;
