@@ -77,6 +77,9 @@ async function submitBatch(hubUrl: string, bodies: unknown[]): Promise<string[]>
   );
 }
 
+/** The processes whose CPU time is split out per placement. */
+type Pids = { hub?: number; projector?: number };
+
 function summary(latencies: number[]): { count: number; p50Ms: number; p99Ms: number; maxMs: number } {
   const sorted = [...latencies].sort((a, b) => a - b);
   return {
@@ -186,94 +189,71 @@ async function paced(hubUrl: string, acker: PlacementAcker, rate: number, second
   };
 }
 
-/** As many submissions as `CONCURRENCY` clients can make for `seconds`; placements/s as the fleet saw them. */
-async function saturated(
-  hubUrl: string,
-  acker: PlacementAcker,
-  seconds: number,
-  offset: number,
-  pids: { hub?: number; projector?: number },
-) {
-  const cpuBefore = cpuByGroup(pids);
-  const sentAt = new Map<string, number>();
-  let next = offset;
-  const until = Date.now() + seconds * 1000;
-  const receivedBefore = acker.received.size;
-  const t0 = Date.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (Date.now() < until) {
-        const start = Date.now();
-        const id = await submit(hubUrl, spec(next++));
-        sentAt.set(id, start);
-      }
-    }),
-  );
-  await sleep(2000);
-  const elapsed = (Date.now() - 2000 - t0) / 1000;
-  const placed = acker.received.size - receivedBefore;
-  const cpuMsPerPlacement = cpuPerUnit(cpuBefore, cpuByGroup(pids), placed);
-  const latencies = [...sentAt]
-    .map(([id, at]) => (acker.received.get(id) ?? NaN) - at)
-    .filter(Number.isFinite);
-  return {
-    clients: CONCURRENCY,
-    submitted: sentAt.size,
-    placementsPerSec: Math.round((acker.received.size - receivedBefore) / elapsed),
-    submitToAgentReceived: summary(latencies),
-    cpuMsPerPlacement,
-  };
-}
-
 /**
- * Batches of `BATCH_SIZE` workloads from `BATCH_CLIENTS` clients for `seconds`; placements/s as the fleet saw them,
- * latency from the start of each batch's POST to each of its workloads' run command reaching the fleet.
+ * `clients` clients each sending what `send` sends, one request after another, for `seconds`; placements/s as the
+ * fleet saw them, latency from the start of each request to each of its workloads' run command reaching the fleet.
  */
-async function batched(
-  hubUrl: string,
+async function closedLoop(
   acker: PlacementAcker,
+  label: string,
+  clients: number,
   seconds: number,
-  offset: number,
   pids: { hub?: number; projector?: number },
+  send: () => Promise<string[]>,
 ) {
   const cpuBefore = cpuByGroup(pids);
   const sentAt = new Map<string, number>();
   const answered: number[] = [];
-  let next = offset;
   const until = Date.now() + seconds * 1000;
   const receivedBefore = acker.received.size;
   const t0 = Date.now();
   await Promise.all(
-    Array.from({ length: BATCH_CLIENTS }, async () => {
+    Array.from({ length: clients }, async () => {
       while (Date.now() < until) {
         const start = Date.now();
-        const ids = await submitBatch(
-          hubUrl,
-          Array.from({ length: BATCH_SIZE }, () => spec(next++)),
-        );
+        const ids = await send();
         answered.push(Date.now() - start);
         for (const id of ids) sentAt.set(id, start);
-        progress('batched', Math.min(seconds, Math.round((Date.now() - t0) / 1000)), seconds);
+        progress(label, Math.min(seconds, Math.round((Date.now() - t0) / 1000)), seconds, 1000);
       }
     }),
   );
-  await sleep(3000);
-  const elapsed = (Date.now() - 3000 - t0) / 1000;
+  const settleMs = 3000;
+  await sleep(settleMs);
+  const elapsed = (Date.now() - settleMs - t0) / 1000;
   const placed = acker.received.size - receivedBefore;
-  const cpuMsPerPlacement = cpuPerUnit(cpuBefore, cpuByGroup(pids), placed);
   const latencies = [...sentAt]
     .map(([id, at]) => (acker.received.get(id) ?? NaN) - at)
     .filter(Number.isFinite);
   return {
-    clients: BATCH_CLIENTS,
-    batchSize: BATCH_SIZE,
+    clients,
     submitted: sentAt.size,
     missing: sentAt.size - latencies.length,
     placementsPerSec: Math.round(placed / elapsed),
-    batchAnswered: summary(answered),
+    requestAnswered: summary(answered),
     submitToAgentReceived: summary(latencies),
-    cpuMsPerPlacement,
+    cpuMsPerPlacement: cpuPerUnit(cpuBefore, cpuByGroup(pids), placed),
   };
+}
+
+/** As many single submissions as `CONCURRENCY` clients can make for `seconds`. */
+function saturated(hubUrl: string, acker: PlacementAcker, seconds: number, offset: number, pids: Pids) {
+  let next = offset;
+  return closedLoop(acker, 'saturated', CONCURRENCY, seconds, pids, async () => [
+    await submit(hubUrl, spec(next++)),
+  ]);
+}
+
+/** Batches of `BATCH_SIZE` workloads from `BATCH_CLIENTS` clients for `seconds`. */
+async function batched(hubUrl: string, acker: PlacementAcker, seconds: number, offset: number, pids: Pids) {
+  let next = offset;
+  const figures = await closedLoop(acker, 'batched', BATCH_CLIENTS, seconds, pids, () =>
+    submitBatch(
+      hubUrl,
+      Array.from({ length: BATCH_SIZE }, () => spec(next++)),
+    ),
+  );
+  return { batchSize: BATCH_SIZE, ...figures };
 }
 
 /** A real agent process running real processes: submit → AllocationStarted (the agent's start time). */

@@ -62,7 +62,10 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
       'shared_buffers=512MB',
       ...(temporary ? ['-c', 'fsync=off'] : []),
       // diagnostics, e.g. HCN_POSTGRES_SETTINGS='shared_preload_libraries=pg_stat_statements'
-      ...(process.env.HCN_POSTGRES_SETTINGS ?? '').split(/\s+/).filter(Boolean).flatMap((s) => ['-c', s]),
+      ...(process.env.HCN_POSTGRES_SETTINGS ?? '')
+        .split(/\s+/)
+        .filter(Boolean)
+        .flatMap((s) => ['-c', s]),
     ],
     onLog: (line: unknown) => options.log?.(String(line)),
     onError: (error: unknown) => options.log?.(`[postgres] ${String(error)}`),
