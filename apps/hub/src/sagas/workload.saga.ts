@@ -130,7 +130,10 @@ export class WorkloadSaga {
   }
 
   private apply(event: RecordedEvent): void {
-    if (event.type === 'NodeWentOffline') return this.nodeLost(event);
+    if (event.type === 'NodeWentOffline') {
+      for (const waiting of this.reloading.values()) waiting.push(event); // checked once they are read back
+      return this.nodeLost(event);
+    }
     if (!event.streamId.startsWith('workload-')) return;
     const workloadId = event.streamId.slice('workload-'.length);
     const waiting = this.reloading.get(workloadId);
@@ -183,14 +186,19 @@ export class WorkloadSaga {
         const queued = this.reloading.get(workloadId) ?? [];
         this.reloading.delete(workloadId);
         let state = known?.state ?? workloadDecider.initialState;
+        const offline: RecordedEvent[] = [];
         for (const event of queued) {
-          if (known && event.revision <= known.revision) this.effects(event, state);
+          if (event.type === 'NodeWentOffline') offline.push(event);
+          else if (known && event.revision <= known.revision) this.effects(event, state);
           else {
             state = workloadDecider.evolve(state, asWorkloadEvent(event));
             this.effects(event, state);
           }
         }
-        this.track(workloadId, state, queued[queued.length - 1]);
+        const last = queued.filter((e) => e.type !== 'NodeWentOffline');
+        this.track(workloadId, state, last[last.length - 1]);
+        // a node that went offline while the stream was read: its allocations here are lost as well
+        for (const event of offline) this.markLost(event, this.activeOn(event, [[workloadId, state]]));
       });
   }
 
@@ -318,13 +326,26 @@ export class WorkloadSaga {
 
   /** Marks every active allocation on a node that went offline as lost; the restart policy decides what follows. */
   private nodeLost(event: RecordedEvent): void {
+    this.markLost(event, this.activeOn(event, this.workloads));
+  }
+
+  /** The active allocations, as [workload id, allocation id], that the offline node of `event` held. */
+  private activeOn(
+    event: RecordedEvent,
+    workloads: Iterable<[string, WorkloadState]>,
+  ): Array<[string, string]> {
     const { nodeId } = event.data as EventDataOf<'NodeWentOffline'>;
     const lost: Array<[string, string]> = [];
-    for (const [workloadId, state] of this.workloads) {
+    for (const [workloadId, state] of workloads) {
       for (const a of Object.values(state.allocations)) {
         if (a.nodeId === nodeId && ACTIVE_ALLOCATION.has(a.status)) lost.push([workloadId, a.allocationId]);
       }
     }
+    return lost;
+  }
+
+  private markLost(event: RecordedEvent, lost: Array<[string, string]>): void {
+    const { nodeId } = event.data as EventDataOf<'NodeWentOffline'>;
     void inParallel(lost, 4, async ([workloadId, allocationId]) => {
       await handleOnStream(
         this.store,
