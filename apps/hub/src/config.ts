@@ -37,7 +37,7 @@ const schema = z
     HCN_API_TOKENS: tokensJson.default([]),
     HCN_CLAIM_DELAY_MS: envNumber(2000).pipe(z.number().int().min(0)),
     HCN_SCHEDULER_TICK_MS: envNumber(200).pipe(z.number().int().positive()),
-    HCN_ORPHAN_SWEEP_SECONDS: envNumber(300).pipe(z.number().positive()),
+    HCN_ORPHAN_SWEEP_SECONDS: envNumber(60).pipe(z.number().positive()),
     HCN_STORE_POOL_SIZE: envNumber(20).pipe(z.number().int().min(2).max(200)),
   })
   .refine((c) => c.HCN_ADMIN_TOKEN !== undefined || c.HCN_API_TOKENS.some((t) => t.role === 'admin'), {

@@ -8,11 +8,11 @@ const minimal = {
 };
 
 describe('hub configuration', () => {
-  it('fills the scheduling defaults: claim delay 2 s, tick 200 ms, orphan sweep every 5 minutes', () => {
+  it('fills the scheduling defaults: claim delay 2 s, tick 200 ms, orphan sweep every minute', () => {
     const config = loadHubConfig(minimal);
     expect(config.claimDelayMs).toBe(2000);
     expect(config.schedulerTickMs).toBe(200);
-    expect(config.orphanSweepMs).toBe(300_000);
+    expect(config.orphanSweepMs).toBe(60_000);
     expect(config.storePoolSize).toBe(20);
   });
 
