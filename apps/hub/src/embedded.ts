@@ -1,13 +1,15 @@
 import 'reflect-metadata';
 import { MemoryMessageBus } from '@hcn/messaging';
-import { onShutdown, openEventStore, runMain, startEmbeddedPostgres } from '@hcn/platform';
+import { onShutdown, openEventStore, parseConfig, runMain, startEmbeddedPostgres } from '@hcn/platform';
 import { openReadModels } from '@hcn/read-models';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { z } from 'zod';
 import { Agent } from '../../agent/src/agent';
 import { loadAgentConfig } from '../../agent/src/config';
 import { startProjector } from '../../projector/src/projector';
+import { scavengeSecondsSchema, startScavenger } from '../../projector/src/scavenger';
 import { loadHubConfig } from './config';
 import { startHub } from './hub';
 
@@ -38,6 +40,11 @@ async function main(): Promise<void> {
   console.log(`[hcn] starting embedded PostgreSQL in ${join(dataDir, 'pg')} ...`);
   const postgres = await startEmbeddedPostgres({ dataDir: join(dataDir, 'pg') });
   const databaseUrl = postgres.url;
+  const scavenging = parseConfig(
+    'hcn',
+    z.object({ HCN_SCAVENGE_SECONDS: scavengeSecondsSchema }),
+    process.env,
+  );
   const config = loadHubConfig({
     HCN_HEARTBEAT_INTERVAL_SECONDS: '2',
     HCN_NODE_TTL_SECONDS: '6',
@@ -55,6 +62,7 @@ async function main(): Promise<void> {
     onError: (e) => console.error(`[projector] ${e.message}`),
   });
   const hub = await startHub(config, { store, bus, readModels });
+  const scavenger = startScavenger(store, scavenging.HCN_SCAVENGE_SECONDS * 1000);
   const agentConfig = loadAgentConfig({
     ...process.env,
     HCN_HUB_URL: hub.url,
@@ -74,6 +82,7 @@ async function main(): Promise<void> {
   onShutdown('hcn', async () => {
     await agent.stop();
     await hub.close();
+    await scavenger.stop();
     await projector.stop();
     await bus.close();
     await store.close();

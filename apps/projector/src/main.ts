@@ -2,6 +2,7 @@ import { brokerListSchema, onShutdown, openEventStore, parseConfig, runMain } fr
 import { openReadModels } from '@hcn/read-models';
 import { z } from 'zod';
 import { startProjector } from './projector';
+import { scavengeSecondsSchema, startScavenger } from './scavenger';
 import { PROJECTIONS } from './projections';
 import { rebuildProjections, renderProgress } from './rebuild';
 
@@ -14,6 +15,7 @@ const configSchema = z.object({
   DATABASE_URL: z.string().url('DATABASE_URL must be a postgres:// URL'),
   EVENTSTORE_URL: z.string().optional(),
   KAFKA_BROKERS: brokerListSchema.optional(),
+  HCN_SCAVENGE_SECONDS: scavengeSecondsSchema,
 });
 
 async function main(): Promise<void> {
@@ -36,8 +38,10 @@ async function main(): Promise<void> {
   const projector = await startProjector(store, dataSource, {
     onError: (e) => console.error(`[projector] ${e.message}`),
   });
+  const scavenger = startScavenger(store, config.HCN_SCAVENGE_SECONDS * 1000);
   console.log('[projector] running');
   onShutdown('projector', async () => {
+    await scavenger.stop();
     await projector.stop();
     await store.close();
     await dataSource.destroy();

@@ -14,3 +14,4 @@ export * from './verify/chain-report';
 /** Audit tamper evidence: recomputes every event's hash-chain link and reports the first broken one (`hcn audit verify`). */
 export { verifyHashChain } from './verify/verify-hash-chain';
 export type { VerifyHashChainOptions } from './verify/verify-hash-chain';
+export * from './postgres/scavenge';

@@ -1,4 +1,5 @@
 import { EventRegistry, NewEvent, Position, RecordedEvent, hcnEventRegistry } from '@hcn/contracts';
+import { ScavengeResult, scavengeExpired } from './scavenge';
 import { Client, Pool, PoolClient } from 'pg';
 import { PreparedEvent, checkAppendRequest, decodeEvent, prepareEvents } from '../codec';
 import type {
@@ -197,6 +198,11 @@ export class PostgresEventStore implements EventStore {
     this.subscriptions.add(subscription);
     void this.ensureListener();
     return subscription;
+  }
+
+  /** Deletes the stored events retention hides (see `scavengeExpired`); reads answer the same before and after. */
+  scavenge(onProgress?: (done: ScavengeResult, total: number) => void): Promise<ScavengeResult> {
+    return scavengeExpired(this.pool, onProgress);
   }
 
   async setStreamMetadata(streamId: string, metadata: StreamMetadata): Promise<void> {
