@@ -7,6 +7,7 @@ const benches: Record<string, () => Promise<void>> = {
   dashboard: async () => (await import('./dashboard.bench')).run(),
   devices: async () => (await import('./devices.bench')).run(),
   eventstore: async () => (await import('./eventstore.bench')).run(),
+  scavenge: async () => (await import('./scavenge.bench')).run(),
   heartbeats: async () => (await import('./heartbeats.bench')).run(),
   placement: async () => (await import('./placement.bench')).run(),
   rebuild: async () => (await import('./rebuild.bench')).run(),

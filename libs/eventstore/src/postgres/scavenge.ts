@@ -30,7 +30,7 @@ export async function scavengeExpired(
   for (let i = 0; i < rows.length; i += STREAMS_PER_STATEMENT) {
     const streams = rows.slice(i, i + STREAMS_PER_STATEMENT).map((r) => r.stream_id);
     const result = await pool.query(
-      `WITH keep AS (
+      `WITH keep AS MATERIALIZED (
          SELECT s.stream_id, GREATEST(
            CASE WHEN s.max_count IS NULL THEN 0 ELSE s.revision - s.max_count + 1 END,
            CASE WHEN s.max_age_s IS NULL THEN 0 ELSE coalesce((
