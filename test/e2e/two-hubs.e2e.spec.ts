@@ -151,23 +151,36 @@ describeWithPostgres('two hubs scheduling at once (processes, real Kafka + Postg
       );
     }, 120000);
 
-    it('a hub killed with SIGKILL mid-burst leaves every workload placed or unschedulable, none placed twice', async () => {
+    it('a hub killed with SIGKILL mid-burst (single submissions and batches) leaves every workload placed or unschedulable, none placed twice', async () => {
       const [a, b] = hubs;
-      const keys = Array.from({ length: 120 }, (_, i) => 1000 + i);
+      const keys = Array.from({ length: 60 }, (_, i) => 1000 + i);
       let sent = 0;
-      const burst = keys.map(async (i) => {
+      const singles = keys.map(async (i) => {
         const target = i % 2 === 0 ? a : b;
         const first = await post(target.url, '/v1/workloads', submission(i, 0)).catch(() => undefined);
         sent++;
-        if (first && first.status < 300) return first.body.workloadId as string;
+        if (first && first.status < 300) return [first.body.workloadId as string];
         // the client retries with the same idempotency key on the surviving hub
         const retry = await post(b.url, '/v1/workloads', submission(i, 0));
         expect(retry.status).toBeLessThan(300);
-        return retry.body.workloadId as string;
+        return [retry.body.workloadId as string];
       });
+      const batches = Array.from({ length: 6 }, async (_, n) => {
+        const body = { workloads: Array.from({ length: 10 }, (_, i) => submission(1100 + n * 10 + i, 0)) };
+        const first = await post(n % 2 === 0 ? a.url : b.url, '/v1/workloads/batch', body).catch(
+          () => undefined,
+        );
+        sent += 10;
+        // a batch cut short is sent again whole, with the same keys, to the surviving hub
+        const answer = first && first.status < 300 ? first : await post(b.url, '/v1/workloads/batch', body);
+        expect(answer.status).toBeLessThan(300);
+        return (answer.body.workloads as Array<{ workloadId: string }>).map((w) => w.workloadId);
+      });
+      const burst = [...singles, ...batches];
       await eventually('a third of the burst sent', () => sent >= 40, 60000);
       await a.process.kill('SIGKILL');
-      const ids = await Promise.all(burst);
+      const ids = (await Promise.all(burst)).flat();
+      expect(new Set(ids).size).toBe(120);
       a.process.start();
       await eventually(
         'hub a back',
