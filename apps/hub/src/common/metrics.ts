@@ -76,6 +76,13 @@ export class HubMetrics {
     help: 'Workloads admitted by this hub',
     registers: [this.registry],
   });
+  readonly batchSubmissions = new Histogram({
+    name: 'hcn_workload_batch_seconds',
+    help: 'Time of each batch submission (POST /v1/workloads/batch) that created workloads, by outcome',
+    labelNames: ['outcome'],
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });

@@ -175,5 +175,8 @@ describeWithPostgres('batch submission: POST /v1/workloads/batch (hub + projecto
     const within = await batch(['a', 'b', 'c', 'd'].map(small));
     expect([within.status, within.body.created]).toEqual([201, 4]);
     expect(within.body.workloads.map((w: { status: string }) => w.status)).toEqual(Array(4).fill('starting'));
+    const metrics = (await h.request('GET', '/metrics')).body as string;
+    expect(metrics).toMatch(/hcn_workload_batch_seconds_count\{outcome="QUOTA.EXCEEDED"\} 1/);
+    expect(metrics).toMatch(/hcn_workload_batch_seconds_count\{outcome="created"\} [1-9]/);
   });
 });

@@ -1,4 +1,4 @@
-import { HcnError, deterministicUuid, quotaStream } from '@hcn/contracts';
+import { HcnError, deterministicUuid, inParallel, quotaStream } from '@hcn/contracts';
 import { workloadDecider, workloadStatus } from '@hcn/domain';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Inject } from '@nestjs/common';
@@ -16,6 +16,8 @@ import type { SubmitWorkloadResult } from '../submit-workload/submit-workload.ha
 import { answerRepeated, holdQuotaAll, loadWorkload, userContext } from '../workload-command';
 import { BatchItem, SubmitWorkloadsCommand } from './submit-workloads.command';
 
+/** Streams of keyed workloads read side by side to find repeats (a batch may hold 500). */
+const KEY_READS = 16;
 /** Submissions of a batch decided and reserved side by side (their node appends group-commit). */
 const PREPARE_CONCURRENCY = 64;
 
@@ -71,27 +73,36 @@ export class SubmitWorkloadsHandler implements ICommandHandler<
       });
     }
     if (fresh.length > 0) {
-      const batchContext = userContext(principal, this.clock, randomUUID());
-      const holds = fresh.map((f) => ({ workloadId: f.workloadId, spec: f.item.spec }));
-      await holdQuotaAll(this.hot, namespace, holds, batchContext);
-      const prepared = await this.prepareAll(fresh, batchContext);
-      await this.commit(prepared, fresh, answers);
+      const timer = this.metrics.batchSubmissions.startTimer();
+      try {
+        const batchContext = userContext(principal, this.clock, randomUUID());
+        const holds = fresh.map((f) => ({ workloadId: f.workloadId, spec: f.item.spec }));
+        await holdQuotaAll(this.hot, namespace, holds, batchContext);
+        const prepared = await this.prepareAll(fresh, batchContext);
+        await this.commit(prepared, fresh, answers);
+        timer({ outcome: 'created' });
+      } catch (error) {
+        timer({ outcome: error instanceof HcnError ? error.code : 'failed' });
+        throw error;
+      }
     }
     const workloads = answers.map((a) => a as SubmitWorkloadResult);
     return { namespace, created: workloads.filter((w) => w.created).length, workloads };
   }
 
   /** Answers for the items whose idempotency key names an existing workload (a different spec is a conflict). */
-  private async repeatedAnswers(items: readonly BatchItem[], ids: readonly string[]) {
-    return Promise.all(
-      items.map(async (item, i) => {
-        if (!item.idempotencyKey) return undefined;
-        const existing = await loadWorkload(this.store, ids[i]);
-        return existing.state.exists
-          ? answerRepeated(ids[i], existing, item.spec, item.idempotencyKey)
-          : undefined;
-      }),
-    );
+  private async repeatedAnswers(
+    items: readonly BatchItem[],
+    ids: readonly string[],
+  ): Promise<Array<SubmitWorkloadResult | undefined>> {
+    const answers: Array<SubmitWorkloadResult | undefined> = new Array(items.length);
+    const keyed = [...items.keys()].filter((i) => items[i].idempotencyKey);
+    await inParallel(keyed, KEY_READS, async (i) => {
+      const existing = await loadWorkload(this.store, ids[i]);
+      if (existing.state.exists)
+        answers[i] = answerRepeated(ids[i], existing, items[i].spec, items[i].idempotencyKey);
+    });
+    return answers;
   }
 
   /** Decides and reserves every fresh item; on a failure gives back what was reserved and held, and throws. */
