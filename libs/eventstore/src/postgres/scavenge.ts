@@ -46,7 +46,8 @@ export async function scavengeExpired(
     deleted += result.rowCount ?? 0;
     onProgress?.({ streams: Math.min(i + STREAMS_PER_STATEMENT, rows.length), deleted }, rows.length);
     // as long again at rest: a pass takes at most about half of a core from the appends it runs beside
-    if (i + STREAMS_PER_STATEMENT < rows.length) await new Promise((r) => setTimeout(r, Date.now() - started));
+    if (i + STREAMS_PER_STATEMENT < rows.length)
+      await new Promise((r) => setTimeout(r, Date.now() - started));
   }
   return { streams: rows.length, deleted };
 }
