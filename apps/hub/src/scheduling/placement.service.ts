@@ -19,7 +19,7 @@ import {
   dueInstances,
   workloadDecider,
 } from '@hcn/domain';
-import { type AppendOutcome, ConcurrencyError, type EventStore } from '@hcn/eventstore';
+import { ConcurrencyError, type EventStore } from '@hcn/eventstore';
 import { ChosenDevices, Decision, decide } from '@hcn/scheduling';
 import { Handled, Known, handleOnKnown, loadKnown } from '../common/aggregate';
 import { CommandContext, toNewEvents } from '../common/command-context';
@@ -222,15 +222,7 @@ export class PlacementService {
       events: appended[i],
       expectedRevision: 'no_stream' as const,
     }));
-    const results: AppendOutcome[] =
-      requests.length === 1
-        ? [
-            await this.store.append(requests[0].streamId, requests[0].events, 'no_stream').then(
-              (result) => ({ ok: true as const, result }),
-              (error: Error) => ({ ok: false as const, error }),
-            ),
-          ]
-        : await this.store.appendMany(requests);
+    const results = await this.store.appendMany(requests);
     appending();
     const committed: CommittedSubmission[] = [];
     for (const [i, p] of prepared.entries()) {

@@ -107,12 +107,14 @@ export class PostgresEventStore implements EventStore {
 
   /**
    * Appends to many streams in one transaction and one round trip. When any request is refused, the
-   * transaction rolls back and each request is retried alone, so every request gets its own outcome.
+   * transaction rolls back and each request is retried alone, so every request gets its own outcome. A single
+   * request is a plain append (no batch payload to build and unpack).
    */
   async appendMany(requests: readonly AppendRequest[]): Promise<AppendOutcome[]> {
     if (requests.length === 0) return [];
     const oneByOne = (): Promise<AppendOutcome[]> =>
       appendEach((r) => this.append(r.streamId, r.events, r.expectedRevision), requests, 4);
+    if (requests.length === 1) return oneByOne();
     let payload: string;
     try {
       payload = `[${requests
