@@ -34,17 +34,17 @@ function embeddedSecrets(dataDir: string): { joinToken: string; agentSecret: str
  * in-process bus. Prints the dashboard URL.
  */
 async function main(): Promise<void> {
+  const scavenging = parseConfig(
+    'hcn',
+    z.object({ HCN_SCAVENGE_SECONDS: scavengeSecondsSchema }),
+    process.env,
+  );
   const dataDir = resolve(process.env.HCN_DATA_DIR ?? 'data');
   mkdirSync(dataDir, { recursive: true });
   const secrets = embeddedSecrets(dataDir);
   console.log(`[hcn] starting embedded PostgreSQL in ${join(dataDir, 'pg')} ...`);
   const postgres = await startEmbeddedPostgres({ dataDir: join(dataDir, 'pg') });
   const databaseUrl = postgres.url;
-  const scavenging = parseConfig(
-    'hcn',
-    z.object({ HCN_SCAVENGE_SECONDS: scavengeSecondsSchema }),
-    process.env,
-  );
   const config = loadHubConfig({
     HCN_HEARTBEAT_INTERVAL_SECONDS: '2',
     HCN_NODE_TTL_SECONDS: '6',

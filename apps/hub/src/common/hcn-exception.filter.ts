@@ -39,6 +39,7 @@ export class HcnExceptionFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
+    const clientStatus = clientErrorStatus(exception);
     let status: number;
     let body: ErrorBody;
     if (exception instanceof HcnError) {
@@ -46,8 +47,8 @@ export class HcnExceptionFilter implements ExceptionFilter {
       body = { error: { code: exception.code, message: exception.message, details: exception.details } };
     } else if (exception instanceof HttpException) {
       [status, body] = fromHttpException(exception);
-    } else if (clientErrorStatus(exception) !== undefined) {
-      status = clientErrorStatus(exception) as number;
+    } else if (clientStatus !== undefined) {
+      status = clientStatus;
       body = {
         error: { code: CODE_OF_STATUS[status] ?? `HTTP.${status}`, message: (exception as Error).message },
       };

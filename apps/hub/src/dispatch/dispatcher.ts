@@ -108,7 +108,11 @@ export class Dispatcher implements PlacementListener {
   private async publishAnnounced(): Promise<void> {
     const batch = this.announced.splice(0, this.announced.length);
     const byTopic = new Map<string, Array<{ key: string; value: string }>>();
-    for (const { topic, message } of batch) byTopic.set(topic, [...(byTopic.get(topic) ?? []), message]);
+    for (const { topic, message } of batch) {
+      const messages = byTopic.get(topic);
+      if (messages) messages.push(message);
+      else byTopic.set(topic, [message]);
+    }
     try {
       await this.bus.publishAll([...byTopic].map(([topic, messages]) => ({ topic, messages })));
       this.metrics.commandsDispatched.inc(batch.length);
