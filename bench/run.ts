@@ -10,6 +10,7 @@ const benches: Record<string, () => Promise<void>> = {
   scavenge: async () => (await import('./scavenge.bench')).run(),
   heartbeats: async () => (await import('./heartbeats.bench')).run(),
   placement: async () => (await import('./placement.bench')).run(),
+  'placement-floor': async () => (await import('./placement-floor.bench')).run(),
   rebuild: async () => (await import('./rebuild.bench')).run(),
   scheduler: async () => (await import('./scheduler.bench')).run(),
   vramguard: async () => (await import('./vramguard.bench')).run(),
