@@ -42,3 +42,35 @@ export function cpuPerUnit(before: Record<string, number>, after: Record<string,
   }
   return out;
 }
+
+/** CPU milliseconds per second per group over `seconds` with no load offered (heartbeats and timers only). */
+export async function backgroundCpu(
+  pids: { hub?: number; projector?: number },
+  seconds: number,
+): Promise<Record<string, number>> {
+  const before = cpuByGroup(pids);
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  return cpuPerUnit(before, cpuByGroup(pids), seconds);
+}
+
+/**
+ * CPU milliseconds per unit of work beyond the background: what each group used between two samples `seconds`
+ * apart, less what it uses per second with no load offered, over `units`.
+ */
+export function marginalCpuPerUnit(
+  before: Record<string, number>,
+  after: Record<string, number>,
+  units: number,
+  background: Record<string, number>,
+  seconds: number,
+) {
+  const out: Record<string, number> = {};
+  for (const group of Object.keys(after)) {
+    const used = (after[group] - (before[group] ?? 0)) * 1000 - (background[group] ?? 0) * seconds;
+    out[group] = +(Math.max(0, used) / Math.max(1, units)).toFixed(2);
+  }
+  out.total = +Object.values(out)
+    .reduce((a, b) => a + b, 0)
+    .toFixed(2);
+  return out;
+}

@@ -178,27 +178,28 @@ function placementEvents(decided: Decided, n: number) {
 
 type Placement = ReturnType<typeof placementEvents>;
 
-/** The hub's path: one appendMany for the submissions, reservations and quota, one for the `started` reports. */
+/**
+ * The hub's path for a batch: the quota's holds in one append, the reservations one request per node, the new
+ * workload streams in one appendMany, then the agents' `started` reports in another.
+ */
 async function storeBatch(store: PostgresEventStore, batch: Placement[]): Promise<void> {
-  const first: AppendRequest[] = [
-    ...batch.map((p) => ({
+  const byNode = new Map<string, NewEvent[]>();
+  for (const p of batch) byNode.set(p.nodeId, [...(byNode.get(p.nodeId) ?? []), p.node]);
+  const calls: AppendRequest[][] = [
+    [{ streamId: 'quota-default', events: batch.map((p) => p.quota), expectedRevision: 'any' }],
+    [...byNode].map(([nodeId, events]) => ({ streamId: `node-${nodeId}`, events, expectedRevision: 'any' })),
+    batch.map((p) => ({
       streamId: `workload-${p.workloadId}`,
       events: p.workload,
       expectedRevision: 'no_stream' as const,
     })),
-    ...batch.map((p) => ({
-      streamId: `node-${p.nodeId}`,
-      events: [p.node],
-      expectedRevision: 'any' as const,
+    batch.map((p) => ({
+      streamId: `workload-${p.workloadId}`,
+      events: [p.started],
+      expectedRevision: p.workload.length - 1,
     })),
-    { streamId: 'quota-default', events: batch.map((p) => p.quota), expectedRevision: 'any' },
   ];
-  const second: AppendRequest[] = batch.map((p) => ({
-    streamId: `workload-${p.workloadId}`,
-    events: [p.started],
-    expectedRevision: p.workload.length - 1,
-  }));
-  for (const requests of [first, second]) {
+  for (const requests of calls) {
     const outcomes = await store.appendMany(requests);
     const failed = outcomes.find((o) => !o.ok);
     if (failed && !failed.ok) throw failed.error;

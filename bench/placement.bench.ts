@@ -11,7 +11,7 @@ import { startKafkaForTests } from '../test/services/kafka';
 import { freePort } from '../test/services/ports';
 import { AppProcess } from '../test/support/processes';
 import { send } from '../apps/agent/src/hub-client';
-import { cpuByGroup, cpuPerUnit } from './cpu-breakdown';
+import { backgroundCpu, cpuByGroup, cpuPerUnit, marginalCpuPerUnit } from './cpu-breakdown';
 import { FleetSimulator } from './fleet-simulator';
 import { PlacementAcker } from './placement-acker';
 import { PG_STATEMENTS, pgStatements } from './pg-statements';
@@ -21,6 +21,8 @@ import { benchDatabase, percentile, progress, report, hubNodeArgs } from './supp
 const NODES = Number(process.env.BENCH_NODES ?? 1000);
 const PACED_RATE = Number(process.env.BENCH_PACED_RATE ?? 100);
 const WINDOW_S = Number(process.env.BENCH_WINDOW_SECONDS ?? 15);
+/** Seconds with no submissions over which the background CPU (heartbeats, timers) is measured. */
+const BACKGROUND_S = 10;
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 /** Workloads per request and clients of the batched phase (`POST /v1/workloads/batch`). */
 const BATCH_SIZE = Number(process.env.BENCH_BATCH_SIZE ?? 100);
@@ -78,7 +80,8 @@ async function submitBatch(hubUrl: string, bodies: unknown[]): Promise<string[]>
 }
 
 /** The processes whose CPU time is split out per placement. */
-type Pids = { hub?: number; projector?: number };
+/** The apps' process ids, and the CPU each group uses per second with no load offered (measured once). */
+type Pids = { hub?: number; projector?: number; background?: Record<string, number> };
 
 function summary(latencies: number[]): { count: number; p50Ms: number; p99Ms: number; maxMs: number } {
   const sorted = [...latencies].sort((a, b) => a - b);
@@ -198,7 +201,7 @@ async function closedLoop(
   label: string,
   clients: number,
   seconds: number,
-  pids: { hub?: number; projector?: number },
+  pids: Pids,
   send: () => Promise<string[]>,
 ) {
   const cpuBefore = cpuByGroup(pids);
@@ -221,6 +224,8 @@ async function closedLoop(
   const settleMs = 3000;
   await sleep(settleMs);
   const elapsed = (Date.now() - settleMs - t0) / 1000;
+  const windowSeconds = (Date.now() - t0) / 1000;
+  const cpuAfter = cpuByGroup(pids);
   const placed = acker.received.size - receivedBefore;
   const latencies = [...sentAt]
     .map(([id, at]) => (acker.received.get(id) ?? NaN) - at)
@@ -232,7 +237,10 @@ async function closedLoop(
     placementsPerSec: Math.round(placed / elapsed),
     requestAnswered: summary(answered),
     submitToAgentReceived: summary(latencies),
-    cpuMsPerPlacement: cpuPerUnit(cpuBefore, cpuByGroup(pids), placed),
+    cpuMsPerPlacement: cpuPerUnit(cpuBefore, cpuAfter, placed),
+    marginalCpuMsPerPlacement: pids.background
+      ? marginalCpuPerUnit(cpuBefore, cpuAfter, placed, pids.background, windowSeconds)
+      : undefined,
   };
 }
 
@@ -348,7 +356,13 @@ export async function run(): Promise<void> {
     const baselines = await latencyBaselines(hubUrl, bus, CONCURRENCY);
     console.log(`[bench] baselines ${JSON.stringify(baselines)}`);
     await paced(hubUrl, acker, 20, 5, 0); // warm-up
-    const pids = { hub: hub.pid, projector: projector.pid };
+    const apps = { hub: hub.pid, projector: projector.pid };
+    console.log(
+      `[bench] background: CPU over ${BACKGROUND_S} s with no submissions (heartbeats of ${NODES} nodes)`,
+    );
+    const background = await backgroundCpu(apps, BACKGROUND_S);
+    console.log(`[bench] background CPU ms per second ${JSON.stringify(background)}`);
+    const pids: Pids = { ...apps, background };
     const light = PHASES.has('paced') ? await paced(hubUrl, acker, 25, WINDOW_S, 5_000) : undefined;
     if (light) console.log(`[bench] paced ${JSON.stringify(light)}`);
     const atRate = PHASES.has('paced') ? await paced(hubUrl, acker, PACED_RATE, WINDOW_S, 10_000) : undefined;
@@ -366,6 +380,7 @@ export async function run(): Promise<void> {
     const healthz = baselines.healthz.requestsPerSec;
     report(process.env.BENCH_PLACEMENT_PHASES ? `placement-${[...PHASES].join('-')}` : 'placement', {
       nodes: NODES,
+      backgroundCpuMsPerSec: background,
       baselines,
       pacedLight: light,
       paced: atRate,

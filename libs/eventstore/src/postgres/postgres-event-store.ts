@@ -130,7 +130,7 @@ export class PostgresEventStore implements EventStore {
     }
     try {
       const rows = await this.query<AppendRow & { out_index: number }>(
-        'SELECT out_index, out_revision, out_txid::text, out_seq::text FROM hcn_append_many($1::jsonb)',
+        `SELECT out_index, out_revision, out_txid::text, out_seq::text FROM ${batchFunction(requests)}($1::jsonb)`,
         [payload],
       );
       const outcomes: AppendOutcome[] = new Array(requests.length);
@@ -367,4 +367,15 @@ export class PostgresEventStore implements EventStore {
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/**
+ * The SQL function for one appendMany: `hcn_append_set` (a fixed number of statements) when every stream is
+ * distinct, unless every request is one event on any revision, the heartbeats' shape, for which
+ * `hcn_append_many` has a leaner single statement; `hcn_append_many` also takes a stream more than once.
+ */
+function batchFunction(requests: readonly AppendRequest[]): 'hcn_append_set' | 'hcn_append_many' {
+  if (requests.every((r) => r.expectedRevision === 'any' && r.events.length === 1)) return 'hcn_append_many';
+  const streams = new Set(requests.map((r) => r.streamId));
+  return streams.size === requests.length ? 'hcn_append_set' : 'hcn_append_many';
 }

@@ -1,3 +1,5 @@
+import { APPEND_SET_MIGRATION } from './schema-append-set';
+
 /** Ordered SQL migrations of the PostgreSQL event store; each runs once, recorded in hcn_eventstore_schema. */
 export const EVENT_STORE_MIGRATIONS: readonly string[] = [
   `
@@ -362,4 +364,5 @@ export const EVENT_STORE_MIGRATIONS: readonly string[] = [
   -- disk. Rows written before keep their form; larger rows are still compressed.
   ALTER TABLE hcn_events SET (toast_tuple_target = 8160);
   `,
+  APPEND_SET_MIGRATION,
 ];
