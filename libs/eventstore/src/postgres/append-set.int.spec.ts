@@ -1,4 +1,5 @@
-import { describeWithPostgres } from '@hcn/testing';
+import { describeWithPostgres, eventually } from '@hcn/testing';
+import { Client } from 'pg';
 import { usePostgresRig } from '../testing/postgres-rig';
 import { thing, uniqueStream } from '../testing/test-events';
 import { verifyHashChain } from '../verify/verify-hash-chain';
@@ -101,5 +102,65 @@ describeWithPostgres('PostgreSQL hcn_append_set (appendMany over distinct stream
     expect(outcomes.map((o) => o.ok)).toEqual([true, false]);
     expect(await rig.store.readStream(good)).toHaveLength(2);
     expect(await rig.store.readStream(bad)).toHaveLength(1);
+  });
+
+  it('runs beside per-stream loops over the same streams without deadlock, lost events or a broken chain', async () => {
+    const streams = ['a', 'b', 'c', 'd', 'e'].map((x) => uniqueStream(`t-mix-${x}`));
+    await rig.store.append(streams[0], [thing(0)], 'no_stream');
+    const started = Date.now();
+    const calls = Array.from({ length: 16 }, (_, i) => {
+      // every call names every stream; odd calls name the first one twice, so they take the per-stream loop, and
+      // the even ones take hcn_append_set: a set call creating a stream that a loop call waits for, while the loop
+      // holds a stream the set call needs next, would deadlock
+      const requests = streams.map((streamId, j) => ({
+        streamId,
+        events: [thing(100 * i + j), thing(100 * i + j + 50)],
+        expectedRevision: 'any' as const,
+      }));
+      if (i % 2 === 1) requests.push({ ...requests[0], events: [thing(100 * i + 99)] });
+      return rig.store.appendMany(requests);
+    });
+    const outcomes = (await Promise.all(calls)).flat();
+    expect(outcomes.every((o) => o.ok)).toBe(true);
+    // a deadlock would have cost PostgreSQL's deadlock_timeout (1 s) before the fallback
+    expect(Date.now() - started).toBeLessThan(1000);
+    const written = outcomes.length * 2 - 8; // each odd call's repeated request carries one event
+    expect(await count()).toBe(1 + written);
+    expect(await verifyHashChain(rig.store)).toMatchObject({ ok: true, eventsChecked: 1 + written });
+  });
+
+  it('checks expectations after waiting for a held stream: one created meanwhile refuses no_stream (HC001)', async () => {
+    const [held, created] = ['a', 'b'].map((x) => uniqueStream(`t-order-${x}`)).sort();
+    await rig.store.append(held, [thing(1)], 'no_stream');
+    const loop = new Client({ connectionString: rig.url });
+    const set = new Client({ connectionString: rig.url });
+    await Promise.all([loop.connect(), set.connect()]);
+    try {
+      const appendOne = (stream: string, n: number) =>
+        loop.query('SELECT * FROM hcn_append($1, $2, $3::jsonb)', [
+          stream,
+          'any',
+          JSON.stringify(request(stream, 'any', [n]).events),
+        ]);
+      await loop.query('BEGIN');
+      await appendOne(held, 2); // the loop holds `held`
+      const setPid = (await set.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+      const setCall = set.query('SELECT * FROM hcn_append_set($1::jsonb)', [
+        JSON.stringify([request(held, 'any', [3]), request(created, 'no_stream', [4])]),
+      ]);
+      await eventually('the set call waits for the held stream', async () => {
+        const { rows } = await rig.sql.query('SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1', [
+          setPid,
+        ]);
+        return rows[0]?.wait_event_type === 'Lock';
+      });
+      // the set call has not created `created` while it waits for `held`, so this does not wait for it
+      await appendOne(created, 5);
+      await loop.query('COMMIT');
+      await expect(setCall).rejects.toMatchObject({ code: 'HC001' }); // `created` exists by now
+    } finally {
+      await Promise.all([loop.end(), set.end()]);
+    }
+    expect((await rig.store.readStream(held)).map((e) => (e.data as { n: number }).n)).toEqual([1, 2]);
   });
 });

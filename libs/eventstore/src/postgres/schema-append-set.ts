@@ -3,7 +3,7 @@
  * instead of one `hcn_append` (six statements) per stream. A scheduling batch appends hundreds of streams at once
  * (new workload streams, node reservations, `started` reports with exact revisions); the per-stream loop was the
  * largest statement in PostgreSQL's account of a batched placement run. Same rules as `hcn_append`: stream rows
- * are locked in stream order (batches cannot deadlock), a stream last written by a younger transaction refuses
+ * are created or locked in one pass in stream order (batches cannot deadlock), a stream last written by a younger transaction refuses
  * the call (HC003, retried afresh), every expectation is checked under the locks (HC001 refuses the whole call,
  * and the caller then appends request by request to give each its own outcome), events get consecutive
  * revisions and their chain links, and each stream row keeps its last link. Streams must be distinct (HC004).
@@ -21,14 +21,19 @@ export const APPEND_SET_MIGRATION = `
     IF cardinality(v_names) <> (SELECT count(DISTINCT n) FROM unnest(v_names) n) THEN
       RAISE EXCEPTION USING ERRCODE = 'HC004', MESSAGE = 'hcn_append_set takes each stream once';
     END IF;
-    INSERT INTO hcn_streams (stream_id) SELECT n FROM unnest(v_names) n ORDER BY n ON CONFLICT (stream_id) DO NOTHING;
+    -- one pass in stream order creates or locks each stream row (a no-op update takes the row lock), as the
+    -- per-stream loop does, so this call and a loop over the same streams cannot deadlock
+    WITH locked AS (
+      INSERT INTO hcn_streams AS h (stream_id) SELECT n FROM unnest(v_names) n ORDER BY n
+      ON CONFLICT (stream_id) DO UPDATE SET revision = h.revision
+      RETURNING h.stream_id, h.revision, h.last_txid
+    )
     SELECT count(*) FILTER (WHERE s.last_txid > pg_current_xact_id()),
       count(*) FILTER (WHERE (r.expected = 'no_stream' AND s.revision <> -1)
         OR (r.expected = 'stream_exists' AND s.revision = -1)
         OR (r.expected ~ '^[0-9]+$' AND s.revision <> r.expected::bigint))
       INTO v_stale, v_wrong
-    FROM (SELECT h.stream_id, h.revision, h.last_txid FROM hcn_streams h
-          WHERE h.stream_id = ANY (v_names) ORDER BY h.stream_id FOR UPDATE) s
+    FROM locked s
     JOIN (SELECT x->>'stream' AS stream, x->>'expected' AS expected FROM jsonb_array_elements(p_requests) x) r
       ON r.stream = s.stream_id;
     IF v_stale > 0 THEN

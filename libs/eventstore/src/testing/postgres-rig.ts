@@ -7,6 +7,8 @@ import { testEventRegistry } from './test-events';
 export interface PostgresRig {
   readonly store: PostgresEventStore;
   readonly sql: Client;
+  /** The fresh database's URL, for specs that need more connections of their own. */
+  readonly url: string;
 }
 
 /**
@@ -14,11 +16,12 @@ export interface PostgresRig {
  * it and a raw client; the returned object is filled in before the first test runs.
  */
 export function usePostgresRig(name: string): PostgresRig {
-  const rig = {} as { store: PostgresEventStore; sql: Client };
+  const rig = {} as { store: PostgresEventStore; sql: Client; url: string };
   let drop: (() => Promise<void>) | undefined;
   beforeAll(async () => {
     const db = await createTestDatabase(name);
     drop = db.drop;
+    rig.url = db.url;
     rig.store = await PostgresEventStore.connect({ connectionString: db.url, registry: testEventRegistry });
     rig.sql = new Client({ connectionString: db.url });
     await rig.sql.connect();
