@@ -1,6 +1,7 @@
 import {
   HcnError,
   RecordedEvent,
+  deterministicUuid,
   WorkloadSpec,
   admissionStream,
   quotaStream,
@@ -17,6 +18,7 @@ import {
   workloadStatus,
 } from '@hcn/domain';
 import type { EventStore } from '@hcn/eventstore';
+import { randomUUID } from 'node:crypto';
 import { Principal, requireNamespace } from '../auth/principal';
 import { handleOnStream } from '../common/aggregate';
 import type { HotStreams } from '../common/cached-aggregate';
@@ -117,6 +119,14 @@ async function recordDenial(
   await hot.store
     .append(admissionStream(spec.namespace), toNewEvents([{ type: 'AdmissionDenied', data }], context), 'any')
     .catch((e: Error) => console.error(`[quota] denial not recorded: ${e.message}`));
+}
+
+/**
+ * The id of a submitted workload: with an idempotency key, the same id for the same key in a namespace (single and
+ * batch submissions alike, so either finds the other's repeat); without one, a fresh id.
+ */
+export function submittedWorkloadId(namespace: string, idempotencyKey: string | null | undefined): string {
+  return idempotencyKey ? deterministicUuid(`workload:${namespace}:${idempotencyKey}`) : randomUUID();
 }
 
 /**

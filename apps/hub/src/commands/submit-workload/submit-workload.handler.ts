@@ -1,9 +1,8 @@
-import { HcnError, deterministicUuid } from '@hcn/contracts';
+import { HcnError } from '@hcn/contracts';
 import { workloadDecider, workloadStatus } from '@hcn/domain';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { randomUUID } from 'node:crypto';
 import { requireNamespace } from '../../auth/principal';
 import { HubMetrics } from '../../common/metrics';
 import { PlacementService } from '../../scheduling/placement.service';
@@ -14,6 +13,7 @@ import {
   answerRepeated,
   holdQuota,
   loadWorkload,
+  submittedWorkloadId,
   userContext,
 } from '../workload-command';
 import { ClusterView } from '../../scheduling/cluster-view';
@@ -45,9 +45,7 @@ export class SubmitWorkloadHandler implements ICommandHandler<SubmitWorkloadComm
   async execute({ principal, spec, idempotencyKey }: SubmitWorkloadCommand): Promise<SubmitWorkloadResult> {
     requireNamespace(principal, spec.namespace);
     const submit = (workloadId: string) => ({ type: 'Submit' as const, workloadId, spec, idempotencyKey });
-    const workloadId = idempotencyKey
-      ? deterministicUuid(`workload:${spec.namespace}:${idempotencyKey}`)
-      : randomUUID();
+    const workloadId = submittedWorkloadId(spec.namespace, idempotencyKey);
     const existing = idempotencyKey ? await loadWorkload(this.store, workloadId) : undefined;
     if (existing?.state.exists) return answerRepeated(workloadId, existing, spec, idempotencyKey);
     const fresh = { state: workloadDecider.initialState, revision: -1 };

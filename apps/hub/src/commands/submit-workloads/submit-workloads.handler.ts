@@ -1,4 +1,4 @@
-import { HcnError, deterministicUuid, inParallel, quotaStream } from '@hcn/contracts';
+import { HcnError, inParallel, quotaStream } from '@hcn/contracts';
 import { workloadDecider, workloadStatus } from '@hcn/domain';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Inject } from '@nestjs/common';
@@ -13,7 +13,13 @@ import { PlacementService, PreparedSubmission } from '../../scheduling/placement
 import { CLOCK, Clock } from '../../tokens';
 import { checkDeviceRequestFits } from '../submit-workload/device-request-fit';
 import type { SubmitWorkloadResult } from '../submit-workload/submit-workload.handler';
-import { answerRepeated, holdQuotaAll, loadWorkload, userContext } from '../workload-command';
+import {
+  answerRepeated,
+  holdQuotaAll,
+  loadWorkload,
+  submittedWorkloadId,
+  userContext,
+} from '../workload-command';
 import { BatchItem, SubmitWorkloadsCommand } from './submit-workloads.command';
 
 /** Streams of keyed workloads read side by side to find repeats (a batch may hold 500). */
@@ -58,7 +64,7 @@ export class SubmitWorkloadsHandler implements ICommandHandler<
   async execute({ principal, items }: SubmitWorkloadsCommand): Promise<SubmitWorkloadsResult> {
     const namespace = oneNamespace(items);
     requireNamespace(principal, namespace);
-    const ids = items.map((item) => workloadIdOf(namespace, item));
+    const ids = items.map((item) => submittedWorkloadId(namespace, item.idempotencyKey));
     const answers: Array<SubmitWorkloadResult | undefined> = await this.repeatedAnswers(items, ids);
     const fresh: Fresh[] = [];
     for (const [index, item] of items.entries()) {
@@ -189,13 +195,6 @@ export class SubmitWorkloadsHandler implements ICommandHandler<
 
 function submitOf(workloadId: string, { spec, idempotencyKey }: BatchItem) {
   return { type: 'Submit' as const, workloadId, spec, idempotencyKey };
-}
-
-/** The workload id of an item: derived from its idempotency key within the namespace, else fresh. */
-function workloadIdOf(namespace: string, item: BatchItem): string {
-  return item.idempotencyKey
-    ? deterministicUuid(`workload:${namespace}:${item.idempotencyKey}`)
-    : randomUUID();
 }
 
 /** The batch's one namespace; a batch over several, or one repeating an idempotency key, is refused. */
