@@ -2,8 +2,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ensureChromium } from './chromium';
+import { TEST_IMAGE, startContainerEngineForTests } from './containers';
 import { RunningKafka, startKafkaForTests } from './kafka';
 import { RunningPostgres, startPostgresForTests } from './postgres';
+import type { RunningEngine } from '@hcn/platform';
 
 /**
  * `npm test` entry: starts the backing services the selected suites need (PostgreSQL, Kafka), runs Jest with
@@ -77,10 +79,16 @@ async function main(): Promise<void> {
   const needsServices = kind !== 'unit';
   let postgres: RunningPostgres | undefined;
   let kafka: RunningKafka | undefined;
+  let engine: RunningEngine | undefined;
   if (needsServices) {
-    [postgres, kafka] = await Promise.all([
+    [postgres, kafka, engine] = await Promise.all([
       tryStart('PostgreSQL', () => startPostgresForTests(log), 'HCN_SKIP_POSTGRES'),
       tryStart('Kafka', () => startKafkaForTests(log), 'HCN_SKIP_KAFKA'),
+      tryStart(
+        'the container engine (podman)',
+        () => startContainerEngineForTests(log),
+        'HCN_SKIP_CONTAINERS',
+      ),
     ]);
   }
   // The browser specs (test/e2e/dashboard.e2e.spec.ts) drive headless Chromium; install it when missing.
@@ -103,6 +111,7 @@ async function main(): Promise<void> {
     ...(postgres ? { HCN_TEST_DATABASE_URL: postgres.url } : {}),
     ...(kafka ? { HCN_TEST_KAFKA_BROKERS: kafka.brokers.join(',') } : {}),
     ...(kafka?.proxy ? { HCN_TEST_KAFKA_PROXY: `${kafka.proxy.listen}:${kafka.proxy.target}` } : {}),
+    ...(engine ? { HCN_TEST_DOCKER_SOCKET: engine.socketPath, HCN_TEST_IMAGE: TEST_IMAGE } : {}),
   };
   const jestBin = resolve(__dirname, '..', '..', 'node_modules', 'jest', 'bin', 'jest.js');
   const runJest = (args: string[]): Promise<number> => {
@@ -128,7 +137,9 @@ async function main(): Promise<void> {
     log('cross-process e2e suites, one at a time ...');
     code = Math.max(code, await runJest(['--runInBand', 'test/e2e/']));
   }
-  await Promise.all([postgres?.stop(), kafka?.stop()].map((p) => p?.catch((e) => log(`stop failed: ${e}`))));
+  await Promise.all(
+    [postgres?.stop(), kafka?.stop(), engine?.stop()].map((p) => p?.catch((e) => log(`stop failed: ${e}`))),
+  );
   process.exit(code);
 }
 

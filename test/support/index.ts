@@ -35,6 +35,21 @@ export const describeWithKafka = describeNeeding(
   process.env.HCN_SKIP_KAFKA,
 );
 
+/** `describe` for suites that need the real container engine (podman's Docker API service) started by `npm test`. */
+export const describeWithContainers = describeNeeding(
+  'a container engine (podman)',
+  process.env.HCN_TEST_DOCKER_SOCKET,
+  process.env.HCN_SKIP_CONTAINERS,
+);
+
+/** The test engine's socket and the local image the container specs run. */
+export function testContainerEngine(): { socketPath: string; image: string } {
+  const socketPath = process.env.HCN_TEST_DOCKER_SOCKET;
+  const image = process.env.HCN_TEST_IMAGE;
+  if (!socketPath || !image) throw new Error('HCN_TEST_DOCKER_SOCKET / HCN_TEST_IMAGE are not set');
+  return { socketPath, image };
+}
+
 /** Brokers of the test Kafka. */
 export function testKafkaBrokers(): string[] {
   const brokers = process.env.HCN_TEST_KAFKA_BROKERS;

@@ -4,3 +4,4 @@ export * from './topics';
 export * from './embedded-postgres';
 export * from './process';
 export * from './progress-bar';
+export * from './podman-service';

@@ -28,6 +28,8 @@ export interface CompiledRequest {
   readonly devices: DeviceRequest | null;
   /** Nodes that cached a device outcome during this decision (cleared when it ends). */
   readonly judgedNodes: NodeState[];
+  /** The runtime the workload needs; `process` is offered by every agent. */
+  readonly runtime: string;
 }
 
 /** Looks a domain up by id. */
@@ -55,6 +57,7 @@ export function compileRequest(request: PlacementRequest, lookup: DomainLookup):
     preferRegions: new Set(c.preferRegions ?? []),
     devices: request.devices ?? null,
     judgedNodes: [],
+    runtime: request.runtime ?? 'process',
   };
 }
 

@@ -17,6 +17,8 @@ export interface NodeView {
   readonly allocated: Resources;
   /** The node's accelerator devices with what is held on each (absent: none known). */
   readonly devices?: readonly DeviceView[];
+  /** Runtimes the node's agent offers (absent: processes only). */
+  readonly runtimes?: readonly string[];
 }
 
 /** One accelerator device of a node as the scheduler sees it. */
@@ -148,6 +150,8 @@ export interface PlacementRequest {
   readonly excludeNodes?: readonly string[];
   /** Accelerator devices wanted, beyond a bare count. */
   readonly devices?: DeviceRequest;
+  /** The runtime the workload needs (absent: `process`, which every agent offers). */
+  readonly runtime?: string;
 }
 
 /** Constraints that constrain nothing. */

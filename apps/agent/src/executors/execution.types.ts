@@ -1,3 +1,5 @@
+import type { PublishedPort } from '@hcn/contracts';
+
 /** What to run for one allocation. */
 export interface ProcessSpec {
   allocationId: string;
@@ -14,7 +16,7 @@ export interface ProcessSpec {
 
 /** What the executor reports (the agent turns these into reports to the hub). */
 export type ExecutionEvent =
-  | { kind: 'started'; allocationId: string; pid: number; at: string }
+  | { kind: 'started'; allocationId: string; pid: number; at: string; ports?: PublishedPort[] }
   | { kind: 'completed'; allocationId: string; exitCode: number; at: string }
   | {
       kind: 'failed';
@@ -54,4 +56,19 @@ export interface ProcessExecutorOptions {
   /** Rotated files kept besides the current one: `stdout.log.1` … `.N` (default 3). */
   keepLogFiles?: number;
   now?: () => Date;
+}
+
+/** What runs allocations on this node (host processes, containers): the runner drives each the same way. */
+export interface Executor {
+  /** Allocation ids running now. */
+  running(): string[];
+  /** True when this executor runs or ran the allocation and has not forgotten it. */
+  knows(allocationId: string): boolean;
+  /** Ends an allocation (SIGTERM, SIGKILL after its grace period); resolves once it ended. */
+  stop(allocationId: string, reason: string): Promise<void>;
+  stopAll(reason: string): Promise<void>;
+  /** Output written since the last call; offsets count every byte the stream ever wrote. */
+  readNewOutput(allocationId: string, maxBytes?: number): OutputChunk[];
+  /** Drops what is remembered of a finished allocation; true when it did. */
+  forget(allocationId: string): boolean;
 }

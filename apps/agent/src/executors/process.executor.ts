@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import {
   ExecutionEvent,
+  Executor,
   OutputChunk,
   OutputStream,
   ProcessExecutorOptions,
@@ -37,7 +38,7 @@ interface Allocation {
  * stdout/stderr logs there, and reports started / completed / failed / stopped. When the leading process exits,
  * whatever is left of its process group is killed, so nothing an allocation started outlives it.
  */
-export class ProcessExecutor {
+export class ProcessExecutor implements Executor {
   private readonly allocs = new Map<string, Allocation>();
   private readonly maxLogBytes: number;
   private readonly keepLogFiles: number;
@@ -94,6 +95,10 @@ export class ProcessExecutor {
   /** Stops every running allocation (agent shutdown). */
   async stopAll(reason: string): Promise<void> {
     await Promise.all(this.running().map((id) => this.stop(id, reason)));
+  }
+
+  knows(allocationId: string): boolean {
+    return this.allocs.has(allocationId);
   }
 
   /** Allocation ids whose process runs now. */

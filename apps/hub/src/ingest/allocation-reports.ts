@@ -18,7 +18,14 @@ export interface RefusedReport {
 function commandOf(report: AllocationReport): WorkloadCommand {
   const { allocationId, nodeId } = report;
   if (report.status === 'started')
-    return { type: 'RecordStarted', allocationId, nodeId, pid: report.pid ?? 0, at: report.at };
+    return {
+      type: 'RecordStarted',
+      allocationId,
+      nodeId,
+      pid: report.pid ?? 0,
+      at: report.at,
+      ...(report.ports ? { ports: report.ports } : {}),
+    };
   return {
     type: 'RecordEnded',
     allocationId,

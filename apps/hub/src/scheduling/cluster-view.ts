@@ -264,6 +264,7 @@ export class ClusterView {
         capacity: nodeCapacity(state),
         allocated: nodeReserved(state),
         ...(devices ? { devices } : {}),
+        ...(registration.runtimes ? { runtimes: registration.runtimes } : {}),
       });
     }
     const domains: DomainView[] = [...this.domains.values()].map((d) => this.domainView(d));

@@ -296,6 +296,7 @@ export class PlacementService {
         constraints: spec.constraints,
         excludeNodes: excluded,
         ...(spec.devices ? { devices: spec.devices } : {}),
+        ...(spec.type === 'container' ? { runtime: 'container' } : {}),
       });
       stop();
       if (decision.outcome === 'placed') {

@@ -114,6 +114,7 @@ export function decisionBasis(events: readonly RecordedEvent[], selector: Decisi
     constraints: spec.constraints,
     excludeNodes: excludedNodes(decision),
     ...devicesOf(spec),
+    ...(spec.type === 'container' ? { runtime: 'container' } : {}),
   };
   return { decision, request, position: parsePosition(first.position) };
 }

@@ -12,6 +12,7 @@ export * from './resources.schemas';
 export * from './domain.events';
 export * from './quota.events';
 export * from './workload.spec';
+export * from './container.spec';
 export * from './workload.events';
 export * from './template.events';
 export * from './admission.events';

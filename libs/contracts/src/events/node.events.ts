@@ -7,6 +7,7 @@ import {
 } from '../devices/device.schemas';
 import { deviceGrantSchema } from '../devices/device-request.schema';
 import { resourcesSchema } from './resources.schemas';
+import { Runtime, runtimeSchema } from './container.spec';
 
 const labelKey = z
   .string()
@@ -36,7 +37,14 @@ export const nodeResourcesSchema = z.object({
   accelerators: z.number().int().min(0).max(1024).default(0),
   /** The accelerator devices behind that count (vendor, model, memory, interconnect), when the agent knows them. */
   devices: z.array(acceleratorDeviceSchema).max(1024).default([]),
+  /** Runtimes the agent can run workloads with (absent, as before runtimes were reported: processes only). */
+  runtimes: z.array(runtimeSchema).max(8).optional(),
 });
+
+/** The runtimes a registration offers (absent: processes only, as agents registered before they said). */
+export function runtimesOf(registration: { readonly runtimes?: readonly Runtime[] }): readonly Runtime[] {
+  return registration.runtimes ?? ['process'];
+}
 
 /** Resources found on a node. */
 export type NodeResources = z.infer<typeof nodeResourcesSchema>;

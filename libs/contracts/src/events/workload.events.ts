@@ -3,6 +3,7 @@ import { defineEvent } from '../registry';
 import { domainIdSchema, nodeIdSchema } from './node.events';
 import { resourcesSchema, schedulingPolicySchema } from './resources.schemas';
 import { workloadSpecSchema } from './workload.spec';
+import { publishedPortSchema } from './container.spec';
 import { placedDevicesSchema } from '../devices/device-request.schema';
 
 const id = z.string().uuid();
@@ -89,7 +90,15 @@ export const WorkloadUnschedulable = defineEvent(
 export const AllocationStarted = defineEvent(
   'AllocationStarted',
   1,
-  z.object({ workloadId: id, allocationId: id, nodeId: nodeIdSchema, pid: z.number().int(), startedAt: at }),
+  z.object({
+    workloadId: id,
+    allocationId: id,
+    nodeId: nodeIdSchema,
+    pid: z.number().int(),
+    startedAt: at,
+    /** Ports the engine published on the node (container workloads that asked for ports). */
+    ports: z.array(publishedPortSchema).max(64).optional(),
+  }),
 );
 /** The allocation's process exited with code 0. */
 export const AllocationCompleted = defineEvent(

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { domainIdSchema, nodeIdSchema } from './node.events';
 import { namespaceSchema, resourcesSchema } from './resources.schemas';
 import { deviceRequestSchema } from '../devices/device-request.schema';
+import { imageSchema, portMappingSchema, pullPolicySchema, volumeSchema } from './container.spec';
 
 function compiles(pattern: string): boolean {
   try {
@@ -62,14 +63,15 @@ export const restartPolicySchema = z
   })
   .strict();
 
-/** Workload kinds; only `process` runs today, the others are reserved in the spec. */
+/** Workload kinds; `process` and `container` run today, the others are reserved in the spec. */
 export const WORKLOAD_TYPES = ['process', 'container', 'model-server', 'batch'] as const;
+/** Workload kinds agents run today. */
+export const RUNNABLE_WORKLOAD_TYPES: readonly string[] = ['process', 'container'];
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'environment names: letters, digits, _');
-const relativePath = z
-  .string()
-  .max(1024)
-  .refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'a relative path without ..');
+const withoutDotDot = (p: string): boolean => !p.split('/').includes('..');
+/** Fields only a container workload may carry. */
+const CONTAINER_ONLY = ['image', 'pullPolicy', 'user', 'ports', 'volumes', 'pidsLimit'] as const;
 
 /** The full, validated specification of a workload. */
 export const workloadSpecSchema = z
@@ -77,10 +79,25 @@ export const workloadSpecSchema = z
     name: z.string().regex(/^[a-z0-9]([a-z0-9.-]{0,61}[a-z0-9])?$/, 'names: a-z, 0-9, dots, dashes'),
     namespace: namespaceSchema.default('default'),
     type: z.enum(WORKLOAD_TYPES).default('process'),
-    command: z.string().min(1).max(4096),
+    /** The program (process), or the entrypoint override (container; the image's when absent). */
+    command: z.string().min(1).max(4096).optional(),
     args: z.array(z.string().max(4096)).max(256).default([]),
     env: z.record(envName, z.string().max(32768)).default({}),
-    workingDir: relativePath.optional(),
+    /** Process: relative to the allocation's directory. Container: an absolute path inside it. */
+    workingDir: z.string().min(1).max(1024).refine(withoutDotDot, 'a path without ..').optional(),
+    /** Container image (containers only, like the fields below). */
+    image: imageSchema.optional(),
+    /** When the agent pulls the image (default `ifNotPresent`). */
+    pullPolicy: pullPolicySchema.optional(),
+    /** The user inside the container (`uid[:gid]` or a name the image knows). */
+    user: z
+      .string()
+      .regex(/^[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,63}(:[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,63})?$/, 'uid[:gid] or a name')
+      .optional(),
+    ports: z.array(portMappingSchema).max(64).optional(),
+    volumes: z.array(volumeSchema).max(64).optional(),
+    /** Most processes the container may hold (default: the agent's, 1024). */
+    pidsLimit: z.number().int().min(1).max(1_000_000).optional(),
     resources: resourcesSchema,
     /** Accelerator devices wanted beyond `resources.accelerators` (whole devices or one memory slice). */
     devices: deviceRequestSchema.optional(),
@@ -99,6 +116,7 @@ export const workloadSpecSchema = z
   })
   .strict()
   .superRefine((spec, ctx) => {
+    checkRuntimeFields(spec, ctx);
     const devices = spec.devices;
     if (!devices) return;
     const count = devices.sliceMemoryBytes === undefined ? devices.count : 0;
@@ -110,6 +128,37 @@ export const workloadSpecSchema = z
       });
     }
   });
+
+type SpecShape = {
+  type: string;
+  command?: string;
+  workingDir?: string;
+  image?: string;
+  ports?: readonly { containerPort: number; protocol?: string }[];
+} & Partial<Record<(typeof CONTAINER_ONLY)[number], unknown>>;
+
+/** Per type: a process needs a command and a relative working dir; a container needs an image. */
+function checkRuntimeFields(spec: SpecShape, ctx: z.RefinementCtx): void {
+  const issue = (path: string, message: string): void =>
+    ctx.addIssue({ code: 'custom', path: [path], message });
+  if (spec.type === 'container') {
+    if (!spec.image) issue('image', 'a container workload needs an image');
+    if (spec.workingDir !== undefined && !spec.workingDir.startsWith('/'))
+      issue('workingDir', "a container's working directory is an absolute path");
+    const seen = new Set<string>();
+    for (const port of spec.ports ?? []) {
+      const key = `${port.containerPort}/${port.protocol ?? 'tcp'}`;
+      if (seen.has(key)) issue('ports', `container port ${key} is published twice`);
+      seen.add(key);
+    }
+    return;
+  }
+  if (spec.type === 'process' && spec.command === undefined)
+    issue('command', 'a process workload needs a command');
+  if (spec.workingDir?.startsWith('/')) issue('workingDir', 'a relative path without ..');
+  for (const field of CONTAINER_ONLY)
+    if (spec[field] !== undefined) issue(field, 'only container workloads take this field');
+}
 
 /** A workload specification as stored (defaults applied). */
 export type WorkloadSpec = z.output<typeof workloadSpecSchema>;

@@ -1,6 +1,7 @@
 import { deviceUsageSchema } from '../devices/device.schemas';
 import { placedDevicesSchema } from '../devices/device-request.schema';
 import { z } from 'zod';
+import { containerPlacementSchema, publishedPortSchema } from '../events/container.spec';
 import {
   domainIdSchema,
   labelsSchema,
@@ -53,6 +54,8 @@ export const allocationReportSchema = z.object({
   signal: z.string().max(16).nullable().default(null),
   reason: z.string().max(2000).default(''),
   endedBy: z.enum(['SIGTERM', 'SIGKILL', 'not-running']).default('not-running'),
+  /** Ports the engine published (a started container). */
+  ports: z.array(publishedPortSchema).max(64).optional(),
   at: z.string().datetime({ offset: true }),
 });
 
@@ -116,6 +119,8 @@ export const placementSchema = z.object({
   stopGraceSeconds: z.number().min(0),
   /** The devices to expose to the process (whole devices, or a memory slice enforced by the vram-guard). */
   devices: placedDevicesSchema.optional(),
+  /** Present for a container workload: image, limits, ports, volumes (absent: a host process). */
+  container: containerPlacementSchema.optional(),
 });
 
 /** A command relayed to an agent on its domain's command topic (key = node id). */

@@ -1,4 +1,4 @@
-import type { EventDataOf, WorkloadSpec, PlacedDevices } from '@hcn/contracts';
+import type { EventDataOf, WorkloadSpec, PlacedDevices, PublishedPort } from '@hcn/contracts';
 
 type Hop = Omit<EventDataOf<'WorkloadDelegated'>, 'workloadId' | 'instance' | 'attempt' | 'hop'>;
 type Rejection = Omit<EventDataOf<'DelegationRejected'>, 'workloadId' | 'instance' | 'attempt'>;
@@ -42,7 +42,14 @@ export interface AllocationEnd {
 export type WorkloadCommand =
   | { type: 'Submit'; workloadId: string; spec: WorkloadSpec; idempotencyKey: string | null }
   | { type: 'RecordDecision'; decision: DecisionRecord }
-  | { type: 'RecordStarted'; allocationId: string; nodeId: string; pid: number; at: string }
+  | {
+      type: 'RecordStarted';
+      allocationId: string;
+      nodeId: string;
+      pid: number;
+      at: string;
+      ports?: readonly PublishedPort[];
+    }
   | ({ type: 'RecordEnded' } & AllocationEnd)
   | { type: 'MarkLost'; allocationId: string; reason: string; at: string }
   | { type: 'RequestStop'; reason: string }

@@ -1,4 +1,4 @@
-import type { WorkloadSpec } from '@hcn/contracts';
+import { RUNNABLE_WORKLOAD_TYPES, type WorkloadSpec } from '@hcn/contracts';
 import { sameJson } from '../equality';
 import { DomainError, assertNever } from '../errors';
 import type { AllocationEnd, DecisionRecord, WorkloadCommand, WorkloadEvent } from './workload.commands';
@@ -23,10 +23,10 @@ function requireLive(state: WorkloadState): Required<Pick<WorkloadState, 'worklo
 }
 
 function requireSupported(spec: WorkloadSpec): void {
-  if (spec.type !== 'process') {
+  if (!RUNNABLE_WORKLOAD_TYPES.includes(spec.type)) {
     throw new DomainError(
       'WORKLOAD.TYPE_UNSUPPORTED',
-      `Workload type ${spec.type} is not supported yet; use process`,
+      `Workload type ${spec.type} is not supported yet; use process or container`,
       {
         type: spec.type,
       },
@@ -231,7 +231,7 @@ export function decideWorkload(command: WorkloadCommand, state: WorkloadState): 
     case 'RecordStarted': {
       const allocation = requireAllocation(state, command.allocationId, command.nodeId);
       if (allocation.status !== 'placed') return [];
-      const { allocationId, pid, at } = command;
+      const { allocationId, pid, at, ports } = command;
       return [
         {
           type: 'AllocationStarted',
@@ -241,6 +241,7 @@ export function decideWorkload(command: WorkloadCommand, state: WorkloadState): 
             nodeId: allocation.nodeId,
             pid,
             startedAt: at,
+            ...(ports?.length ? { ports: [...ports] } : {}),
           },
         },
       ];

@@ -3,6 +3,7 @@ export { NODE_EXCLUDED } from './filters/node-excluded';
 export { NODE_BLACKLISTED } from './filters/node-blacklist';
 export { NODE_OFFLINE } from './filters/node-online';
 export { NODE_DRAINING } from './filters/node-draining';
+export { RUNTIME_UNAVAILABLE } from './filters/node-runtime';
 export { DOMAIN_AFFINITY, DOMAIN_ANTI_AFFINITY } from './filters/domain-affinity';
 export { REGION_AFFINITY, REGION_ANTI_AFFINITY } from './filters/region-affinity';
 export { DOMAIN_NO_USABLE_NODE } from './filters/domain-usable';

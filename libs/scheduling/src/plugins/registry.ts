@@ -12,6 +12,7 @@ import { nodeDrainingFilter } from './filters/node-draining';
 import { nodeExcludedFilter } from './filters/node-excluded';
 import { nodeLabelsFilter } from './filters/node-labels';
 import { nodeOnlineFilter } from './filters/node-online';
+import { nodeRuntimeFilter } from './filters/node-runtime';
 import { regionAffinityFilter } from './filters/region-affinity';
 import { binPackScorer } from './scorers/bin-pack';
 import { leastLoadedScorer } from './scorers/least-loaded';
@@ -31,6 +32,7 @@ export const FILTERS: readonly Filter[] = [
   nodeBlacklistFilter,
   nodeOnlineFilter,
   nodeDrainingFilter,
+  nodeRuntimeFilter,
   domainAffinityFilter,
   regionAffinityFilter,
   domainUsableFilter,

@@ -40,6 +40,7 @@ export class RegisterNodeHandler implements ICommandHandler<RegisterNodeCommand,
       labels: request.labels,
       isHead: request.isHead,
       agentVersion: request.agentVersion,
+      ...(request.runtimes ? { runtimes: [...new Set(request.runtimes)].sort() } : {}),
     };
     await this.store.setStreamMetadata(heartbeatStream(nodeId), {
       maxAge: this.config.heartbeatRetentionSeconds,

@@ -1,0 +1,321 @@
+import { join } from 'node:path';
+import { ExecutionEvent, Executor, OutputChunk, OutputStream } from '../executors/execution.types';
+import { makeDir } from '../executors/process-os';
+import { RotatingLog } from '../executors/rotating-log';
+import { CgroupMode, cgroupUsage, removeCgroup } from './cgroup-usage';
+import {
+  ContainerPolicy,
+  ContainerRunSpec,
+  LABELS,
+  containerName,
+  containerRequest,
+} from './container-request';
+import { ContainerEngine, ContainerStatus } from './engine';
+import { ImagePuller } from './image-puller';
+
+const STREAMS: OutputStream[] = ['stdout', 'stderr'];
+/** How long output may keep arriving after the container ended. */
+const DRAIN_MS = 2000;
+
+type Ending = Extract<ExecutionEvent, { kind: 'completed' | 'failed' | 'stopped' }>;
+
+/** Options of the container executor. */
+export interface ContainerExecutorOptions {
+  readonly engine: ContainerEngine;
+  readonly nodeId: () => string;
+  /** Each allocation's logs go to `<baseDir>/<allocationId>/`. */
+  readonly baseDir: string;
+  readonly onEvent: (e: ExecutionEvent) => void;
+  readonly policy: ContainerPolicy;
+  readonly cgroups: CgroupMode;
+  /** Finished containers kept per workload for inspection (older ones are removed). */
+  readonly keepFinished: number;
+  /** First back-off after a failed pull of an image (doubles per failure, at most 5 minutes). */
+  readonly pullBackoffMs?: number;
+  readonly now?: () => Date;
+}
+
+interface Run {
+  readonly allocationId: string;
+  readonly workloadId: string;
+  readonly graceSeconds: number;
+  readonly memoryBytes: number;
+  id?: string;
+  logs: Record<OutputStream, RotatingLog>;
+  stopping?: { reason: string; endedBy: 'SIGTERM' | 'SIGKILL' };
+  started: boolean;
+  finished: boolean;
+  timers: NodeJS.Timeout[];
+  done: Promise<void>;
+  resolveDone: () => void;
+}
+
+/**
+ * Runs allocations as containers through the Docker Engine API: pulls by policy, creates each container with its
+ * limits and labels, streams its output into rotated logs, reports started / completed / failed (OOM-killed and
+ * engine errors with their codes) / stopped, removes finished containers beyond the last few per workload, and
+ * re-adopts the containers of this node after an agent restart.
+ */
+export class ContainerExecutor implements Executor {
+  private readonly runs = new Map<string, Run>();
+  private readonly puller: ImagePuller;
+  private readonly now: () => Date;
+
+  constructor(private readonly opts: ContainerExecutorOptions) {
+    this.puller = new ImagePuller(opts.engine, opts.pullBackoffMs ?? 5000);
+    this.now = opts.now ?? (() => new Date());
+  }
+
+  /** Starts an allocation's container; false when this executor already knows the allocation. */
+  start(spec: ContainerRunSpec): boolean {
+    if (this.runs.has(spec.allocationId)) return false;
+    const run = this.open(
+      spec.allocationId,
+      spec.workloadId,
+      spec.stopGraceSeconds,
+      spec.container.memoryBytes,
+    );
+    void this.launch(run, spec);
+    return true;
+  }
+
+  /**
+   * Takes over this node's containers left by a previous life of the agent: running ones are followed as if started
+   * here; ended ones in `unreported` (allocations the agent had not reported ended) are reported now. Returns the
+   * allocation ids adopted.
+   */
+  async adopt(unreported: ReadonlySet<string>): Promise<string[]> {
+    const found = await this.opts.engine.list([`${LABELS.node}=${this.opts.nodeId()}`]);
+    const adopted: string[] = [];
+    for (const status of found) {
+      const allocationId = status.labels[LABELS.allocation];
+      if (!allocationId || this.runs.has(allocationId)) continue;
+      if (!status.live && !unreported.has(allocationId)) continue;
+      const grace = Number(status.labels[LABELS.grace] ?? 10);
+      const run = this.open(allocationId, status.labels[LABELS.workload] ?? '', grace, 0);
+      run.id = status.id;
+      run.started = true;
+      adopted.push(allocationId);
+      void this.watch(run).catch((error: Error) => this.finish(run, undefined, error.message));
+    }
+    return adopted;
+  }
+
+  /** SIGTERM to the container, SIGKILL after the grace period; resolves once it ended. */
+  stop(allocationId: string, reason: string): Promise<void> {
+    const run = this.runs.get(allocationId);
+    if (!run || run.finished) return Promise.resolve();
+    if (!run.stopping) {
+      const stopping = { reason, endedBy: 'SIGTERM' as 'SIGTERM' | 'SIGKILL' };
+      run.stopping = stopping;
+      if (run.id) void this.signal(run, 'SIGTERM');
+      const escalate = (): void => {
+        stopping.endedBy = 'SIGKILL';
+        if (run.id) void this.signal(run, 'SIGKILL');
+      };
+      run.timers.push(setTimeout(escalate, Math.max(0, run.graceSeconds * 1000)));
+    }
+    return run.done;
+  }
+
+  async stopAll(reason: string): Promise<void> {
+    await Promise.all(this.running().map((id) => this.stop(id, reason)));
+  }
+
+  running(): string[] {
+    return [...this.runs.values()].filter((r) => !r.finished).map((r) => r.allocationId);
+  }
+
+  knows(allocationId: string): boolean {
+    return this.runs.has(allocationId);
+  }
+
+  readNewOutput(allocationId: string, maxBytes = 64 * 1024): OutputChunk[] {
+    const run = this.runs.get(allocationId);
+    if (!run) return [];
+    const out: OutputChunk[] = [];
+    for (const stream of STREAMS) {
+      const chunk = run.logs[stream].readNew(maxBytes, run.finished);
+      if (chunk) out.push({ stream, ...chunk });
+    }
+    return out;
+  }
+
+  forget(allocationId: string): boolean {
+    const run = this.runs.get(allocationId);
+    return run?.finished === true && this.runs.delete(allocationId);
+  }
+
+  private open(allocationId: string, workloadId: string, graceSeconds: number, memoryBytes: number): Run {
+    if (!/^[0-9a-f-]{36}$/.test(allocationId)) throw new Error(`invalid allocation id '${allocationId}'`);
+    const dir = join(this.opts.baseDir, allocationId);
+    makeDir(dir);
+    let resolveDone = (): void => undefined;
+    const done = new Promise<void>((r) => (resolveDone = r));
+    const run: Run = {
+      allocationId,
+      workloadId,
+      graceSeconds,
+      memoryBytes,
+      logs: {
+        stdout: new RotatingLog(join(dir, 'stdout.log'), 10 * 1024 * 1024, 3),
+        stderr: new RotatingLog(join(dir, 'stderr.log'), 10 * 1024 * 1024, 3),
+      },
+      started: false,
+      finished: false,
+      timers: [],
+      done,
+      resolveDone,
+    };
+    this.runs.set(allocationId, run);
+    return run;
+  }
+
+  private async launch(run: Run, spec: ContainerRunSpec): Promise<void> {
+    const engine = this.opts.engine;
+    try {
+      const request = containerRequest(spec, this.opts.policy, this.opts.nodeId());
+      await this.puller.ensure(spec.container.image, spec.container.pullPolicy);
+      if (run.stopping) return this.finish(run, undefined);
+      run.id = await engine.create(request).catch((error) => this.existing(error, run.allocationId));
+      if (run.stopping) return this.finish(run, await this.removeUnstarted(run.id));
+      await engine.start(run.id);
+      await this.watch(run);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.finish(run, undefined, message);
+    }
+  }
+
+  /** A create that conflicts with this allocation's own container (created before a crash) takes that one. */
+  private async existing(error: unknown, allocationId: string): Promise<string> {
+    const mine = await this.opts.engine.list([`${LABELS.allocation}=${allocationId}`]).catch(() => []);
+    const found = mine.find((c) => c.name === containerName(allocationId));
+    if (!found) throw error;
+    return found.id;
+  }
+
+  private async removeUnstarted(id: string): Promise<undefined> {
+    await this.opts.engine.remove(id).catch(() => undefined);
+    return undefined;
+  }
+
+  /** Reports the start, follows the output, waits for the end and reports it. */
+  private async watch(run: Run): Promise<void> {
+    const engine = this.opts.engine;
+    const id = run.id as string;
+    const status = await engine.inspect(id);
+    if (!run.started) {
+      run.started = true;
+      this.emit({
+        kind: 'started',
+        allocationId: run.allocationId,
+        pid: status.pid,
+        at: this.at(),
+        ...(status.ports.length > 0 ? { ports: [...status.ports] } : {}),
+      });
+    }
+    if (run.stopping) void this.signal(run, run.stopping.endedBy);
+    let seq = 0;
+    const output = engine.follow(id, {
+      stdout: (chunk) => run.logs.stdout.append(chunk, seq++),
+      stderr: (chunk) => run.logs.stderr.append(chunk, seq++),
+    });
+    await engine.wait(id);
+    await Promise.race([output.catch(() => undefined), new Promise((r) => setTimeout(r, DRAIN_MS))]);
+    this.finish(run, await engine.inspect(id));
+  }
+
+  private async signal(run: Run, signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
+    await this.opts.engine.kill(run.id as string, signal).catch(() => undefined);
+  }
+
+  private finish(run: Run, status: ContainerStatus | undefined, error?: string): void {
+    if (run.finished) return;
+    run.finished = true;
+    run.timers.forEach((t) => clearTimeout(t));
+    run.timers = [];
+    STREAMS.forEach((s) => run.logs[s].close());
+    this.emit(this.ending(run, status, error));
+    run.resolveDone();
+    void this.cleanUp(run);
+  }
+
+  private ending(run: Run, status: ContainerStatus | undefined, error?: string): Ending {
+    const base = { allocationId: run.allocationId, at: this.at() };
+    if (error !== undefined && !run.stopping)
+      return { ...base, kind: 'failed', reason: error, exitCode: null, signal: null };
+    const exitCode = status ? status.exitCode : null;
+    const signal = exitCode !== null && exitCode > 128 ? signalName(exitCode - 128) : null;
+    if (run.stopping) return { ...base, kind: 'stopped', ...run.stopping, exitCode, signal };
+    if (status && this.oomKilled(run, status)) {
+      const limit = run.memoryBytes > 0 ? ` (memory limit ${run.memoryBytes} bytes)` : '';
+      return {
+        ...base,
+        kind: 'failed',
+        reason: `ALLOCATION.OOM_KILLED: out of memory${limit}`,
+        exitCode,
+        signal,
+      };
+    }
+    if (exitCode === 0) return { ...base, kind: 'completed', exitCode: 0 };
+    const detail = status?.error ? `: ${status.error}` : '';
+    const reason = signal ? `killed by ${signal}${detail}` : `exited with code ${exitCode}${detail}`;
+    return { ...base, kind: 'failed', reason, exitCode, signal };
+  }
+
+  /**
+   * The engine's OOM flag, or the kernel's OOM count of the allocation's cgroup, or a SIGKILL nobody here sent to a
+   * container whose memory peaked at its limit (cgroup v1 counts OOM kills only in the container's own cgroup,
+   * which is gone once it ended, and Podman does not always set the flag).
+   */
+  private oomKilled(run: Run, status: ContainerStatus): boolean {
+    if (status.oomKilled) return true;
+    const cgroup = this.opts.policy.cgroupParent;
+    if (!cgroup || this.opts.cgroups === 'none') return false;
+    const usage = cgroupUsage(this.opts.cgroups, `${cgroup}/${run.allocationId}`);
+    if (usage.oomKills > 0) return true;
+    return status.exitCode === 137 && run.memoryBytes > 0 && usage.memoryPeakBytes >= run.memoryBytes;
+  }
+
+  /** Removes the allocation's cgroup and this workload's finished containers beyond the last few. */
+  private async cleanUp(run: Run): Promise<void> {
+    const cgroup = this.opts.policy.cgroupParent;
+    try {
+      const mine = await this.opts.engine.list([
+        `${LABELS.workload}=${run.workloadId}`,
+        `${LABELS.node}=${this.opts.nodeId()}`,
+      ]);
+      const ended = mine.filter((c) => !c.live).sort((a, b) => b.finishedAt.localeCompare(a.finishedAt));
+      for (const old of ended.slice(Math.max(0, this.opts.keepFinished)))
+        await this.opts.engine.remove(old.id);
+    } catch {
+      // the engine is away: the next allocation's clean-up retries
+    }
+    if (cgroup) removeCgroup(this.opts.cgroups, `${cgroup}/${run.allocationId}`);
+  }
+
+  private emit(e: ExecutionEvent): void {
+    try {
+      this.opts.onEvent(e);
+    } catch (err) {
+      process.emitWarning(`ContainerExecutor onEvent handler threw: ${String(err)}`);
+    }
+  }
+
+  private at(): string {
+    return this.now().toISOString();
+  }
+}
+
+const SIGNALS: Record<number, string> = {
+  1: 'SIGHUP',
+  2: 'SIGINT',
+  6: 'SIGABRT',
+  9: 'SIGKILL',
+  15: 'SIGTERM',
+};
+
+function signalName(n: number): string {
+  return SIGNALS[n] ?? `SIG${n}`;
+}
