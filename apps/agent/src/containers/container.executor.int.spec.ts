@@ -1,0 +1,236 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { get } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ContainerPlacement } from '@hcn/contracts';
+import { describeWithContainers, eventually, testContainerEngine } from '@hcn/testing';
+import type { ExecutionEvent } from '../executors/execution.types';
+import { detectCgroupMode } from './cgroup-usage';
+import { ContainerExecutor } from './container.executor';
+import { ContainerRunSpec, LABELS } from './container-request';
+import { DockerEngine } from './docker-engine';
+
+const MiB = 1024 * 1024;
+
+describeWithContainers('ContainerExecutor against podman (Docker Engine API)', () => {
+  const { socketPath, image } = testContainerEngine();
+  const engine = new DockerEngine(socketPath);
+  const nodeId = randomUUID();
+  const cgroups = detectCgroupMode();
+  let events: ExecutionEvent[];
+
+  function executor(sink?: ExecutionEvent[]): ContainerExecutor {
+    return new ContainerExecutor({
+      engine,
+      nodeId: () => nodeId,
+      baseDir: mkdtempSync(join(tmpdir(), 'hcn-containers-')),
+      onEvent: (e) => (sink ?? events).push(e),
+      policy: {
+        allowedHostPaths: ['/tmp/hcn-allowed'],
+        pidsLimit: 256,
+        ulimits: [
+          { name: 'nofile', soft: 1024, hard: 1024 },
+          { name: 'nproc', soft: 1024, hard: 1024 },
+        ],
+        cgroupParent: cgroups === 'none' ? undefined : '/hcn-spec',
+      },
+      cgroups,
+      keepFinished: 1,
+      pullBackoffMs: 60_000,
+    });
+  }
+
+  function spec(script: string, over: Partial<ContainerPlacement> = {}, grace = 2): ContainerRunSpec {
+    const workloadId = randomUUID();
+    return {
+      allocationId: randomUUID(),
+      workloadId,
+      instanceId: `${workloadId}/0`,
+      nodeId,
+      command: '/bin/sh',
+      args: ['-c', script],
+      env: { GREETING: 'hello' },
+      stopGraceSeconds: grace,
+      container: {
+        namespace: 'team-a',
+        image,
+        pullPolicy: 'never',
+        ports: [],
+        volumes: [],
+        cpuMillis: 0,
+        memoryBytes: 0,
+        ...over,
+      },
+    };
+  }
+
+  const ended = (allocationId: string) =>
+    events.find((e) => e.allocationId === allocationId && e.kind !== 'started');
+
+  async function endOf(allocationId: string, timeoutMs = 20_000): Promise<ExecutionEvent> {
+    await eventually('the allocation ended', async () => ended(allocationId) !== undefined, timeoutMs);
+    return ended(allocationId) as ExecutionEvent;
+  }
+
+  beforeEach(() => {
+    events = [];
+  });
+
+  afterAll(async () => {
+    for (const c of await engine.list([`${LABELS.node}=${nodeId}`])) await engine.remove(c.id);
+  });
+
+  it('runs a container to completion: started, its output, exit code, labels', async () => {
+    const ex = executor();
+    const s = spec('echo "$GREETING from $HCN_ALLOCATION_ID"; echo oops >&2; exit 0');
+    expect(ex.start(s)).toBe(true);
+    expect(ex.start(s)).toBe(false);
+    const end = await endOf(s.allocationId);
+    expect(events.filter((e) => e.allocationId === s.allocationId).map((e) => e.kind)).toEqual([
+      'started',
+      'completed',
+    ]);
+    expect(end).toMatchObject({ kind: 'completed', exitCode: 0 });
+    const output = ex.readNewOutput(s.allocationId);
+    expect(output).toEqual([
+      { stream: 'stdout', offset: 0, text: `hello from ${s.allocationId}\n` },
+      { stream: 'stderr', offset: 0, text: 'oops\n' },
+    ]);
+    const [kept] = await engine.list([`${LABELS.allocation}=${s.allocationId}`]);
+    expect(kept.labels).toMatchObject({
+      [LABELS.workload]: s.workloadId,
+      [LABELS.namespace]: 'team-a',
+      [LABELS.node]: nodeId,
+    });
+  });
+
+  it('reports a non-zero exit as failed with its code', async () => {
+    const ex = executor();
+    const s = spec('exit 3');
+    ex.start(s);
+    expect(await endOf(s.allocationId)).toMatchObject({
+      kind: 'failed',
+      exitCode: 3,
+      reason: 'exited with code 3',
+    });
+  });
+
+  it('stops a container that traps SIGTERM within the grace period, and kills one that ignores it after', async () => {
+    const ex = executor();
+    const polite = spec("trap 'echo bye; exit 0' TERM; echo ready; while :; do sleep 0.1; done", {}, 5);
+    const stubborn = spec("trap '' TERM; echo ready; while :; do sleep 0.1; done", {}, 1);
+    ex.start(polite);
+    ex.start(stubborn);
+    for (const s of [polite, stubborn])
+      await eventually('ready', async () => ex.readNewOutput(s.allocationId).length > 0, 20_000);
+    const t0 = Date.now();
+    await Promise.all([ex.stop(polite.allocationId, 'spec'), ex.stop(stubborn.allocationId, 'spec')]);
+    expect(ended(polite.allocationId)).toMatchObject({ kind: 'stopped', endedBy: 'SIGTERM', exitCode: 0 });
+    expect(ended(stubborn.allocationId)).toMatchObject({
+      kind: 'stopped',
+      endedBy: 'SIGKILL',
+      signal: 'SIGKILL',
+    });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1000);
+    expect(Date.now() - t0).toBeLessThan(5000);
+  });
+
+  it('reports a memory hog over its limit as ALLOCATION.OOM_KILLED', async () => {
+    const ex = executor();
+    const s = spec('exec tail /dev/zero', { memoryBytes: 20 * MiB });
+    ex.start(s);
+    const end = await endOf(s.allocationId);
+    expect(end).toMatchObject({ kind: 'failed', exitCode: 137 });
+    expect((end as { reason: string }).reason).toMatch(/^ALLOCATION\.OOM_KILLED: /);
+  });
+
+  it('holds a busy loop with 500 millicores to about half a core', async () => {
+    const ex = executor();
+    const s = spec('while :; do :; done', { cpuMillis: 500 });
+    ex.start(s);
+    await eventually('started', async () => events.some((e) => e.kind === 'started'), 20_000);
+    const [container] = await engine.list([`${LABELS.allocation}=${s.allocationId}`]);
+    await new Promise((r) => setTimeout(r, 1000));
+    const before = await engine.stats(container.id);
+    const t0 = Date.now();
+    await new Promise((r) => setTimeout(r, 4000));
+    const after = await engine.stats(container.id);
+    const cores = (after.cpuSeconds - before.cpuSeconds) / ((Date.now() - t0) / 1000);
+    await ex.stop(s.allocationId, 'spec');
+    expect(cores).toBeGreaterThanOrEqual(0.4);
+    expect(cores).toBeLessThanOrEqual(0.6);
+  });
+
+  it('fails a missing image with pullPolicy never as IMAGE.NOT_FOUND, and a failed pull backs off', async () => {
+    const ex = executor();
+    const never = spec('true', { image: 'localhost/hcn-no-such-image:1', pullPolicy: 'never' });
+    ex.start(never);
+    expect(await endOf(never.allocationId)).toMatchObject({ kind: 'failed' });
+    expect((ended(never.allocationId) as { reason: string }).reason).toMatch(/^IMAGE\.NOT_FOUND: /);
+    const first = spec('true', { image: 'localhost:1/hcn-no-such-image:1', pullPolicy: 'ifNotPresent' });
+    ex.start(first);
+    const firstEnd = (await endOf(first.allocationId)) as { reason: string };
+    expect(firstEnd.reason).toMatch(/^IMAGE\.(PULL_FAILED|NOT_FOUND): /);
+    const t0 = Date.now();
+    const second = spec('true', { image: 'localhost:1/hcn-no-such-image:1', pullPolicy: 'ifNotPresent' });
+    ex.start(second);
+    const secondEnd = (await endOf(second.allocationId)) as { reason: string };
+    expect(secondEnd.reason).toBe(firstEnd.reason); // the same error, from the back-off, without pulling again
+    expect(Date.now() - t0).toBeLessThan(1000);
+  });
+
+  it('refuses a host path outside the allowed directories', async () => {
+    const ex = executor();
+    const s = spec('true', { volumes: [{ source: '/etc', target: '/host-etc', readOnly: true }] });
+    ex.start(s);
+    expect((await endOf(s.allocationId)) as { reason: string }).toMatchObject({
+      kind: 'failed',
+      reason: expect.stringMatching(/^VOLUME\.HOST_PATH_DENIED: host path \/etc/),
+    });
+  });
+
+  it('publishes a port the engine picks and reports it', async () => {
+    const ex = executor();
+    const s = spec('echo served > /tmp/index.html; exec httpd -f -p 8080 -h /tmp', {
+      ports: [{ containerPort: 8080, hostPort: 0, protocol: 'tcp' }],
+    });
+    ex.start(s);
+    await eventually('started', async () => events.some((e) => e.kind === 'started'), 20_000);
+    const started = events.find((e) => e.kind === 'started') as { ports?: { hostPort: number }[] };
+    const hostPort = started.ports?.[0]?.hostPort ?? 0;
+    expect(hostPort).toBeGreaterThan(0);
+    let body = '';
+    await eventually(
+      'the published port answers',
+      () =>
+        new Promise<boolean>((resolve) =>
+          get(`http://127.0.0.1:${hostPort}/index.html`, (res) => {
+            res.on('data', (d: Buffer) => (body += d.toString()));
+            res.on('end', () => resolve(body.includes('served')));
+          }).on('error', () => resolve(false)),
+        ),
+      10_000,
+    );
+    await ex.stop(s.allocationId, 'spec');
+  });
+
+  it('re-adopts a running container after a restart of the agent and reports its end once', async () => {
+    const first = executor();
+    const s = spec('echo one; sleep 3; echo two; exit 0');
+    first.start(s);
+    await eventually('started', async () => events.some((e) => e.kind === 'started'), 20_000);
+    // A new executor stands for the restarted agent (the first one is abandoned, as SIGKILL would leave it).
+    const restartedEvents: ExecutionEvent[] = [];
+    const second = executor(restartedEvents);
+    expect(await second.adopt(new Set([s.allocationId]))).toEqual([s.allocationId]);
+    expect(second.start(s)).toBe(false); // a repeated run command starts nothing
+    await eventually('completed after adoption', async () => restartedEvents.length > 0, 20_000);
+    expect(restartedEvents).toEqual([
+      expect.objectContaining({ kind: 'completed', allocationId: s.allocationId }),
+    ]);
+    expect(second.readNewOutput(s.allocationId).map((c) => c.text)).toEqual(['one\ntwo\n']);
+    const same = await engine.list([`${LABELS.allocation}=${s.allocationId}`]);
+    expect(same).toHaveLength(1);
+  });
+});
