@@ -15,7 +15,12 @@ import { UsageSampler, detectHost } from './detectors/host.detector';
 import { HubClient } from './hub-client';
 import { NodeIdentity } from './identity';
 import { Outbox } from './outbox/outbox';
-import { ReportBody, WorkloadRunner } from './workload-runner';
+import { ContainerRuntimeOptions, ReportBody, WorkloadRunner } from './workload-runner';
+import type { Runtime } from '@hcn/contracts';
+import { existsSync } from 'node:fs';
+import { detectCgroupMode } from './containers/cgroup-usage';
+import { DockerEngine } from './containers/docker-engine';
+import type { ContainerEngine } from './containers/engine';
 
 /** Version the agent reports at registration. */
 export const AGENT_VERSION = '0.1.0';
@@ -50,6 +55,10 @@ export class Agent {
   draining = false;
   /** The devices registered with the hub (detected or declared). */
   private devices: AcceleratorDevice[] = [];
+  /** The local container engine, when a socket is configured or found. */
+  private readonly engine: ContainerEngine | undefined;
+  /** The runtimes registered with the hub. */
+  private runtimes: Runtime[] = ['process'];
 
   constructor(
     private readonly config: AgentConfig,
@@ -61,12 +70,47 @@ export class Agent {
     this.sampler = new UsageSampler(config.dataDir);
     this.applied = new AppliedCommands(config.dataDir);
     this.hub = new HubClient(config.hubUrl);
+    const socket = engineSocket(config.containers.socket);
+    this.engine = socket ? new DockerEngine(socket) : undefined;
     this.runner = new WorkloadRunner(
       config.dataDir,
       () => this.nodeId ?? '',
       (body) => this.enqueue(body),
-      { devices: () => this.devices, vramGuardPath: config.vramGuardPath },
+      {
+        devices: () => this.devices,
+        vramGuardPath: config.vramGuardPath,
+        ...(this.engine ? { containers: this.containerOptions(this.engine) } : {}),
+      },
     );
+  }
+
+  private containerOptions(engine: ContainerEngine): ContainerRuntimeOptions {
+    const c = this.config.containers;
+    const cgroups = c.cgroups === 'off' ? 'none' : detectCgroupMode();
+    return {
+      engine,
+      policy: {
+        allowedHostPaths: c.allowedHostPaths,
+        pidsLimit: c.pidsLimit,
+        ulimits: [
+          { name: 'nofile', soft: 1024, hard: 1024 },
+          { name: 'nproc', soft: 4096, hard: 4096 },
+        ],
+        ...(cgroups === 'none' ? {} : { cgroupParent: '/hcn-agent' }),
+      },
+      cgroups,
+      keepFinished: c.keepFinished,
+    };
+  }
+
+  /** The runtimes this node offers now: processes always, containers while the engine answers. */
+  private async probeRuntimes(): Promise<Runtime[]> {
+    if (!this.engine) return ['process'];
+    const answers = await this.engine.ping().then(
+      () => true,
+      () => false,
+    );
+    return answers ? ['container', 'process'] : ['process'];
   }
 
   /** The node id once registered. */
@@ -81,8 +125,14 @@ export class Agent {
 
   /** Registers (retrying until the hub answers), starts heartbeats and command consumption. */
   async start(): Promise<void> {
+    this.runtimes = await this.probeRuntimes();
+    this.log(
+      this.runtimes.includes('container')
+        ? `containers: engine at ${this.config.containers.socket ?? 'the default socket'} answers`
+        : 'containers: no container engine answers; container workloads will be unschedulable on this node',
+    );
     await this.registerWithRetry();
-    this.runner.recover();
+    await this.runner.recover();
     await this.consumeCommands();
     this.schedule();
     this.logTimer = setInterval(() => {
@@ -130,6 +180,7 @@ export class Agent {
       labels: this.config.labels,
       isHead: this.config.isHead,
       agentVersion: AGENT_VERSION,
+      runtimes: this.runtimes,
     });
     this.identity.write(this.session.nodeId);
     this.devices = accelerators.devices;
@@ -234,6 +285,12 @@ export class Agent {
   private async checkIdentity(): Promise<void> {
     const session = this.session;
     if (!session) return;
+    const runtimes = await this.probeRuntimes();
+    if (runtimes.join() !== this.runtimes.join()) {
+      this.log(`runtimes changed: ${this.runtimes.join(', ')} -> ${runtimes.join(', ')}; registering again`);
+      this.runtimes = runtimes;
+      return this.register();
+    }
     const known = await this.hub.knowsMe(session.credential).catch(() => true);
     if (known) return;
     this.log('the hub does not know this node any more: registering again');
@@ -270,7 +327,9 @@ export class Agent {
         void this.stop().then(() => this.options.onRemoteStop?.(command.reason));
         return;
       case 'run':
-        this.log(`running allocation ${command.placement.allocationId}: ${command.placement.command}`);
+        this.log(
+          `running allocation ${command.placement.allocationId}: ${command.placement.container?.image ?? ''} ${command.placement.command}`,
+        );
         this.runner.run(command);
         return;
       case 'stop-allocation':
@@ -283,4 +342,10 @@ export class Agent {
       }
     }
   }
+}
+
+/** The engine socket: the configured one, else Docker's or rootful Podman's default when present. */
+function engineSocket(configured: string | undefined): string | undefined {
+  if (configured) return configured;
+  return ['/var/run/docker.sock', '/run/podman/podman.sock'].find((path) => existsSync(path));
 }

@@ -1,5 +1,5 @@
 import { domainIdSchema, labelsSchema, z } from '@hcn/contracts';
-import { brokerListSchema, envBoolean, parseConfig } from '@hcn/platform';
+import { ConfigError, brokerListSchema, envBoolean, parseConfig } from '@hcn/platform';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { declaredDevicesSchema } from './detectors/declared-devices';
@@ -18,8 +18,31 @@ const fileSchema = z
     devices: declaredDevicesSchema.optional(),
     /** The vram-guard library preloaded into workloads that hold a memory slice. */
     vramGuard: z.string().optional(),
+    containers: z
+      .object({
+        /** The engine's unix socket (Docker, or podman system service); DOCKER_HOST=unix://... overrides. */
+        socket: z.string().optional(),
+        /** Host directories container volumes may bind. */
+        allowedHostPaths: z.array(z.string().startsWith('/')).max(64).optional(),
+        /** Finished containers kept per workload for inspection. */
+        keepFinished: z.number().int().min(0).max(100).optional(),
+        /** Default pids limit of a container. */
+        pidsLimit: z.number().int().min(16).max(1_000_000).optional(),
+        /** `auto`: a cgroup per container under /hcn-agent when this agent can write cgroups; `off`: never. */
+        cgroups: z.enum(['auto', 'off']).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
+
+const containersSchema = z.object({
+  socket: z.string().min(1).optional(),
+  allowedHostPaths: z.array(z.string()),
+  keepFinished: z.number().int().min(0),
+  pidsLimit: z.number().int().min(1),
+  cgroups: z.enum(['auto', 'off']),
+});
 
 const schema = z.object({
   hubUrl: z.string().url('hubUrl (HCN_HUB_URL) must be an http(s) URL'),
@@ -34,6 +57,7 @@ const schema = z.object({
     .string()
     .refine((path) => existsSync(path), 'vramGuard (HCN_VRAM_GUARD): no such file')
     .optional(),
+  containers: containersSchema,
 });
 
 /** Validated agent configuration. */
@@ -77,7 +101,22 @@ export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentConfig {
     kafkaBrokers: brokers,
     devices: file.devices,
     vramGuardPath: env.HCN_VRAM_GUARD ?? file.vramGuard ?? builtGuard(),
+    containers: {
+      socket: dockerHostSocket(env.DOCKER_HOST) ?? file.containers?.socket,
+      allowedHostPaths: file.containers?.allowedHostPaths ?? [],
+      keepFinished: file.containers?.keepFinished ?? 3,
+      pidsLimit: file.containers?.pidsLimit ?? 1024,
+      cgroups: file.containers?.cgroups ?? 'auto',
+    },
   });
+}
+
+/** The socket path of a `unix://` DOCKER_HOST (others are refused: the agent speaks to a local engine). */
+function dockerHostSocket(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  if (!value.startsWith('unix://'))
+    throw new ConfigError('agent', [`DOCKER_HOST must be unix:///path/to/socket (got ${value})`]);
+  return value.slice('unix://'.length);
 }
 
 /** The guard `make -C native/vram-guard` builds in this checkout, when it was built. */

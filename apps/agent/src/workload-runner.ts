@@ -1,8 +1,11 @@
 import type { AcceleratorDevice, AgentCommand, AgentReport } from '@hcn/contracts';
-import { DeviceRuntimeError, deviceRuntime } from './runtime/device-runtime';
+import { DeviceRuntime, DeviceRuntimeError, deviceRuntime } from './runtime/device-runtime';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExecutionEvent, ProcessExecutor } from './executors/process.executor';
+import type { Executor } from './executors/execution.types';
+import { ContainerExecutor, ContainerExecutorOptions } from './containers/container.executor';
+import { GUARD_IN_CONTAINER } from './containers/container-request';
 
 type RunCommand = Extract<AgentCommand, { kind: 'run' }>;
 type StopAllocationCommand = Extract<AgentCommand, { kind: 'stop-allocation' }>;
@@ -18,13 +21,20 @@ export type ReportBody =
 interface Owned {
   workloadId: string;
   pid?: number;
+  /** Absent: a host process. */
+  runtime?: 'container';
 }
 
 /** The node's devices (as registered) and where the vram-guard library is, for device placements. */
 export interface DeviceSetup {
   devices(): readonly AcceleratorDevice[];
   readonly vramGuardPath?: string;
+  /** How to run container placements (absent: this node has no container engine). */
+  readonly containers?: ContainerRuntimeOptions;
 }
+
+/** The container executor's options that the agent's configuration decides. */
+export type ContainerRuntimeOptions = Omit<ContainerExecutorOptions, 'onEvent' | 'baseDir' | 'nodeId'>;
 
 /**
  * Runs the allocations the hub places on this node with the process executor, reports their lifecycle and ships
@@ -33,6 +43,7 @@ export interface DeviceSetup {
  */
 export class WorkloadRunner {
   private readonly executor: ProcessExecutor;
+  private readonly containers?: ContainerExecutor;
   private readonly owned = new Map<string, Owned>();
   private readonly statePath: string;
 
@@ -47,36 +58,81 @@ export class WorkloadRunner {
       baseDir: join(dataDir, 'allocations'),
       onEvent: (e) => this.onExecution(e),
     });
+    if (devices.containers)
+      this.containers = new ContainerExecutor({
+        ...devices.containers,
+        nodeId,
+        baseDir: join(dataDir, 'allocations'),
+        onEvent: (e) => this.onExecution(e),
+      });
   }
 
   /** Allocations running now (heartbeats carry them). */
   running(): string[] {
-    return this.executor.running();
+    return this.executors().flatMap((e) => e.running());
   }
 
-  /** Reports allocations a previous life of this agent left behind as failed, killing their process groups. */
-  recover(): void {
-    if (!existsSync(this.statePath)) return;
-    const left = JSON.parse(readFileSync(this.statePath, 'utf8')) as Record<string, Owned>;
+  private executors(): Executor[] {
+    return this.containers ? [this.executor, this.containers] : [this.executor];
+  }
+
+  private executorOf(allocationId: string): Executor | undefined {
+    return this.executors().find((e) => e.knows(allocationId));
+  }
+
+  /**
+   * Accounts for what a previous life of this agent left: its containers are re-adopted (running ones followed,
+   * ended ones reported once); its processes, which died with it or cannot be followed, are killed and reported
+   * failed, and so are containers that vanished.
+   */
+  async recover(): Promise<void> {
+    const left: Record<string, Owned> = existsSync(this.statePath)
+      ? (JSON.parse(readFileSync(this.statePath, 'utf8')) as Record<string, Owned>)
+      : {};
+    const containers = Object.keys(left).filter((id) => left[id].runtime === 'container');
+    const adopted = await this.adoptContainers(new Set(containers));
+    if (adopted === undefined) containers.forEach((id) => delete left[id]); // the engine is away: nothing to say yet
+    for (const { allocationId, workloadId } of adopted ?? [])
+      this.owned.set(allocationId, { workloadId, runtime: 'container' });
     for (const [allocationId, owned] of Object.entries(left)) {
-      if (owned.pid) killGroup(owned.pid);
-      this.report({
-        kind: 'allocation',
-        workloadId: owned.workloadId,
-        allocationId,
-        status: 'failed',
-        reason: 'the agent restarted while the allocation ran',
-        at: new Date().toISOString(),
-      });
+      if (this.owned.has(allocationId)) continue;
+      if (owned.pid && owned.runtime !== 'container') killGroup(owned.pid);
+      const reason =
+        owned.runtime === 'container'
+          ? 'the container was gone when the agent restarted'
+          : 'the agent restarted while the allocation ran';
+      this.failed(allocationId, owned.workloadId, reason);
     }
     this.save();
+  }
+
+  /** The containers re-adopted; undefined when the engine did not answer. */
+  private async adoptContainers(unreported: ReadonlySet<string>) {
+    if (!this.containers) return [];
+    try {
+      return await this.containers.adopt(unreported);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private failed(allocationId: string, workloadId: string, reason: string): void {
+    this.report({
+      kind: 'allocation',
+      workloadId,
+      allocationId,
+      status: 'failed',
+      reason,
+      at: new Date().toISOString(),
+    });
   }
 
   /** Starts a placed allocation (at most once per allocation id). */
   run(command: RunCommand): void {
     const p = command.placement;
+    if (p.container) return this.runContainer(command);
     this.owned.set(p.allocationId, { workloadId: p.workloadId });
-    const env = this.environment(command);
+    const env = this.environment(command, this.devices.vramGuardPath);
     if (!env) return;
     const started = this.executor.start({
       allocationId: p.allocationId,
@@ -93,35 +149,85 @@ export class WorkloadRunner {
     this.save();
   }
 
-  /** The process environment: the spec's, then the devices' (visible devices, guard); undefined if refused. */
-  private environment(command: RunCommand): Record<string, string> | undefined {
+  /** Starts a container placement: the devices' nodes, driver mounts and guard go into the container. */
+  private runContainer(command: RunCommand): void {
     const p = command.placement;
-    if (!p.devices) return p.env;
+    const containers = this.containers;
+    const container = p.container;
+    if (!container) return;
+    if (!containers) {
+      this.failed(p.allocationId, p.workloadId, 'RUNTIME.UNAVAILABLE: this node has no container engine');
+      return;
+    }
+    const runtime = this.deviceRuntimeOf(command, GUARD_IN_CONTAINER);
+    if (runtime === null) return;
+    this.owned.set(p.allocationId, { workloadId: p.workloadId, runtime: 'container' });
+    const started = containers.start({
+      allocationId: p.allocationId,
+      workloadId: p.workloadId,
+      instanceId: `${p.workloadId}/${p.instance}`,
+      nodeId: this.nodeId(),
+      command: p.command,
+      args: p.args,
+      env: { ...p.env, ...runtime?.env },
+      workingDir: p.workingDir,
+      stopGraceSeconds: p.stopGraceSeconds,
+      container,
+      ...(runtime
+        ? {
+            devices: {
+              deviceNodes: runtime.deviceNodes,
+              mounts: runtime.mounts,
+              ...(p.devices?.sliceMemoryBytes !== undefined ? { guard: this.devices.vramGuardPath } : {}),
+            },
+          }
+        : {}),
+    });
+    if (started) this.save();
+  }
+
+  /** The process environment: the spec's, then the devices' (visible devices, guard); undefined if refused. */
+  private environment(
+    command: RunCommand,
+    guardPath: string | undefined,
+  ): Record<string, string> | undefined {
+    const runtime = this.deviceRuntimeOf(command, guardPath);
+    if (runtime === null) return undefined;
+    return runtime ? { ...command.placement.env, ...runtime.env } : command.placement.env;
+  }
+
+  /**
+   * What the placement's devices add (the guard preloaded from `guardPath`, where the workload sees it); undefined
+   * without devices, null when refused (reported failed).
+   */
+  private deviceRuntimeOf(
+    command: RunCommand,
+    guardPath: string | undefined,
+  ): DeviceRuntime | undefined | null {
+    const p = command.placement;
+    if (!p.devices) return undefined;
     try {
-      const runtime = deviceRuntime(p.devices, this.devices.devices(), {
-        vramGuardPath: this.devices.vramGuardPath,
+      if (p.devices.sliceMemoryBytes !== undefined && !this.devices.vramGuardPath)
+        throw new DeviceRuntimeError(
+          'a memory slice needs the vram-guard library (HCN_VRAM_GUARD), not found',
+        );
+      return deviceRuntime(p.devices, this.devices.devices(), {
+        vramGuardPath: guardPath,
         inheritedPreload: p.env.LD_PRELOAD,
       });
-      return { ...p.env, ...runtime.env };
     } catch (error) {
       if (!(error instanceof DeviceRuntimeError)) throw error;
       this.owned.delete(p.allocationId);
-      this.report({
-        kind: 'allocation',
-        workloadId: p.workloadId,
-        allocationId: p.allocationId,
-        status: 'failed',
-        reason: error.message,
-        at: new Date().toISOString(),
-      });
-      return undefined;
+      this.failed(p.allocationId, p.workloadId, error.message);
+      return null;
     }
   }
 
   /** Stops an allocation; one this agent does not run is reported stopped at once (nothing to stop). */
   async stop(command: StopAllocationCommand): Promise<void> {
-    if (this.executor.running().includes(command.allocationId))
-      return this.executor.stop(command.allocationId, command.reason);
+    const executor = this.executorOf(command.allocationId);
+    if (executor?.running().includes(command.allocationId))
+      return executor.stop(command.allocationId, command.reason);
     this.report({
       kind: 'allocation',
       workloadId: command.workloadId,
@@ -134,25 +240,22 @@ export class WorkloadRunner {
   }
 
   /** Stops everything (agent shutdown). */
-  stopAll(reason: string): Promise<void> {
-    return this.executor.stopAll(reason);
+  async stopAll(reason: string): Promise<void> {
+    await Promise.all(this.executors().map((e) => e.stopAll(reason)));
   }
 
   /** Queues the new output of every allocation as logs reports. */
   shipLogs(): void {
     for (const [allocationId, owned] of this.owned) {
-      const chunks = this.executor.readNewOutput(allocationId);
+      const executor = this.executorOf(allocationId);
+      const chunks = executor?.readNewOutput(allocationId) ?? [];
       if (chunks.length > 0)
         this.report({ kind: 'logs', workloadId: owned.workloadId, allocationId, chunks });
-      if (this.isFinished(allocationId) && chunks.length === 0) {
-        this.executor.forget(allocationId);
+      if (!executor?.running().includes(allocationId) && chunks.length === 0) {
+        executor?.forget(allocationId);
         this.owned.delete(allocationId);
       }
     }
-  }
-
-  private isFinished(allocationId: string): boolean {
-    return !this.executor.running().includes(allocationId);
   }
 
   private onExecution(e: ExecutionEvent): void {
@@ -168,7 +271,7 @@ export class WorkloadRunner {
     else this.shipFinalOutput(e.allocationId, owned);
     switch (e.kind) {
       case 'started':
-        this.report({ ...base, status: 'started', pid: e.pid });
+        this.report({ ...base, status: 'started', pid: e.pid, ...(e.ports ? { ports: e.ports } : {}) });
         break;
       case 'completed':
         this.report({ ...base, status: 'completed', exitCode: e.exitCode });
@@ -195,12 +298,12 @@ export class WorkloadRunner {
   }
 
   private shipFinalOutput(allocationId: string, owned: Owned): void {
-    const chunks = this.executor.readNewOutput(allocationId);
+    const chunks = this.executorOf(allocationId)?.readNewOutput(allocationId) ?? [];
     if (chunks.length > 0) this.report({ kind: 'logs', workloadId: owned.workloadId, allocationId, chunks });
   }
 
   private save(): void {
-    const running = new Set(this.executor.running());
+    const running = new Set(this.running());
     const state = Object.fromEntries([...this.owned].filter(([id]) => running.has(id)));
     writeFileSync(this.statePath, JSON.stringify(state));
   }

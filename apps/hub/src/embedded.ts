@@ -1,6 +1,15 @@
 import 'reflect-metadata';
 import { MemoryMessageBus } from '@hcn/messaging';
-import { onShutdown, openEventStore, parseConfig, runMain, startEmbeddedPostgres } from '@hcn/platform';
+import {
+  RunningEngine,
+  onShutdown,
+  openEventStore,
+  parseConfig,
+  podmanInstalled,
+  runMain,
+  startEmbeddedPostgres,
+  startPodmanService,
+} from '@hcn/platform';
 import { openReadModels } from '@hcn/read-models';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -63,8 +72,10 @@ async function main(): Promise<void> {
   });
   const hub = await startHub(config, { store, bus, readModels });
   const scavenger = startScavenger(store, scavenging.HCN_SCAVENGE_SECONDS * 1000);
+  const engine = await embeddedContainerEngine(join(dataDir, 'podman'));
   const agentConfig = loadAgentConfig({
     ...process.env,
+    ...(engine ? { DOCKER_HOST: `unix://${engine.socketPath}` } : {}),
     HCN_HUB_URL: hub.url,
     HCN_JOIN_TOKEN: config.joinToken,
     HCN_DOMAIN: process.env.HCN_DOMAIN ?? 'local',
@@ -88,7 +99,33 @@ async function main(): Promise<void> {
     await store.close();
     await readModels.destroy();
     await postgres.stop();
+    await engine?.stop();
   });
+}
+
+/**
+ * The local agent's container engine: none to start when DOCKER_HOST is set (the agent uses it); else podman's
+ * Docker API service on a socket in the data directory when podman is installed (stopped on exit); else none, in
+ * one line.
+ */
+async function embeddedContainerEngine(dir: string): Promise<RunningEngine | undefined> {
+  if (process.env.DOCKER_HOST) return undefined;
+  if (!podmanInstalled()) {
+    console.log(
+      '[hcn] no DOCKER_HOST and no podman: container workloads will be unschedulable on the local agent',
+    );
+    return undefined;
+  }
+  try {
+    const engine = await startPodmanService(dir);
+    console.log(`[hcn] container engine: podman system service on ${engine.socketPath}`);
+    return engine;
+  } catch (error) {
+    console.log(
+      `[hcn] podman did not start (${(error as Error).message}): container workloads will be unschedulable`,
+    );
+    return undefined;
+  }
 }
 
 runMain('hcn', main);

@@ -223,7 +223,9 @@ describeWithContainers('ContainerExecutor against podman (Docker Engine API)', (
     // A new executor stands for the restarted agent (the first one is abandoned, as SIGKILL would leave it).
     const restartedEvents: ExecutionEvent[] = [];
     const second = executor(restartedEvents);
-    expect(await second.adopt(new Set([s.allocationId]))).toEqual([s.allocationId]);
+    expect(await second.adopt(new Set([s.allocationId]))).toEqual([
+      { allocationId: s.allocationId, workloadId: s.workloadId },
+    ]);
     expect(second.start(s)).toBe(false); // a repeated run command starts nothing
     await eventually('completed after adoption', async () => restartedEvents.length > 0, 20_000);
     expect(restartedEvents).toEqual([

@@ -82,11 +82,11 @@ export class ContainerExecutor implements Executor {
   /**
    * Takes over this node's containers left by a previous life of the agent: running ones are followed as if started
    * here; ended ones in `unreported` (allocations the agent had not reported ended) are reported now. Returns the
-   * allocation ids adopted.
+   * allocations adopted.
    */
-  async adopt(unreported: ReadonlySet<string>): Promise<string[]> {
+  async adopt(unreported: ReadonlySet<string>): Promise<{ allocationId: string; workloadId: string }[]> {
     const found = await this.opts.engine.list([`${LABELS.node}=${this.opts.nodeId()}`]);
-    const adopted: string[] = [];
+    const adopted: { allocationId: string; workloadId: string }[] = [];
     for (const status of found) {
       const allocationId = status.labels[LABELS.allocation];
       if (!allocationId || this.runs.has(allocationId)) continue;
@@ -95,7 +95,7 @@ export class ContainerExecutor implements Executor {
       const run = this.open(allocationId, status.labels[LABELS.workload] ?? '', grace, 0);
       run.id = status.id;
       run.started = true;
-      adopted.push(allocationId);
+      adopted.push({ allocationId, workloadId: run.workloadId });
       void this.watch(run).catch((error: Error) => this.finish(run, undefined, error.message));
     }
     return adopted;
