@@ -74,7 +74,7 @@ describe('workload decider', () => {
     const result = given([]).when({
       type: 'Submit',
       workloadId: W,
-      spec: spec({ type: 'container' }),
+      spec: spec({ type: 'model-server' }),
       idempotencyKey: null,
     });
     expect(result).toMatchObject({ error: { code: 'WORKLOAD.TYPE_UNSUPPORTED' } });
