@@ -141,8 +141,11 @@ type SpecShape = {
 function checkRuntimeFields(spec: SpecShape, ctx: z.RefinementCtx): void {
   const issue = (path: string, message: string): void =>
     ctx.addIssue({ code: 'custom', path: [path], message });
+  // A required field that is missing keeps the code a missing field always had (stable error codes).
+  const missing = (path: string, message: string): void =>
+    ctx.addIssue({ code: 'invalid_type', expected: 'string', input: undefined, path: [path], message });
   if (spec.type === 'container') {
-    if (!spec.image) issue('image', 'a container workload needs an image');
+    if (!spec.image) missing('image', 'a container workload needs an image');
     if (spec.workingDir !== undefined && !spec.workingDir.startsWith('/'))
       issue('workingDir', "a container's working directory is an absolute path");
     const seen = new Set<string>();
@@ -154,7 +157,7 @@ function checkRuntimeFields(spec: SpecShape, ctx: z.RefinementCtx): void {
     return;
   }
   if (spec.type === 'process' && spec.command === undefined)
-    issue('command', 'a process workload needs a command');
+    missing('command', 'a process workload needs a command');
   if (spec.workingDir?.startsWith('/')) issue('workingDir', 'a relative path without ..');
   for (const field of CONTAINER_ONLY)
     if (spec[field] !== undefined) issue(field, 'only container workloads take this field');
