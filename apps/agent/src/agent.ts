@@ -17,8 +17,10 @@ import { NodeIdentity } from './identity';
 import { Outbox } from './outbox/outbox';
 import { ContainerRuntimeOptions, ReportBody, WorkloadRunner } from './workload-runner';
 import type { Runtime } from '@hcn/contracts';
-import { existsSync } from 'node:fs';
-import { detectCgroupMode } from './containers/cgroup-usage';
+import { chmodSync, existsSync } from 'node:fs';
+import { detectCgroupMode } from './isolation/cgroups';
+import { ProcessSandbox } from './isolation/process-sandbox';
+import { resolveWorkloadUser } from './isolation/workload-user';
 import { DockerEngine } from './containers/docker-engine';
 import type { ContainerEngine } from './containers/engine';
 
@@ -57,6 +59,7 @@ export class Agent {
   private devices: AcceleratorDevice[] = [];
   /** The local container engine, when a socket is configured or found. */
   private readonly engine: ContainerEngine | undefined;
+  private readonly sandbox: ProcessSandbox;
   /** The runtimes registered with the hub. */
   private runtimes: Runtime[] = ['process'];
 
@@ -66,10 +69,17 @@ export class Agent {
     private readonly options: AgentOptions = {},
   ) {
     this.identity = new NodeIdentity(config.dataDir);
+    chmodSync(config.dataDir, 0o700); // the outbox, identity and allocation state: the agent's alone
     this.outbox = new Outbox(join(config.dataDir, 'outbox'));
     this.sampler = new UsageSampler(config.dataDir);
     this.applied = new AppliedCommands(config.dataDir);
     this.hub = new HubClient(config.hubUrl);
+    this.sandbox = new ProcessSandbox(
+      resolveWorkloadUser(config.processUser),
+      detectCgroupMode(),
+      '/hcn-agent',
+      config.containers.pidsLimit,
+    );
     const socket = engineSocket(config.containers.socket);
     this.engine = socket ? new DockerEngine(socket) : undefined;
     this.runner = new WorkloadRunner(
@@ -79,6 +89,7 @@ export class Agent {
       {
         devices: () => this.devices,
         vramGuardPath: config.vramGuardPath,
+        sandbox: this.sandbox,
         ...(this.engine ? { containers: this.containerOptions(this.engine) } : {}),
       },
     );
@@ -125,6 +136,7 @@ export class Agent {
 
   /** Registers (retrying until the hub answers), starts heartbeats and command consumption. */
   async start(): Promise<void> {
+    this.log(this.sandbox.describe());
     this.runtimes = await this.probeRuntimes();
     this.log(
       this.runtimes.includes('container')

@@ -18,7 +18,7 @@ export class AppliedCommands {
     if (this.ids.includes(commandId)) return false;
     this.ids.push(commandId);
     if (this.ids.length > KEEP) this.ids.splice(0, this.ids.length - KEEP);
-    writeFileSync(this.path, JSON.stringify(this.ids));
+    writeFileSync(this.path, JSON.stringify(this.ids), { mode: 0o600 });
     return true;
   }
 }

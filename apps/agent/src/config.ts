@@ -18,6 +18,13 @@ const fileSchema = z
     devices: declaredDevicesSchema.optional(),
     /** The vram-guard library preloaded into workloads that hold a memory slice. */
     vramGuard: z.string().optional(),
+    processes: z
+      .object({
+        /** `auto` (default): a dedicated account as root, else the agent's; `none`: the agent's; or an account. */
+        user: z.string().min(1).optional(),
+      })
+      .strict()
+      .optional(),
     containers: z
       .object({
         /** The engine's unix socket (Docker, or podman system service); DOCKER_HOST=unix://... overrides. */
@@ -58,6 +65,7 @@ const schema = z.object({
     .refine((path) => existsSync(path), 'vramGuard (HCN_VRAM_GUARD): no such file')
     .optional(),
   containers: containersSchema,
+  processUser: z.string().min(1),
 });
 
 /** Validated agent configuration. */
@@ -101,6 +109,7 @@ export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentConfig {
     kafkaBrokers: brokers,
     devices: file.devices,
     vramGuardPath: env.HCN_VRAM_GUARD ?? file.vramGuard ?? builtGuard(),
+    processUser: env.HCN_PROCESS_USER ?? file.processes?.user ?? 'auto',
     containers: {
       socket: dockerHostSocket(env.DOCKER_HOST) ?? file.containers?.socket,
       allowedHostPaths: file.containers?.allowedHostPaths ?? [],

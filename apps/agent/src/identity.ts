@@ -6,7 +6,7 @@ export class NodeIdentity {
   private readonly path: string;
 
   constructor(dataDir: string) {
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     this.path = join(dataDir, 'node-id');
   }
 
@@ -17,6 +17,6 @@ export class NodeIdentity {
 
   /** Stores the node id the hub confirmed. */
   write(nodeId: string): void {
-    writeFileSync(this.path, `${nodeId}\n`);
+    writeFileSync(this.path, `${nodeId}\n`, { mode: 0o600 });
   }
 }

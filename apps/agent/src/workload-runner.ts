@@ -6,6 +6,7 @@ import { ExecutionEvent, ProcessExecutor } from './executors/process.executor';
 import type { Executor } from './executors/execution.types';
 import { ContainerExecutor, ContainerExecutorOptions } from './containers/container.executor';
 import { GUARD_IN_CONTAINER } from './containers/container-request';
+import type { ProcessSandbox } from './isolation/process-sandbox';
 
 type RunCommand = Extract<AgentCommand, { kind: 'run' }>;
 type StopAllocationCommand = Extract<AgentCommand, { kind: 'stop-allocation' }>;
@@ -29,6 +30,8 @@ interface Owned {
 export interface DeviceSetup {
   devices(): readonly AcceleratorDevice[];
   readonly vramGuardPath?: string;
+  /** Runs process placements as the workload user inside their limits (absent: as the agent, unlimited). */
+  readonly sandbox?: ProcessSandbox;
   /** How to run container placements (absent: this node has no container engine). */
   readonly containers?: ContainerRuntimeOptions;
 }
@@ -57,6 +60,7 @@ export class WorkloadRunner {
     this.executor = new ProcessExecutor({
       baseDir: join(dataDir, 'allocations'),
       onEvent: (e) => this.onExecution(e),
+      sandbox: devices.sandbox,
     });
     if (devices.containers)
       this.containers = new ContainerExecutor({
@@ -135,6 +139,7 @@ export class WorkloadRunner {
     const env = this.environment(command, this.devices.vramGuardPath);
     if (!env) return;
     const started = this.executor.start({
+      limits: p.limits,
       allocationId: p.allocationId,
       workloadId: p.workloadId,
       instanceId: `${p.workloadId}/${p.instance}`,
@@ -172,6 +177,7 @@ export class WorkloadRunner {
       env: { ...p.env, ...runtime?.env },
       workingDir: p.workingDir,
       stopGraceSeconds: p.stopGraceSeconds,
+      limits: p.limits,
       container,
       ...(runtime
         ? {
@@ -305,7 +311,7 @@ export class WorkloadRunner {
   private save(): void {
     const running = new Set(this.running());
     const state = Object.fromEntries([...this.owned].filter(([id]) => running.has(id)));
-    writeFileSync(this.statePath, JSON.stringify(state));
+    writeFileSync(this.statePath, JSON.stringify(state), { mode: 0o600 });
   }
 }
 

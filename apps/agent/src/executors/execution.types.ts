@@ -1,4 +1,5 @@
-import type { PublishedPort } from '@hcn/contracts';
+import type { AllocationLimits, PublishedPort } from '@hcn/contracts';
+import type { ProcessSandbox } from '../isolation/process-sandbox';
 
 /** What to run for one allocation. */
 export interface ProcessSpec {
@@ -12,6 +13,8 @@ export interface ProcessSpec {
   /** Relative to the allocation dir when relative; default: the allocation dir itself. */
   workingDir?: string;
   stopGraceSeconds: number;
+  /** The reservation to enforce (absent: none). */
+  limits?: AllocationLimits;
 }
 
 /** What the executor reports (the agent turns these into reports to the hub). */
@@ -56,6 +59,8 @@ export interface ProcessExecutorOptions {
   /** Rotated files kept besides the current one: `stdout.log.1` … `.N` (default 3). */
   keepLogFiles?: number;
   now?: () => Date;
+  /** Runs each process as the workload user inside its limits (absent: as the agent, unlimited). */
+  sandbox?: ProcessSandbox;
 }
 
 /** What runs allocations on this node (host processes, containers): the runner drives each the same way. */

@@ -59,8 +59,26 @@ export class ProcessExecutor implements Executor {
     const a: Allocation = { spec, exited: false, finished: false, timers: [], done, resolveDone };
     this.allocs.set(spec.allocationId, a);
     try {
-      const cwd = this.prepare(a);
-      a.child = spawn(spec.command, spec.args, { cwd, env: processEnv(spec), detached: true, stdio: STDIO });
+      const { dir, cwd } = this.prepare(a);
+      const sandbox = this.opts.sandbox;
+      const launch = sandbox
+        ? sandbox.prepare(
+            spec.allocationId,
+            [dir, cwd],
+            spec.command,
+            spec.args,
+            processEnv(spec),
+            spec.limits,
+          )
+        : { command: spec.command, args: spec.args, env: processEnv(spec) };
+      a.child = spawn(launch.command, launch.args, {
+        cwd,
+        env: launch.env,
+        uid: launch.uid,
+        gid: launch.gid,
+        detached: true,
+        stdio: STDIO,
+      });
     } catch (err) {
       a.spawnError = err instanceof Error ? err : new Error(String(err));
       this.finish(a, null, null);
@@ -136,8 +154,8 @@ export class ProcessExecutor implements Executor {
     return a?.finished === true && this.allocs.delete(allocationId);
   }
 
-  /** Creates the allocation and working dirs and opens the logs; returns the working dir. */
-  private prepare(a: Allocation): string {
+  /** Creates the allocation and working dirs and opens the logs. */
+  private prepare(a: Allocation): { dir: string; cwd: string } {
     const id = a.spec.allocationId;
     if (!id || id === '.' || id === '..' || /[/\\\0]/.test(id))
       throw new Error(`invalid allocation id '${id}'`);
@@ -152,7 +170,7 @@ export class ProcessExecutor implements Executor {
       stdout.close();
       throw err;
     }
-    return cwd;
+    return { dir, cwd };
   }
 
   private openLog(path: string): RotatingLog {
@@ -195,6 +213,7 @@ export class ProcessExecutor implements Executor {
 
   private ending(a: Allocation, code: number | null, signal: NodeJS.Signals | null): Ending {
     const base = { allocationId: a.spec.allocationId, at: this.at() };
+    const usage = this.opts.sandbox?.release(a.spec.allocationId);
     if (a.spawnError && a.child?.pid === undefined)
       return {
         ...base,
@@ -204,6 +223,16 @@ export class ProcessExecutor implements Executor {
         signal: null,
       };
     if (a.stopping) return { ...base, kind: 'stopped', ...a.stopping, exitCode: code, signal };
+    if (usage && usage.oomKills > 0) {
+      const limit = a.spec.limits?.memoryBytes ? ` (memory limit ${a.spec.limits.memoryBytes} bytes)` : '';
+      return {
+        ...base,
+        kind: 'failed',
+        reason: `ALLOCATION.OOM_KILLED: out of memory${limit}`,
+        exitCode: code,
+        signal,
+      };
+    }
     if (code === 0) return { ...base, kind: 'completed', exitCode: 0 };
     const reason = signal ? `killed by ${signal}` : `exited with code ${code}`;
     return { ...base, kind: 'failed', reason, exitCode: code, signal };

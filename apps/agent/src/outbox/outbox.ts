@@ -31,7 +31,7 @@ export class Outbox<T> {
   private sentSeq = -1;
 
   constructor(dir: string) {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.logPath = join(dir, 'outbox.jsonl');
     this.cursorPath = join(dir, 'outbox.sent');
     this.load();
@@ -50,7 +50,7 @@ export class Outbox<T> {
   /** Stores a report durably; `build` receives its sequence number. */
   add(build: (seq: number) => T): OutboxEntry<T> {
     const entry = { seq: this.nextSeq, body: build(this.nextSeq) };
-    const fd = openSync(this.logPath, 'a');
+    const fd = openSync(this.logPath, 'a', 0o600);
     try {
       appendFileSync(fd, `${JSON.stringify(entry)}\n`);
       fsyncSync(fd);
@@ -96,6 +96,6 @@ export class Outbox<T> {
 
 function writeAtomically(path: string, content: string): void {
   const temporary = `${path}.tmp`;
-  writeFileSync(temporary, content);
+  writeFileSync(temporary, content, { mode: 0o600 });
   renameSync(temporary, path);
 }

@@ -21,6 +21,11 @@ export function placementCommand(
       ...(spec.workingDir ? { workingDir: spec.workingDir } : {}),
       stopGraceSeconds: spec.stopGraceSeconds,
       ...(placed.devices ? { devices: placed.devices } : {}),
+      limits: {
+        cpuMillis: spec.resources.cpuMillis,
+        memoryBytes: spec.resources.memoryBytes,
+        ...(spec.pidsLimit ? { pidsLimit: spec.pidsLimit } : {}),
+      },
       ...(spec.type === 'container' ? { container: containerPlacement(spec) } : {}),
     },
   };
@@ -35,8 +40,5 @@ function containerPlacement(spec: WorkloadSpec): ContainerPlacement {
     ...(spec.user ? { user: spec.user } : {}),
     ports: spec.ports ?? [],
     volumes: spec.volumes ?? [],
-    cpuMillis: spec.resources.cpuMillis,
-    memoryBytes: spec.resources.memoryBytes,
-    ...(spec.pidsLimit ? { pidsLimit: spec.pidsLimit } : {}),
   };
 }

@@ -69,12 +69,16 @@ export const containerPlacementSchema = z.object({
   user: z.string().max(256).optional(),
   ports: z.array(portMappingSchema).max(64),
   volumes: z.array(volumeSchema).max(64),
-  /** The workload's reservation, enforced as the container's CPU quota and memory limit (0: none). */
+});
+
+/** The limits an allocation runs under: its reservation (0: none) and a pids limit (absent: the agent's). */
+export const allocationLimitsSchema = z.object({
   cpuMillis: z.number().int().min(0),
   memoryBytes: z.number().int().min(0),
-  /** Absent: the agent's default. */
   pidsLimit: z.number().int().min(1).optional(),
 });
+/** The limits an allocation runs under. */
+export type AllocationLimits = z.output<typeof allocationLimitsSchema>;
 /** What the agent needs to run a container. */
 export type ContainerPlacement = z.output<typeof containerPlacementSchema>;
 

@@ -71,7 +71,7 @@ export const RUNNABLE_WORKLOAD_TYPES: readonly string[] = ['process', 'container
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'environment names: letters, digits, _');
 const withoutDotDot = (p: string): boolean => !p.split('/').includes('..');
 /** Fields only a container workload may carry. */
-const CONTAINER_ONLY = ['image', 'pullPolicy', 'user', 'ports', 'volumes', 'pidsLimit'] as const;
+const CONTAINER_ONLY = ['image', 'pullPolicy', 'user', 'ports', 'volumes'] as const;
 
 /** The full, validated specification of a workload. */
 export const workloadSpecSchema = z
@@ -96,7 +96,7 @@ export const workloadSpecSchema = z
       .optional(),
     ports: z.array(portMappingSchema).max(64).optional(),
     volumes: z.array(volumeSchema).max(64).optional(),
-    /** Most processes the container may hold (default: the agent's, 1024). */
+    /** Most processes (and threads) the allocation may hold (default: the agent's, 1024). */
     pidsLimit: z.number().int().min(1).max(1_000_000).optional(),
     resources: resourcesSchema,
     /** Accelerator devices wanted beyond `resources.accelerators` (whole devices or one memory slice). */

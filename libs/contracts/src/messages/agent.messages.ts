@@ -1,7 +1,7 @@
 import { deviceUsageSchema } from '../devices/device.schemas';
 import { placedDevicesSchema } from '../devices/device-request.schema';
 import { z } from 'zod';
-import { containerPlacementSchema, publishedPortSchema } from '../events/container.spec';
+import { allocationLimitsSchema, containerPlacementSchema, publishedPortSchema } from '../events/container.spec';
 import {
   domainIdSchema,
   labelsSchema,
@@ -119,7 +119,9 @@ export const placementSchema = z.object({
   stopGraceSeconds: z.number().min(0),
   /** The devices to expose to the process (whole devices, or a memory slice enforced by the vram-guard). */
   devices: placedDevicesSchema.optional(),
-  /** Present for a container workload: image, limits, ports, volumes (absent: a host process). */
+  /** The reservation enforced as limits (cgroups or the engine's); absent from hubs before limits were sent. */
+  limits: allocationLimitsSchema.optional(),
+  /** Present for a container workload: image, ports, volumes (absent: a host process). */
   container: containerPlacementSchema.optional(),
 });
 

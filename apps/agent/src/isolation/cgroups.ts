@@ -1,4 +1,12 @@
-import { existsSync, readFileSync, readdirSync, rmdirSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmdirSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = '/sys/fs/cgroup';
@@ -90,4 +98,76 @@ function removeTree(dir: string): void {
   } catch {
     // missing, or still busy
   }
+}
+
+/** Limits of a cgroup: CPU in millicores, memory in bytes (swap not beyond it), processes (0: no limit). */
+export interface CgroupLimits {
+  readonly cpuMillis: number;
+  readonly memoryBytes: number;
+  readonly pidsMax: number;
+}
+
+const PERIOD_US = 100_000;
+
+function write(path: string, value: string, optional = false): void {
+  try {
+    writeFileSync(path, value);
+  } catch (error) {
+    if (!optional) throw error;
+  }
+}
+
+/**
+ * Creates the cgroup `path` (e.g. `/hcn-agent/<id>`) with the limits in every controller it needs and returns the
+ * `cgroup.procs` files a process must join; `owner` may write them (so a workload's wrapper, already running as its
+ * user, joins before it execs), nothing else.
+ */
+export function createCgroup(mode: CgroupMode, path: string, limits: CgroupLimits, owner?: number): string[] {
+  if (mode === 'none') return [];
+  const dirs = mode === 'v1' ? v1Dirs(path, limits) : [v2Dir(path, limits)];
+  const procs = dirs.map((dir) => join(dir, 'cgroup.procs'));
+  if (owner !== undefined) for (const file of procs) chownSync(file, owner, -1);
+  return procs;
+}
+
+function v1Dirs(path: string, limits: CgroupLimits): string[] {
+  const dir = (controller: string): string => {
+    const full = join(ROOT, controller, path);
+    mkdirSync(full, { recursive: true });
+    return full;
+  };
+  const memory = dir('memory');
+  if (limits.memoryBytes > 0) {
+    write(join(memory, 'memory.limit_in_bytes'), String(limits.memoryBytes));
+    write(join(memory, 'memory.memsw.limit_in_bytes'), String(limits.memoryBytes), true); // no swap accounting: none
+  }
+  const cpu = dir('cpu');
+  if (limits.cpuMillis > 0) {
+    write(join(cpu, 'cpu.cfs_period_us'), String(PERIOD_US));
+    write(join(cpu, 'cpu.cfs_quota_us'), String(Math.max(1000, limits.cpuMillis * (PERIOD_US / 1000))));
+  }
+  const pids = dir('pids');
+  if (limits.pidsMax > 0) write(join(pids, 'pids.max'), String(limits.pidsMax));
+  const dirs = [memory, cpu, pids];
+  if (existsSync(join(ROOT, 'cpuacct')) && !existsSync(join(ROOT, 'cpu', 'cpuacct.usage')))
+    dirs.push(dir('cpuacct'));
+  return dirs;
+}
+
+function v2Dir(path: string, limits: CgroupLimits): string {
+  const parts = path.split('/').filter(Boolean);
+  let current = ROOT;
+  for (const part of parts) {
+    write(join(current, 'cgroup.subtree_control'), '+cpu +memory +pids', true);
+    current = join(current, part);
+    mkdirSync(current, { recursive: true });
+  }
+  if (limits.memoryBytes > 0) {
+    write(join(current, 'memory.max'), String(limits.memoryBytes));
+    write(join(current, 'memory.swap.max'), '0', true);
+  }
+  if (limits.cpuMillis > 0)
+    write(join(current, 'cpu.max'), `${Math.max(1000, limits.cpuMillis * (PERIOD_US / 1000))} ${PERIOD_US}`);
+  if (limits.pidsMax > 0) write(join(current, 'pids.max'), String(limits.pidsMax));
+  return current;
 }
