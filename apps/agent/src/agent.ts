@@ -236,6 +236,7 @@ export class Agent {
     if (!session) return;
     const usage = await this.sampler.sample();
     const devices = await this.deviceUsage();
+    const allocationUsage = this.runner.usage();
     this.outbox.add((seq) => ({
       kind: 'heartbeat',
       nodeId: session.nodeId,
@@ -246,6 +247,7 @@ export class Agent {
       usage,
       ...(devices.length > 0 ? { devices } : {}),
       runningAllocations: this.runner.running(),
+      ...(allocationUsage.length > 0 ? { allocationUsage } : {}),
       final,
     }));
   }

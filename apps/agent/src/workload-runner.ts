@@ -1,4 +1,4 @@
-import type { AcceleratorDevice, AgentCommand, AgentReport } from '@hcn/contracts';
+import type { AcceleratorDevice, AgentCommand, AgentReport, AllocationUsage } from '@hcn/contracts';
 import { DeviceRuntime, DeviceRuntimeError, deviceRuntime } from './runtime/device-runtime';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -69,6 +69,16 @@ export class WorkloadRunner {
         baseDir: join(dataDir, 'allocations'),
         onEvent: (e) => this.onExecution(e),
       });
+  }
+
+  /** Measured usage of every running allocation that is measured (heartbeats carry it). */
+  usage(): AllocationUsage[] {
+    return this.executors().flatMap((executor) =>
+      executor.running().flatMap((allocationId) => {
+        const usage = executor.usage(allocationId);
+        return usage ? [{ allocationId, ...usage }] : [];
+      }),
+    );
   }
 
   /** Allocations running now (heartbeats carry them). */
@@ -272,6 +282,7 @@ export class WorkloadRunner {
       workloadId: owned.workloadId,
       allocationId: e.allocationId,
       at: e.at,
+      ...(e.kind !== 'started' && e.usage ? { usage: e.usage } : {}),
     };
     if (e.kind === 'started') owned.pid = e.pid;
     else this.shipFinalOutput(e.allocationId, owned);

@@ -11,8 +11,7 @@ import {
   startPodmanService,
 } from '@hcn/platform';
 import { openReadModels } from '@hcn/read-models';
-import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { Agent } from '../../agent/src/agent';
@@ -21,27 +20,7 @@ import { startProjector } from '../../projector/src/projector';
 import { scavengeSecondsSchema, startScavenger } from '../../projector/src/scavenger';
 import { loadHubConfig } from './config';
 import { startHub } from './hub';
-
-/** Secrets generated on the first embedded run and kept in the data directory. */
-export function embeddedSecrets(dataDir: string): {
-  joinToken: string;
-  agentSecret: string;
-  adminToken: string;
-  postgresPassword: string;
-} {
-  const path = join(dataDir, 'secrets.json');
-  const kept = existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : {};
-  if (kept.adminToken && kept.postgresPassword) return kept;
-  const secrets = {
-    joinToken: randomBytes(24).toString('base64url'),
-    agentSecret: randomBytes(32).toString('base64url'),
-    adminToken: randomBytes(24).toString('base64url'),
-    postgresPassword: randomBytes(24).toString('base64url'),
-    ...kept,
-  };
-  writeFileSync(path, JSON.stringify(secrets), { mode: 0o600 });
-  return secrets;
-}
+import { embeddedSecrets } from './embedded-secrets';
 
 /**
  * Embedded mode (`npm start`): hub, projector and a local agent in one process, on embedded PostgreSQL

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { ExecutionEvent, Executor, OutputChunk, OutputStream } from '../executors/execution.types';
 import { makeDir } from '../executors/process-os';
 import { RotatingLog } from '../executors/rotating-log';
-import { CgroupMode, cgroupUsage, removeCgroup } from '../isolation/cgroups';
+import { CgroupMode, CgroupUsage, cgroupUsage, measured, removeCgroup } from '../isolation/cgroups';
+import type { MeasuredUsage } from '@hcn/contracts';
 import {
   ContainerPolicy,
   ContainerRunSpec,
@@ -126,6 +127,20 @@ export class ContainerExecutor implements Executor {
     return [...this.runs.values()].filter((r) => !r.finished).map((r) => r.allocationId);
   }
 
+  /** What a running container used so far, from its allocation's cgroup (undefined without one). */
+  usage(allocationId: string): MeasuredUsage | undefined {
+    const run = this.runs.get(allocationId);
+    if (!run || run.finished || !run.started) return undefined;
+    const cgroup = this.cgroupUsage(allocationId);
+    return cgroup ? measured(cgroup) : undefined;
+  }
+
+  private cgroupUsage(allocationId: string): CgroupUsage | undefined {
+    const parent = this.opts.policy.cgroupParent;
+    if (!parent || this.opts.cgroups === 'none') return undefined;
+    return cgroupUsage(this.opts.cgroups, `${parent}/${allocationId}`);
+  }
+
   knows(allocationId: string): boolean {
     return this.runs.has(allocationId);
   }
@@ -242,13 +257,18 @@ export class ContainerExecutor implements Executor {
   }
 
   private ending(run: Run, status: ContainerStatus | undefined, error?: string): Ending {
-    const base = { allocationId: run.allocationId, at: this.at() };
+    const cgroup = this.cgroupUsage(run.allocationId);
+    const base = {
+      allocationId: run.allocationId,
+      at: this.at(),
+      ...(cgroup ? { usage: measured(cgroup) } : {}),
+    };
     if (error !== undefined && !run.stopping)
       return { ...base, kind: 'failed', reason: error, exitCode: null, signal: null };
     const exitCode = status ? status.exitCode : null;
     const signal = exitCode !== null && exitCode > 128 ? signalName(exitCode - 128) : null;
     if (run.stopping) return { ...base, kind: 'stopped', ...run.stopping, exitCode, signal };
-    if (status && this.oomKilled(run, status)) {
+    if (status && this.oomKilled(run, status, cgroup)) {
       const limit = run.memoryBytes > 0 ? ` (memory limit ${run.memoryBytes} bytes)` : '';
       return {
         ...base,
@@ -269,11 +289,9 @@ export class ContainerExecutor implements Executor {
    * container whose memory peaked at its limit (cgroup v1 counts OOM kills only in the container's own cgroup,
    * which is gone once it ended, and Podman does not always set the flag).
    */
-  private oomKilled(run: Run, status: ContainerStatus): boolean {
+  private oomKilled(run: Run, status: ContainerStatus, usage: CgroupUsage | undefined): boolean {
     if (status.oomKilled) return true;
-    const cgroup = this.opts.policy.cgroupParent;
-    if (!cgroup || this.opts.cgroups === 'none') return false;
-    const usage = cgroupUsage(this.opts.cgroups, `${cgroup}/${run.allocationId}`);
+    if (!usage) return false;
     if (usage.oomKills > 0) return true;
     return status.exitCode === 137 && run.memoryBytes > 0 && usage.memoryPeakBytes >= run.memoryBytes;
   }

@@ -1,4 +1,4 @@
-import type { AllocationLimits, PublishedPort } from '@hcn/contracts';
+import type { AllocationLimits, MeasuredUsage, PublishedPort } from '@hcn/contracts';
 import type { ProcessSandbox } from '../isolation/process-sandbox';
 
 /** What to run for one allocation. */
@@ -20,7 +20,7 @@ export interface ProcessSpec {
 /** What the executor reports (the agent turns these into reports to the hub). */
 export type ExecutionEvent =
   | { kind: 'started'; allocationId: string; pid: number; at: string; ports?: PublishedPort[] }
-  | { kind: 'completed'; allocationId: string; exitCode: number; at: string }
+  | { kind: 'completed'; allocationId: string; exitCode: number; at: string; usage?: MeasuredUsage }
   | {
       kind: 'failed';
       allocationId: string;
@@ -28,6 +28,7 @@ export type ExecutionEvent =
       exitCode: number | null;
       signal: string | null;
       at: string;
+      usage?: MeasuredUsage;
     }
   | {
       kind: 'stopped';
@@ -37,6 +38,7 @@ export type ExecutionEvent =
       signal: string | null;
       at: string;
       reason: string;
+      usage?: MeasuredUsage;
     };
 
 /** Which output stream of a process. */
@@ -76,4 +78,6 @@ export interface Executor {
   readNewOutput(allocationId: string, maxBytes?: number): OutputChunk[];
   /** Drops what is remembered of a finished allocation; true when it did. */
   forget(allocationId: string): boolean;
+  /** What a running allocation used so far (undefined: not measured here). */
+  usage(allocationId: string): MeasuredUsage | undefined;
 }

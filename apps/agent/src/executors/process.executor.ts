@@ -10,6 +10,8 @@ import {
 } from './execution.types';
 import { makeDir, processEnv, signalGroup } from './process-os';
 import { LogLine, RotatingLog } from './rotating-log';
+import type { MeasuredUsage } from '@hcn/contracts';
+import { measured } from '../isolation/cgroups';
 
 export * from './execution.types';
 
@@ -212,30 +214,32 @@ export class ProcessExecutor implements Executor {
   }
 
   private ending(a: Allocation, code: number | null, signal: NodeJS.Signals | null): Ending {
-    const base = { allocationId: a.spec.allocationId, at: this.at() };
-    const usage = this.opts.sandbox?.release(a.spec.allocationId);
-    if (a.spawnError && a.child?.pid === undefined)
-      return {
-        ...base,
-        kind: 'failed',
-        reason: `could not start: ${a.spawnError.message}`,
-        exitCode: null,
-        signal: null,
-      };
+    const cgroup = this.opts.sandbox?.release(a.spec.allocationId);
+    const base = {
+      allocationId: a.spec.allocationId,
+      at: this.at(),
+      ...(cgroup ? { usage: measured(cgroup) } : {}),
+    };
+    if (a.spawnError && a.child?.pid === undefined) {
+      const reason = `could not start: ${a.spawnError.message}`;
+      return { ...base, kind: 'failed', reason, exitCode: null, signal: null };
+    }
     if (a.stopping) return { ...base, kind: 'stopped', ...a.stopping, exitCode: code, signal };
-    if (usage && usage.oomKills > 0) {
+    if (cgroup && cgroup.oomKills > 0) {
       const limit = a.spec.limits?.memoryBytes ? ` (memory limit ${a.spec.limits.memoryBytes} bytes)` : '';
-      return {
-        ...base,
-        kind: 'failed',
-        reason: `ALLOCATION.OOM_KILLED: out of memory${limit}`,
-        exitCode: code,
-        signal,
-      };
+      const reason = `ALLOCATION.OOM_KILLED: out of memory${limit}`;
+      return { ...base, kind: 'failed', reason, exitCode: code, signal };
     }
     if (code === 0) return { ...base, kind: 'completed', exitCode: 0 };
     const reason = signal ? `killed by ${signal}` : `exited with code ${code}`;
     return { ...base, kind: 'failed', reason, exitCode: code, signal };
+  }
+
+  /** What a running allocation used so far (its cgroup; undefined without one). */
+  usage(allocationId: string): MeasuredUsage | undefined {
+    if (!this.running().includes(allocationId)) return undefined;
+    const cgroup = this.opts.sandbox?.usage(allocationId);
+    return cgroup ? measured(cgroup) : undefined;
   }
 
   private clearTimers(a: Allocation): void {

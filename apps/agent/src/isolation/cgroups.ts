@@ -8,6 +8,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import type { MeasuredUsage } from '@hcn/contracts';
 
 const ROOT = '/sys/fs/cgroup';
 
@@ -82,6 +83,15 @@ const V1_CONTROLLERS = [
   'freezer',
   'systemd',
 ];
+
+/** The measured usage a report carries (the OOM count stays with the agent). */
+export function measured(usage: CgroupUsage): MeasuredUsage {
+  return {
+    cpuSeconds: usage.cpuSeconds,
+    memoryBytes: usage.memoryBytes,
+    memoryPeakBytes: usage.memoryPeakBytes,
+  };
+}
 
 /** Removes a cgroup and its empty children in every controller (best effort: a busy one stays). */
 export function removeCgroup(mode: CgroupMode, path: string): void {

@@ -91,10 +91,10 @@ describeIsolated('process workloads in their sandbox (real user switch, real cgr
     executor.start(s);
     await eventually('started', async () => events.some((e) => e.kind === 'started'), 10_000);
     await new Promise((r) => setTimeout(r, 1000));
-    const before = sandbox.usage(s.allocationId).cpuSeconds;
+    const before = sandbox.usage(s.allocationId)?.cpuSeconds ?? 0;
     const t0 = Date.now();
     await new Promise((r) => setTimeout(r, 4000));
-    const cores = (sandbox.usage(s.allocationId).cpuSeconds - before) / ((Date.now() - t0) / 1000);
+    const cores = ((sandbox.usage(s.allocationId)?.cpuSeconds ?? 0) - before) / ((Date.now() - t0) / 1000);
     await executor.stop(s.allocationId, 'spec');
     expect(cores).toBeGreaterThanOrEqual(0.4);
     expect(cores).toBeLessThanOrEqual(0.6);

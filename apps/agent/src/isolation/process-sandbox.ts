@@ -90,13 +90,13 @@ export class ProcessSandbox {
     return { command: program, args, ...ids, env: base };
   }
 
-  /** What the allocation's cgroup measured so far (zeros without cgroups). */
-  usage(allocationId: string): CgroupUsage {
-    return cgroupUsage(this.cgroups, this.path(allocationId));
+  /** What the allocation's cgroup measured so far (undefined without cgroups). */
+  usage(allocationId: string): CgroupUsage | undefined {
+    return this.cgroups === 'none' ? undefined : cgroupUsage(this.cgroups, this.path(allocationId));
   }
 
   /** Reads the allocation's final usage and removes its cgroup. */
-  release(allocationId: string): CgroupUsage {
+  release(allocationId: string): CgroupUsage | undefined {
     const usage = this.usage(allocationId);
     removeCgroup(this.cgroups, this.path(allocationId));
     return usage;

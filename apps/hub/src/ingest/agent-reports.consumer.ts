@@ -40,6 +40,7 @@ export function heartbeatEvent(report: Report): NewEvent {
       usage: report.usage,
       runningAllocations: report.runningAllocations,
       ...(report.devices?.length ? { devices: report.devices } : {}),
+      ...(report.allocationUsage?.length ? { allocationUsage: report.allocationUsage } : {}),
     },
     metadata: {
       correlationId: report.nodeId,

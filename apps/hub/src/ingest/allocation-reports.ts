@@ -36,6 +36,7 @@ function commandOf(report: AllocationReport): WorkloadCommand {
     reason: report.reason,
     endedBy: report.endedBy,
     at: report.at,
+    ...(report.usage ? { usage: report.usage } : {}),
   };
 }
 

@@ -1,4 +1,5 @@
-import type { RecordedEvent } from '@hcn/contracts';
+import { heartbeatStream, isEventOf, type MeasuredUsage, type RecordedEvent } from '@hcn/contracts';
+import type { EventStore } from '@hcn/eventstore';
 import { WorkloadState, workloadStatus } from '@hcn/domain';
 
 /** One recorded step of a delegation chain, as audit replay shows it. */
@@ -9,8 +10,15 @@ export interface ChainStep {
   data: unknown;
 }
 
-/** A workload as `GET /v1/workloads/:id` answers it: state, allocations and every hop, from its own stream. */
-export function workloadView(state: WorkloadState, events: readonly RecordedEvent[]) {
+/**
+ * A workload as `GET /v1/workloads/:id` answers it: state, allocations (with measured usage: the final one of an
+ * ended allocation, else the latest heartbeat's in `live`) and every hop, from its own stream.
+ */
+export function workloadView(
+  state: WorkloadState,
+  events: readonly RecordedEvent[],
+  live: ReadonlyMap<string, MeasuredUsage> = new Map(),
+) {
   const chain = new Map<string, ChainStep[]>();
   for (const e of events) {
     if (
@@ -39,10 +47,33 @@ export function workloadView(state: WorkloadState, events: readonly RecordedEven
     submittedBy: first?.metadata.actor,
     revision: events.length - 1,
     instances: state.instances,
-    allocations: Object.values(state.allocations),
+    allocations: Object.values(state.allocations).map((a) => {
+      const usage = a.usage ?? live.get(a.allocationId);
+      return usage ? { ...a, usage } : a;
+    }),
     delegations: [...chain].map(([key, steps]) => {
       const [instance, attempt] = key.split('/').map(Number);
       return { instance, attempt, steps };
     }),
   };
+}
+
+/** The latest measured usage of running allocations, from their nodes' last heartbeats (one read per node). */
+export async function liveUsage(
+  store: EventStore,
+  state: WorkloadState,
+): Promise<Map<string, MeasuredUsage>> {
+  const running = Object.values(state.allocations).filter(
+    (a) => a.status === 'running' || a.status === 'stopping',
+  );
+  const usage = new Map<string, MeasuredUsage>();
+  await Promise.all(
+    [...new Set(running.map((a) => a.nodeId))].map(async (nodeId) => {
+      const [last] = await store.readStream(heartbeatStream(nodeId), { direction: 'backwards', maxCount: 1 });
+      if (!isEventOf(last, 'NodeHeartbeatRecorded')) return;
+      for (const { allocationId, ...measured } of last.data.allocationUsage ?? [])
+        usage.set(allocationId, measured);
+    }),
+  );
+  return usage;
 }

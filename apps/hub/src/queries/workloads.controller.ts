@@ -11,7 +11,7 @@ import { workloadIdSchema } from '../commands/workloads.controller';
 import { parseBody } from '../common/parse-body';
 import { LogStore } from '../logs/log-store';
 import { READ_MODELS } from '../tokens';
-import { workloadView } from './workload-view';
+import { liveUsage, workloadView } from './workload-view';
 import { ApiQueries, sortAndPageDocs } from './list-query';
 import { WORKLOAD_SORTS, listWorkloads, listWorkloadsQuerySchema } from './workloads.query';
 
@@ -60,7 +60,7 @@ export class WorkloadQueriesController {
       principal,
       parseBody(workloadIdSchema, id, 'WORKLOAD.ID'),
     );
-    return workloadView(state, events);
+    return workloadView(state, events, await liveUsage(this.store, state));
   }
 
   @Get(':id/logs')

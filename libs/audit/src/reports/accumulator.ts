@@ -61,6 +61,12 @@ export interface UsageSums {
   acceleratorHours: number;
   acceleratorMemoryGiBHours: number;
   computeUnitHours: number;
+  /** Allocations whose node measured what they used (their ends carry it). */
+  measuredAllocations: number;
+  /** Measured CPU time in core-hours, the share of each measured allocation's life within the period. */
+  measuredCpuCoreHours: number;
+  /** The highest memory peak of one measured allocation, in GiB. */
+  peakMemoryGiB: number;
 }
 
 const time = (iso: string): number => Date.parse(iso);
@@ -254,12 +260,36 @@ export class ReportAccumulator {
     if (open && open.startMs === null) open.startMs = time(d.startedAt);
   }
 
-  private onEnded(d: { allocationId: string; endedAt?: string; lostAt?: string }): void {
+  private onEnded(d: {
+    allocationId: string;
+    endedAt?: string;
+    lostAt?: string;
+    usage?: { cpuSeconds: number; memoryPeakBytes: number };
+  }): void {
     const end = d.endedAt ?? d.lostAt;
     const open = this.open.get(d.allocationId);
     if (!open || end === undefined) return;
     this.open.delete(d.allocationId);
-    if (open.startMs !== null) this.addUsage(d.allocationId, open, open.startMs, time(end));
+    if (open.startMs === null) return;
+    this.addUsage(d.allocationId, open, open.startMs, time(end));
+    if (d.usage) this.addMeasured(open, open.startMs, time(end), d.usage);
+  }
+
+  /** Adds an allocation's measured usage, its CPU time apportioned to the part of its life within the period. */
+  private addMeasured(
+    a: OpenAllocation,
+    startMs: number,
+    endMs: number,
+    usage: { cpuSeconds: number; memoryPeakBytes: number },
+  ): void {
+    const hours = hoursWithin(this.period, startMs, endMs);
+    if (hours <= 0) return;
+    const lifeHours = Math.max(hours, (endMs - startMs) / 3_600_000);
+    const sums = this.usage.get(a.namespace) ?? emptySums();
+    sums.measuredAllocations += 1;
+    sums.measuredCpuCoreHours += (usage.cpuSeconds / 3600) * (hours / lifeHours);
+    sums.peakMemoryGiB = Math.max(sums.peakMemoryGiB, usage.memoryPeakBytes / GIB);
+    this.usage.set(a.namespace, sums);
   }
 
   private addUsage(allocationId: string, a: OpenAllocation, startMs: number, endMs: number): void {
@@ -299,5 +329,8 @@ function emptySums(): UsageSums {
     acceleratorHours: 0,
     acceleratorMemoryGiBHours: 0,
     computeUnitHours: 0,
+    measuredAllocations: 0,
+    measuredCpuCoreHours: 0,
+    peakMemoryGiB: 0,
   };
 }

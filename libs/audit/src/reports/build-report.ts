@@ -44,6 +44,9 @@ function usageRows(acc: ReportAccumulator, visible: Visible): UsageRow[] {
       acceleratorHours: round(s.acceleratorHours),
       acceleratorMemoryGiBHours: round(s.acceleratorMemoryGiBHours),
       computeUnitHours: round(s.computeUnitHours),
+      measuredAllocations: s.measuredAllocations,
+      measuredCpuCoreHours: round(s.measuredCpuCoreHours),
+      peakMemoryGiB: round(s.peakMemoryGiB),
     }));
 }
 

@@ -20,6 +20,9 @@ const COLUMNS: Record<ReportSection, readonly string[]> = {
     'acceleratorHours',
     'acceleratorMemoryGiBHours',
     'computeUnitHours',
+    'measuredAllocations',
+    'measuredCpuCoreHours',
+    'peakMemoryGiB',
   ],
   placements: ['region', 'domainId', 'placements'],
   residencyViolations: [

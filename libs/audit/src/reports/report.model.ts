@@ -8,6 +8,12 @@ export interface UsageRow {
   readonly acceleratorMemoryGiBHours: number;
   /** Accelerator-hours weighted by the device model's exchange rate (normalized compute units). */
   readonly computeUnitHours: number;
+  /** Allocations whose usage was measured on their node (cgroup or engine). */
+  readonly measuredAllocations: number;
+  /** Measured CPU time of those allocations in core-hours (beside the reserved `cpuCoreHours`). */
+  readonly measuredCpuCoreHours: number;
+  /** The highest measured memory peak of one allocation, in GiB (beside the reserved `memoryGiBHours`). */
+  readonly peakMemoryGiB: number;
 }
 
 /** Placements made in the period in one domain (region resolved through the tree at placement time). */

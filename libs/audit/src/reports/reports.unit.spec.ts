@@ -78,6 +78,9 @@ describe('compliance report', () => {
         acceleratorHours: 2,
         acceleratorMemoryGiBHours: 160,
         computeUnitHours: 2,
+        measuredAllocations: 0,
+        measuredCpuCoreHours: 0,
+        peakMemoryGiB: 0,
       },
     ]);
     expect(report.placements).toEqual([{ region: 'us', domainId: 'site-us', placements: 1 }]);
@@ -86,6 +89,22 @@ describe('compliance report', () => {
       { kind: 'hop', from: '(root)', to: 'us', count: 1 },
     ]);
     expect(report.blacklistHits).toEqual([{ namespace: 'team-a', nodeId: 'bad-node', hits: 1 }]);
+  });
+
+  it('given a measured allocation, then measured core-hours (its share in the period) and its peak stand beside reserved', () => {
+    const log = fleet();
+    const usage = { cpuSeconds: 3 * 3600, memoryBytes: GiB, memoryPeakBytes: 3 * GiB };
+    const ended = { workloadId: W, allocationId: A, nodeId: N, exitCode: 0, endedAt: day(12), usage };
+    log.add(`workload-${W}`, 'AllocationCompleted', ended, day(12));
+    const whole = complianceReport(log.events, period, '*').usage[0];
+    expect(whole).toMatchObject({
+      cpuCoreHours: 4,
+      measuredAllocations: 1,
+      measuredCpuCoreHours: 3,
+      peakMemoryGiB: 3,
+    });
+    const half = { fromMs: Date.parse(day(11)), toMs: Date.parse(day(24)) };
+    expect(complianceReport(log.events, half, '*').usage[0]).toMatchObject({ measuredCpuCoreHours: 1.5 });
   });
 
   it.each([

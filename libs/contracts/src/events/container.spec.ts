@@ -90,3 +90,17 @@ export const publishedPortSchema = z.object({
 });
 /** A port the engine published for an allocation. */
 export type PublishedPort = z.output<typeof publishedPortSchema>;
+
+/** What an allocation used, as measured on its node (cgroup or engine): CPU time, memory now and at its peak. */
+export const measuredUsageSchema = z.object({
+  cpuSeconds: z.number().min(0),
+  memoryBytes: z.number().int().min(0),
+  memoryPeakBytes: z.number().int().min(0),
+});
+/** What an allocation used, as measured on its node. */
+export type MeasuredUsage = z.output<typeof measuredUsageSchema>;
+
+/** One running allocation's measured usage, as a heartbeat carries it. */
+export const allocationUsageSchema = measuredUsageSchema.extend({ allocationId: z.string().uuid() });
+/** One running allocation's measured usage. */
+export type AllocationUsage = z.output<typeof allocationUsageSchema>;

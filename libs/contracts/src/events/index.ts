@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { EventRegistry } from '../registry';
+import type { RecordedEvent } from '../envelope';
 import { ADMISSION_EVENTS } from './admission.events';
 import { DOMAIN_EVENTS } from './domain.events';
 import { NODE_EVENTS } from './node.events';
@@ -36,3 +37,11 @@ export type HcnEvent = {
 }[Defs['type']];
 /** The data of one HCN event type. */
 export type EventDataOf<T extends HcnEvent['type']> = Extract<HcnEvent, { type: T }>['data'];
+
+/** Narrows a recorded event to one type, with its data typed (the store validated it against that schema on read). */
+export function isEventOf<T extends HcnEvent['type']>(
+  event: RecordedEvent | undefined,
+  type: T,
+): event is RecordedEvent<T, EventDataOf<T>> {
+  return event?.type === type;
+}

@@ -7,7 +7,7 @@ import {
 } from '../devices/device.schemas';
 import { deviceGrantSchema } from '../devices/device-request.schema';
 import { resourcesSchema } from './resources.schemas';
-import { Runtime, runtimeSchema } from './container.spec';
+import { Runtime, allocationUsageSchema, runtimeSchema } from './container.spec';
 
 const labelKey = z
   .string()
@@ -84,6 +84,8 @@ export const NodeHeartbeatRecorded = defineEvent(
     runningAllocations: z.array(z.string().max(200)).max(10000),
     /** Usage and health of each accelerator device, when the node has devices. */
     devices: z.array(deviceUsageSchema).max(1024).optional(),
+    /** Measured usage of each running allocation (agents that measure it). */
+    allocationUsage: z.array(allocationUsageSchema).max(10000).optional(),
   }),
 );
 /** No heartbeat for longer than the node TTL. */

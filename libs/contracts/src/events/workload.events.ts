@@ -3,7 +3,7 @@ import { defineEvent } from '../registry';
 import { domainIdSchema, nodeIdSchema } from './node.events';
 import { resourcesSchema, schedulingPolicySchema } from './resources.schemas';
 import { workloadSpecSchema } from './workload.spec';
-import { publishedPortSchema } from './container.spec';
+import { measuredUsageSchema, publishedPortSchema } from './container.spec';
 import { placedDevicesSchema } from '../devices/device-request.schema';
 
 const id = z.string().uuid();
@@ -110,6 +110,8 @@ export const AllocationCompleted = defineEvent(
     nodeId: nodeIdSchema,
     exitCode: z.number().int(),
     endedAt: at,
+    /** What the allocation used over its life, measured on its node (absent: not measured). */
+    usage: measuredUsageSchema.optional(),
   }),
 );
 /** The allocation failed: spawn error, non-zero exit or an unexpected signal. */
@@ -124,6 +126,8 @@ export const AllocationFailed = defineEvent(
     exitCode: z.number().int().nullable(),
     signal: z.string().max(16).nullable(),
     endedAt: at,
+    /** What the allocation used over its life, measured on its node (absent: not measured). */
+    usage: measuredUsageSchema.optional(),
   }),
 );
 /** The allocation's node went offline; the instance is rescheduled by its restart policy. */
@@ -168,6 +172,8 @@ export const AllocationStopped = defineEvent(
     exitCode: z.number().int().nullable(),
     signal: z.string().max(16).nullable(),
     endedAt: at,
+    /** What the allocation used over its life, measured on its node (absent: not measured). */
+    usage: measuredUsageSchema.optional(),
   }),
 );
 /** A user asked for fresh allocations of every instance. */

@@ -1,7 +1,13 @@
 import { deviceUsageSchema } from '../devices/device.schemas';
 import { placedDevicesSchema } from '../devices/device-request.schema';
 import { z } from 'zod';
-import { allocationLimitsSchema, containerPlacementSchema, publishedPortSchema } from '../events/container.spec';
+import {
+  allocationLimitsSchema,
+  allocationUsageSchema,
+  containerPlacementSchema,
+  measuredUsageSchema,
+  publishedPortSchema,
+} from '../events/container.spec';
 import {
   domainIdSchema,
   labelsSchema,
@@ -56,6 +62,8 @@ export const allocationReportSchema = z.object({
   endedBy: z.enum(['SIGTERM', 'SIGKILL', 'not-running']).default('not-running'),
   /** Ports the engine published (a started container). */
   ports: z.array(publishedPortSchema).max(64).optional(),
+  /** What the allocation used over its life (an ended allocation, when measured). */
+  usage: measuredUsageSchema.optional(),
   at: z.string().datetime({ offset: true }),
 });
 
@@ -84,6 +92,8 @@ export const heartbeatReportSchema = z.object({
   /** Usage and health of each accelerator device (nodes with devices). */
   devices: z.array(deviceUsageSchema).max(1024).optional(),
   runningAllocations: z.array(z.string().max(200)).max(10000).default([]),
+  /** Measured usage of the running allocations (when the agent measures it). */
+  allocationUsage: z.array(allocationUsageSchema).max(10000).optional(),
   /** The last report before a graceful stop. */
   final: z.boolean().default(false),
 });

@@ -1,4 +1,4 @@
-import type { EventDataOf, WorkloadSpec, PlacedDevices, PublishedPort } from '@hcn/contracts';
+import type { EventDataOf, MeasuredUsage, WorkloadSpec, PlacedDevices, PublishedPort } from '@hcn/contracts';
 
 type Hop = Omit<EventDataOf<'WorkloadDelegated'>, 'workloadId' | 'instance' | 'attempt' | 'hop'>;
 type Rejection = Omit<EventDataOf<'DelegationRejected'>, 'workloadId' | 'instance' | 'attempt'>;
@@ -36,6 +36,8 @@ export interface AllocationEnd {
   readonly reason: string;
   readonly endedBy: 'SIGTERM' | 'SIGKILL' | 'not-running';
   readonly at: string;
+  /** What the allocation used, when its node measured it. */
+  readonly usage?: MeasuredUsage;
 }
 
 /** Commands the workload decider accepts (time passed in). */

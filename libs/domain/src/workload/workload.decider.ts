@@ -155,7 +155,12 @@ function recordEnded(end: AllocationEnd, state: WorkloadState): WorkloadEvent[] 
   const allocation = requireAllocation(state, end.allocationId, end.nodeId);
   if (!ACTIVE_ALLOCATION.has(allocation.status)) return [];
   const workloadId = state.workloadId as string;
-  const common = { workloadId, allocationId: end.allocationId, nodeId: allocation.nodeId };
+  const common = {
+    workloadId,
+    allocationId: end.allocationId,
+    nodeId: allocation.nodeId,
+    ...(end.usage ? { usage: end.usage } : {}),
+  };
   switch (end.outcome) {
     case 'completed':
       return [

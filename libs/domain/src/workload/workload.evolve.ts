@@ -1,4 +1,4 @@
-import type { WorkloadSpec } from '@hcn/contracts';
+import type { MeasuredUsage, WorkloadSpec } from '@hcn/contracts';
 import { sameJson } from '../equality';
 import { assertNever } from '../errors';
 import type { WorkloadEvent } from './workload.commands';
@@ -63,6 +63,11 @@ function afterEnd(
     state,
     pending(instance.instance, instance.attempt + 1, instance.retries + 1, notBefore),
   );
+}
+
+/** The measured usage an ending event carries, as an allocation change. */
+function usageOf(data: { readonly usage?: MeasuredUsage }): Pick<AllocationView, 'usage'> {
+  return data.usage ? { usage: data.usage } : {};
 }
 
 function ended(
@@ -188,10 +193,14 @@ export function evolveWorkload(state: WorkloadState, event: WorkloadEvent): Work
       });
     }
     case 'AllocationStarted': {
-      const { allocationId, pid } = event.data;
+      const { allocationId, pid, ports } = event.data;
       const allocation = state.allocations[allocationId];
       if (!allocation || allocation.status !== 'placed') return state;
-      const started = setAllocation(state, allocationId, { status: 'running', pid });
+      const started = setAllocation(state, allocationId, {
+        status: 'running',
+        pid,
+        ...(ports ? { ports } : {}),
+      });
       const instance = state.instances.find((i) => i.allocationId === allocationId);
       return instance && instance.status === 'placed'
         ? setInstance(started, { ...instance, status: 'running' })
@@ -200,16 +209,19 @@ export function evolveWorkload(state: WorkloadState, event: WorkloadEvent): Work
     case 'AllocationCompleted':
       return ended(state, event.data.allocationId, 'completed', event.data.endedAt, {
         exitCode: event.data.exitCode,
+        ...usageOf(event.data),
       });
     case 'AllocationFailed':
       return ended(state, event.data.allocationId, 'failed', event.data.endedAt, {
         exitCode: event.data.exitCode,
         reason: event.data.reason,
+        ...usageOf(event.data),
       });
     case 'AllocationStopped':
       return ended(state, event.data.allocationId, 'stopped', event.data.endedAt, {
         exitCode: event.data.exitCode,
         reason: `ended by ${event.data.endedBy}`,
+        ...usageOf(event.data),
       });
     case 'AllocationLost':
       return ended(state, event.data.allocationId, 'lost', event.data.lostAt, { reason: event.data.reason });

@@ -1,4 +1,4 @@
-import type { ResourceAmounts, WorkloadSpec } from '@hcn/contracts';
+import type { MeasuredUsage, PublishedPort, ResourceAmounts, WorkloadSpec } from '@hcn/contracts';
 
 /** Where one instance (replica) of a workload stands. */
 export type InstanceStatus =
@@ -29,6 +29,10 @@ export interface AllocationView {
   readonly pid?: number;
   readonly exitCode?: number | null;
   readonly reason?: string;
+  /** Ports the engine published for a container. */
+  readonly ports?: readonly PublishedPort[];
+  /** What the allocation used over its life (ended allocations whose node measured it). */
+  readonly usage?: MeasuredUsage;
   /** When set, a new attempt follows once this allocation has ended (restart, update). */
   readonly replace?: boolean;
 }
