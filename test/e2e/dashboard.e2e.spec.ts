@@ -238,6 +238,13 @@ describeWithPostgres('dashboard in a browser (hub, projector, agents, headless C
           expect(hops[i].candidates).toEqual(expectedCandidates(step));
         });
         await page.waitForSelector('[data-testid=logs]:has-text("hello from the dashboard spec")');
+        // The allocation's measured usage (its cgroup, sent with its end) as the REST view has it.
+        const [allocation] = view.allocations;
+        expect(allocation.usage.memoryPeakBytes).toBeGreaterThan(0);
+        const cpuCells = await page
+          .locator('[data-testid=allocations] [data-testid=cpu-seconds]')
+          .allTextContents();
+        expect(cpuCells).toEqual([allocation.usage.cpuSeconds.toFixed(1)]);
         await shot('workload-detail');
       }, 60000);
 

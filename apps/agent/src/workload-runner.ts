@@ -282,7 +282,9 @@ export class WorkloadRunner {
       workloadId: owned.workloadId,
       allocationId: e.allocationId,
       at: e.at,
-      ...(e.kind !== 'started' && e.usage ? { usage: e.usage } : {}),
+      ...((e.kind === 'completed' || e.kind === 'failed' || e.kind === 'stopped') && e.usage
+        ? { usage: e.usage }
+        : {}),
     };
     if (e.kind === 'started') owned.pid = e.pid;
     else this.shipFinalOutput(e.allocationId, owned);
@@ -292,6 +294,9 @@ export class WorkloadRunner {
         break;
       case 'completed':
         this.report({ ...base, status: 'completed', exitCode: e.exitCode });
+        break;
+      case 'lost':
+        this.report({ ...base, status: 'lost', reason: e.reason });
         break;
       case 'failed':
         this.report({ ...base, status: 'failed', reason: e.reason, exitCode: e.exitCode, signal: e.signal });

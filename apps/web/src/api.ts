@@ -161,6 +161,17 @@ export interface ChainStep {
   };
 }
 
+/** One allocation of a workload, with what it used as its node measured it. */
+export interface Allocation {
+  allocationId: string;
+  nodeId: string;
+  status?: string;
+  exitCode?: number | null;
+  reason?: string;
+  ports?: Array<{ containerPort: number; hostPort: number; protocol: string }>;
+  usage?: { cpuSeconds: number; memoryBytes: number; memoryPeakBytes: number };
+}
+
 /** One workload (GET /v1/workloads/:id). */
 export interface WorkloadDetail {
   workloadId: string;
@@ -170,7 +181,7 @@ export interface WorkloadDetail {
   submittedAt: string;
   submittedBy?: { kind: string; id: string };
   instances: Instance[];
-  allocations: Array<{ allocationId: string; nodeId: string; status?: string; exitCode?: number }>;
+  allocations: Allocation[];
   delegations: Array<{ instance: number; attempt: number; steps: ChainStep[] }>;
 }
 

@@ -4,6 +4,7 @@ import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AllocationLimits, ContainerPlacement } from '@hcn/contracts';
+import { startPodmanService } from '@hcn/platform';
 import { describeWithContainers, eventually, testContainerEngine } from '@hcn/testing';
 import type { ExecutionEvent } from '../executors/execution.types';
 import { detectCgroupMode } from '../isolation/cgroups';
@@ -239,4 +240,50 @@ describeWithContainers('ContainerExecutor against podman (Docker Engine API)', (
     const same = await engine.list([`${LABELS.allocation}=${s.allocationId}`]);
     expect(same).toHaveLength(1);
   });
+
+  it('reports a container lost when its engine goes away, and removes it once the engine is back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hcn-engine-'));
+    let service = await startPodmanService(dir);
+    const lostEvents: ExecutionEvent[] = [];
+    const ex = new ContainerExecutor({
+      engine: new DockerEngine(service.socketPath),
+      nodeId: () => nodeId,
+      baseDir: mkdtempSync(join(tmpdir(), 'hcn-containers-')),
+      onEvent: (e) => lostEvents.push(e),
+      policy: {
+        allowedHostPaths: [],
+        pidsLimit: 64,
+        ulimits: [
+          { name: 'nofile', soft: 1024, hard: 1024 },
+          { name: 'nproc', soft: 1024, hard: 1024 },
+        ],
+      },
+      cgroups: 'none',
+      keepFinished: 1,
+      engineRetryMs: 200,
+    });
+    const s = spec('sleep 120');
+    ex.start(s);
+    await eventually('started', async () => lostEvents.length > 0, 20_000);
+    expect(lostEvents[0]).toMatchObject({ kind: 'started' });
+    await service.stop();
+    await eventually('lost', async () => lostEvents.some((e) => e.kind === 'lost'), 20_000);
+    expect(lostEvents.find((e) => e.kind === 'lost')).toMatchObject({
+      allocationId: s.allocationId,
+      reason: expect.stringMatching(/^ENGINE\.UNAVAILABLE: /),
+    });
+    const running = await engine.list([`${LABELS.allocation}=${s.allocationId}`]);
+    expect(running.map((c) => c.running)).toEqual([true]); // the container outlived its engine's API
+    service = await startPodmanService(dir);
+    try {
+      await eventually(
+        'the lost container removed once the engine answers',
+        async () => (await engine.list([`${LABELS.allocation}=${s.allocationId}`])).length === 0,
+        20_000,
+      );
+      expect(lostEvents.map((e) => e.kind)).toEqual(['started', 'lost']); // nothing more is reported
+    } finally {
+      await service.stop();
+    }
+  }, 60_000);
 });

@@ -11,14 +11,15 @@ import {
   containerName,
   containerRequest,
 } from './container-request';
-import { ContainerEngine, ContainerStatus } from './engine';
+import { ContainerEngine, ContainerStatus, EngineError } from './engine';
 import { ImagePuller } from './image-puller';
+import { containerEnding } from './container-ending';
 
 const STREAMS: OutputStream[] = ['stdout', 'stderr'];
 /** How long output may keep arriving after the container ended. */
 const DRAIN_MS = 2000;
 
-type Ending = Extract<ExecutionEvent, { kind: 'completed' | 'failed' | 'stopped' }>;
+type Ending = ReturnType<typeof containerEnding>;
 
 /** Options of the container executor. */
 export interface ContainerExecutorOptions {
@@ -33,11 +34,15 @@ export interface ContainerExecutorOptions {
   readonly keepFinished: number;
   /** First back-off after a failed pull of an image (doubles per failure, at most 5 minutes). */
   readonly pullBackoffMs?: number;
+  /** How often to ask an engine that went away whether it is back (default 2 s). */
+  readonly engineRetryMs?: number;
   readonly now?: () => Date;
 }
 
 interface Run {
   readonly allocationId: string;
+  /** The engine went away while it ran: reported lost, removed once the engine answers again. */
+  lost?: boolean;
   readonly workloadId: string;
   readonly graceSeconds: number;
   readonly memoryBytes: number;
@@ -59,6 +64,8 @@ interface Run {
  */
 export class ContainerExecutor implements Executor {
   private readonly runs = new Map<string, Run>();
+  private reclaiming = false;
+  private health: Promise<EngineError> | undefined;
   private readonly puller: ImagePuller;
   private readonly now: () => Date;
 
@@ -81,9 +88,10 @@ export class ContainerExecutor implements Executor {
   }
 
   /**
-   * Takes over this node's containers left by a previous life of the agent: running ones are followed as if started
-   * here; ended ones in `unreported` (allocations the agent had not reported ended) are reported now. Returns the
-   * allocations adopted.
+   * Takes over this node's containers left by a previous life of the agent: those in `unreported` (allocations it
+   * had not reported ended) are followed if they run, and reported now if they ended meanwhile; live containers of
+   * any other allocation are removed (nothing the hub does not expect keeps running). Returns the allocations
+   * adopted.
    */
   async adopt(unreported: ReadonlySet<string>): Promise<{ allocationId: string; workloadId: string }[]> {
     const found = await this.opts.engine.list([`${LABELS.node}=${this.opts.nodeId()}`]);
@@ -91,7 +99,12 @@ export class ContainerExecutor implements Executor {
     for (const status of found) {
       const allocationId = status.labels[LABELS.allocation];
       if (!allocationId || this.runs.has(allocationId)) continue;
-      if (!status.live && !unreported.has(allocationId)) continue;
+      if (!unreported.has(allocationId)) {
+        // Ended and reported, or given up (lost) while the agent was away: a live one would run beside its
+        // replacement, so it goes.
+        if (status.live) await this.opts.engine.remove(status.id).catch(() => undefined);
+        continue;
+      }
       const grace = Number(status.labels[LABELS.grace] ?? 10);
       const run = this.open(allocationId, status.labels[LABELS.workload] ?? '', grace, 0);
       run.id = status.id;
@@ -232,13 +245,83 @@ export class ContainerExecutor implements Executor {
     }
     if (run.stopping) void this.signal(run, run.stopping.endedBy);
     let seq = 0;
-    const output = engine.follow(id, {
-      stdout: (chunk) => run.logs.stdout.append(chunk, seq++),
-      stderr: (chunk) => run.logs.stderr.append(chunk, seq++),
-    });
-    await engine.wait(id);
-    await Promise.race([output.catch(() => undefined), new Promise((r) => setTimeout(r, DRAIN_MS))]);
+    const output = engine
+      .follow(id, {
+        stdout: (chunk) => run.logs.stdout.append(chunk, seq++),
+        stderr: (chunk) => run.logs.stderr.append(chunk, seq++),
+      })
+      .catch(() => undefined); // the output ends with the container, or with the engine
+    try {
+      const gone = await Promise.race([engine.wait(id).then(() => undefined), this.engineGone()]);
+      if (gone) return this.lose(run, gone);
+    } catch (error) {
+      if (error instanceof EngineError && error.code === 'ENGINE.UNAVAILABLE') return this.lose(run, error);
+      throw error;
+    }
+    await Promise.race([output, new Promise((r) => setTimeout(r, DRAIN_MS))]);
     this.finish(run, await engine.inspect(id));
+  }
+
+  /**
+   * The engine stopped answering while the container ran: the allocation is reported lost (the hub reschedules it
+   * by its policy) and, once the engine answers again, its container is removed, so it never runs beside its
+   * replacement.
+   */
+  private lose(run: Run, error: EngineError): void {
+    if (run.finished) return;
+    run.finished = true;
+    run.lost = true;
+    run.timers.forEach((t) => clearTimeout(t));
+    STREAMS.forEach((s) => run.logs[s].close());
+    this.emit({ kind: 'lost', allocationId: run.allocationId, reason: error.message, at: this.at() });
+    run.resolveDone();
+    void this.reclaimLost();
+  }
+
+  /**
+   * Resolves when the engine stops answering pings (twice in a row) while containers run. A wait on a container
+   * does not fail when the engine's API process dies: the container's monitor keeps the connection open.
+   */
+  private engineGone(): Promise<EngineError> {
+    this.health ??= (async () => {
+      for (let failures = 0; failures < 2;) {
+        await new Promise((r) => setTimeout(r, this.opts.engineRetryMs ?? 2000).unref());
+        if (this.running().length === 0) {
+          this.health = undefined;
+          return new Promise<EngineError>(() => undefined); // nothing to watch: the waits ended
+        }
+        failures = (await this.opts.engine.ping().then(
+          () => true,
+          () => false,
+        ))
+          ? 0
+          : failures + 1;
+      }
+      this.health = undefined;
+      return new EngineError('ENGINE.UNAVAILABLE', 'the container engine stopped answering');
+    })();
+    return this.health;
+  }
+
+  /** Waits for the engine, then removes the containers of allocations reported lost. */
+  private async reclaimLost(): Promise<void> {
+    if (this.reclaiming) return;
+    this.reclaiming = true;
+    try {
+      while (
+        !(await this.opts.engine.ping().then(
+          () => true,
+          () => false,
+        ))
+      )
+        await new Promise((r) => setTimeout(r, this.opts.engineRetryMs ?? 2000).unref());
+      for (const run of [...this.runs.values()].filter((r) => r.lost && r.id)) {
+        await this.opts.engine.remove(run.id as string).catch(() => undefined);
+        run.lost = false;
+      }
+    } finally {
+      this.reclaiming = false;
+    }
   }
 
   private async signal(run: Run, signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
@@ -257,43 +340,8 @@ export class ContainerExecutor implements Executor {
   }
 
   private ending(run: Run, status: ContainerStatus | undefined, error?: string): Ending {
-    const cgroup = this.cgroupUsage(run.allocationId);
-    const base = {
-      allocationId: run.allocationId,
-      at: this.at(),
-      ...(cgroup ? { usage: measured(cgroup) } : {}),
-    };
-    if (error !== undefined && !run.stopping)
-      return { ...base, kind: 'failed', reason: error, exitCode: null, signal: null };
-    const exitCode = status ? status.exitCode : null;
-    const signal = exitCode !== null && exitCode > 128 ? signalName(exitCode - 128) : null;
-    if (run.stopping) return { ...base, kind: 'stopped', ...run.stopping, exitCode, signal };
-    if (status && this.oomKilled(run, status, cgroup)) {
-      const limit = run.memoryBytes > 0 ? ` (memory limit ${run.memoryBytes} bytes)` : '';
-      return {
-        ...base,
-        kind: 'failed',
-        reason: `ALLOCATION.OOM_KILLED: out of memory${limit}`,
-        exitCode,
-        signal,
-      };
-    }
-    if (exitCode === 0) return { ...base, kind: 'completed', exitCode: 0 };
-    const detail = status?.error ? `: ${status.error}` : '';
-    const reason = signal ? `killed by ${signal}${detail}` : `exited with code ${exitCode}${detail}`;
-    return { ...base, kind: 'failed', reason, exitCode, signal };
-  }
-
-  /**
-   * The engine's OOM flag, or the kernel's OOM count of the allocation's cgroup, or a SIGKILL nobody here sent to a
-   * container whose memory peaked at its limit (cgroup v1 counts OOM kills only in the container's own cgroup,
-   * which is gone once it ended, and Podman does not always set the flag).
-   */
-  private oomKilled(run: Run, status: ContainerStatus, usage: CgroupUsage | undefined): boolean {
-    if (status.oomKilled) return true;
-    if (!usage) return false;
-    if (usage.oomKills > 0) return true;
-    return status.exitCode === 137 && run.memoryBytes > 0 && usage.memoryPeakBytes >= run.memoryBytes;
+    const base = { allocationId: run.allocationId, at: this.at() };
+    return containerEnding(base, run, status, this.cgroupUsage(run.allocationId), error);
   }
 
   /** Removes the allocation's cgroup and this workload's finished containers beyond the last few. */
@@ -324,16 +372,4 @@ export class ContainerExecutor implements Executor {
   private at(): string {
     return this.now().toISOString();
   }
-}
-
-const SIGNALS: Record<number, string> = {
-  1: 'SIGHUP',
-  2: 'SIGINT',
-  6: 'SIGABRT',
-  9: 'SIGKILL',
-  15: 'SIGTERM',
-};
-
-function signalName(n: number): string {
-  return SIGNALS[n] ?? `SIG${n}`;
 }

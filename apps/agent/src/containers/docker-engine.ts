@@ -20,7 +20,18 @@ export class DockerEngine implements ContainerEngine {
   }
 
   async ping(): Promise<void> {
-    await this.call('ENGINE.UNAVAILABLE', () => this.docker.ping());
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new EngineError('ENGINE.UNAVAILABLE', 'no answer to ping in 3 s')),
+        3000,
+      );
+    });
+    try {
+      await Promise.race([this.call('ENGINE.UNAVAILABLE', () => this.docker.ping()), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async hasImage(image: string): Promise<boolean> {

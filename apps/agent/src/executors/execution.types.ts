@@ -30,6 +30,8 @@ export type ExecutionEvent =
       at: string;
       usage?: MeasuredUsage;
     }
+  /** The executor can no longer follow the allocation (its engine went away); it is given up. */
+  | { kind: 'lost'; allocationId: string; reason: string; at: string }
   | {
       kind: 'stopped';
       allocationId: string;

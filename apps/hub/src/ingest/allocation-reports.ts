@@ -17,6 +17,8 @@ export interface RefusedReport {
 
 function commandOf(report: AllocationReport): WorkloadCommand {
   const { allocationId, nodeId } = report;
+  if (report.status === 'lost')
+    return { type: 'MarkLost', allocationId, nodeId, reason: report.reason, at: report.at };
   if (report.status === 'started')
     return {
       type: 'RecordStarted',

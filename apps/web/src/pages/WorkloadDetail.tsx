@@ -1,5 +1,5 @@
-import { Candidate, ChainStep, Logs, WorkloadDetail as Detail, get } from '../api';
-import { short } from '../format';
+import { Allocation, Candidate, ChainStep, Logs, WorkloadDetail as Detail, get } from '../api';
+import { bytes, short } from '../format';
 import { useLive } from '../live';
 import { useHostOf, usePlacement } from './Workloads';
 
@@ -66,6 +66,43 @@ function Step({ step, host }: { step: ChainStep; host: (nodeId: string) => strin
   );
 }
 
+/** The allocations with their outcome, published ports and measured CPU time and memory (now / peak). */
+function Allocations({ list, host }: { list: Allocation[]; host: (nodeId: string) => string }) {
+  if (list.length === 0) return <p className="muted">none yet</p>;
+  return (
+    <table className="candidates" data-testid="allocations">
+      <thead>
+        <tr>
+          <th>allocation</th>
+          <th>node</th>
+          <th>status</th>
+          <th>exit</th>
+          <th>CPU s</th>
+          <th>memory</th>
+          <th>peak</th>
+          <th>ports</th>
+        </tr>
+      </thead>
+      <tbody>
+        {list.map((a) => (
+          <tr key={a.allocationId} title={a.reason ?? ''}>
+            <td>{short(a.allocationId)}</td>
+            <td>{host(a.nodeId)}</td>
+            <td>{a.status}</td>
+            <td>{a.exitCode ?? '—'}</td>
+            <td data-testid="cpu-seconds">{a.usage ? a.usage.cpuSeconds.toFixed(1) : '—'}</td>
+            <td>{a.usage ? bytes(a.usage.memoryBytes) : '—'}</td>
+            <td>{a.usage ? bytes(a.usage.memoryPeakBytes) : '—'}</td>
+            <td>
+              {(a.ports ?? []).map((p) => `${p.hostPort}→${p.containerPort}/${p.protocol}`).join(' ') || '—'}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 /** One workload: state, instances, the delegation chain as a timeline, and its output. */
 export function WorkloadDetail({ id }: { id: string }) {
   const room = [`workload:${id}`];
@@ -73,6 +110,10 @@ export function WorkloadDetail({ id }: { id: string }) {
   const running = ['starting', 'running', 'stopping'].includes(detail.data?.status ?? '');
   const logs = useLive(() => get<Logs>(`/v1/workloads/${id}/logs?lines=200`), room, [id, running], {
     pollMs: running ? 1500 : undefined,
+  });
+  // While it runs, measured usage moves with every heartbeat: refresh the allocations every few seconds.
+  const usage = useLive(() => get<Detail>(`/v1/workloads/${id}`), room, [id, running], {
+    pollMs: running ? 3000 : undefined,
   });
   const placement = usePlacement();
   const hostOf = useHostOf();
@@ -94,6 +135,8 @@ export function WorkloadDetail({ id }: { id: string }) {
           ? placement(w.instances)
           : [...new Set(w.allocations.map((a) => hostOf(a.nodeId)))].join(', ') || '—'}
       </p>
+      <h3>Allocations</h3>
+      <Allocations list={(usage.data ?? w).allocations} host={hostOf} />
       <h3>Delegation chain</h3>
       {w.delegations.map((chain) => (
         <div key={`${chain.instance}/${chain.attempt}`} className="chain">

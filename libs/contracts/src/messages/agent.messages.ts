@@ -54,7 +54,8 @@ export const allocationReportSchema = z.object({
   ...reportBase,
   workloadId: z.string().uuid(),
   allocationId: z.string().uuid(),
-  status: z.enum(['started', 'completed', 'failed', 'stopped']),
+  /** `lost`: the agent can no longer follow it (its container engine went away); the hub marks it lost. */
+  status: z.enum(['started', 'completed', 'failed', 'stopped', 'lost']),
   pid: z.number().int().nullable().default(null),
   exitCode: z.number().int().nullable().default(null),
   signal: z.string().max(16).nullable().default(null),

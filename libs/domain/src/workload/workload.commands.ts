@@ -53,7 +53,8 @@ export type WorkloadCommand =
       ports?: readonly PublishedPort[];
     }
   | ({ type: 'RecordEnded' } & AllocationEnd)
-  | { type: 'MarkLost'; allocationId: string; reason: string; at: string }
+  /** `nodeId`: the node that reported the loss (it must be the allocation's); absent when the hub decided it. */
+  | { type: 'MarkLost'; allocationId: string; reason: string; at: string; nodeId?: string }
   | { type: 'RequestStop'; reason: string }
   | { type: 'RequestRestart'; reason: string }
   | { type: 'Update'; spec: WorkloadSpec }

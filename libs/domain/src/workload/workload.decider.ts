@@ -254,7 +254,7 @@ export function decideWorkload(command: WorkloadCommand, state: WorkloadState): 
     case 'RecordEnded':
       return recordEnded(command, state);
     case 'MarkLost': {
-      const allocation = requireAllocation(state, command.allocationId);
+      const allocation = requireAllocation(state, command.allocationId, command.nodeId);
       if (!ACTIVE_ALLOCATION.has(allocation.status)) return [];
       const data = {
         workloadId: state.workloadId as string,
