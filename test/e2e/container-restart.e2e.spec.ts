@@ -71,14 +71,7 @@ describeWithPostgres('an agent killed with SIGKILL re-adopts its running contain
         expect(submitted.status).toBe(201);
         const id = submitted.body.workloadId as string;
         const view = async () => (await h.request('GET', `/v1/workloads/${id}`)).body;
-        await eventuallyExpect(
-          async () =>
-            expect([(await view()).status, agent.output.slice(-2000)]).toEqual([
-              'running',
-              expect.anything(),
-            ]),
-          30000,
-        );
+        await eventuallyExpect(async () => expect((await view()).status).toBe('running'), 30000);
         await agent.kill('SIGKILL');
         agent = startAgent();
         await eventuallyExpect(async () => expect((await view()).status).toBe('completed'), 60000);
