@@ -73,6 +73,19 @@ describeWithPostgres('container workloads (hub + agents, real PostgreSQL, podman
     }
 
     const view = async (id: string) => (await h.request('GET', `/v1/workloads/${id}`)).body;
+    /** Nothing a refused request would write: no new stream, no submission, no quota consumed, no reservation. */
+    async function expectNothingWritten(
+      before: readonly { eventId: string; streamId: string }[],
+    ): Promise<void> {
+      const known = new Set(before.map((e) => e.eventId));
+      const streams = new Set(before.map((e) => e.streamId));
+      const added = (await h.store.readAll()).filter((e) => !known.has(e.eventId));
+      expect(added.filter((e) => !streams.has(e.streamId) && !e.streamId.startsWith('heartbeat-'))).toEqual(
+        [],
+      );
+      const writes = ['WorkloadSubmitted', 'QuotaConsumed', 'CapacityReserved', 'AdmissionDenied'];
+      expect(added.filter((e) => writes.includes(e.type))).toEqual([]);
+    }
     const events = async (id: string) => h.store.readStream(workloadStream(id));
 
     it('runs a container to completion on the node with an engine; the other is rejected with its reason', async () => {
@@ -130,6 +143,14 @@ describeWithPostgres('container workloads (hub + agents, real PostgreSQL, podman
       });
     }, 60000);
 
+    it('refuses a host path outside the allowed directories with 422 and writes nothing', async () => {
+      const before = await h.store.readAll();
+      const volumes = [{ source: '/etc', target: '/host-etc', readOnly: true }];
+      const response = await h.request('POST', '/v1/workloads', containerSpec('true', { volumes }));
+      expect([response.status, response.body.error.code]).toEqual([422, 'WORKLOAD.HOST_PATH_NOT_ALLOWED']);
+      await expectNothingWritten(before);
+    });
+
     it.each<[string, Record<string, unknown>, string]>([
       ['an unknown field', { imagePullSecret: 'x' }, ''],
       ['a port out of range', { ports: [{ containerPort: 70000 }] }, 'ports'],
@@ -138,14 +159,12 @@ describeWithPostgres('container workloads (hub + agents, real PostgreSQL, podman
       ['no image', { image: undefined }, 'image'],
       ['container fields on a process', { type: 'process', ports: [{ containerPort: 80 }] }, 'ports'],
     ])('refuses %s with 400 and writes nothing', async (...[, extra, path]) => {
-      const written = async () =>
-        (await h.store.readAll()).filter((e) => !e.streamId.startsWith('heartbeat-')).length;
-      const before = await written();
+      const before = await h.store.readAll();
       const response = await h.request('POST', '/v1/workloads', containerSpec('true', extra));
       expect(response.status).toBe(400);
       expect(response.body.error.code).toMatch(/^WORKLOAD\./);
       if (path) expect(JSON.stringify(response.body)).toContain(path);
-      expect(await written()).toBe(before);
+      await expectNothingWritten(before);
     });
   });
 });

@@ -39,6 +39,20 @@ const schema = z
     HCN_SCHEDULER_TICK_MS: envNumber(200).pipe(z.number().int().positive()),
     HCN_ORPHAN_SWEEP_SECONDS: envNumber(60).pipe(z.number().positive()),
     HCN_STORE_POOL_SIZE: envNumber(20).pipe(z.number().int().min(2).max(200)),
+    HCN_CONTAINER_HOST_PATHS: z
+      .string()
+      .default('')
+      .transform((v) =>
+        v
+          .split(',')
+          .map((p) => p.trim())
+          .filter(Boolean),
+      )
+      .pipe(
+        z.array(
+          z.string().startsWith('/', 'HCN_CONTAINER_HOST_PATHS: absolute directories, comma-separated'),
+        ),
+      ),
   })
   .refine((c) => c.HCN_ADMIN_TOKEN !== undefined || c.HCN_API_TOKENS.some((t) => t.role === 'admin'), {
     message: 'configure an admin API token: HCN_ADMIN_TOKEN, or an admin entry in HCN_API_TOKENS',
@@ -71,6 +85,8 @@ export interface HubConfig {
   readonly orphanSweepMs: number;
   /** Connections of the PostgreSQL event store's pool (appends, stream reads and the log followers share it). */
   readonly storePoolSize: number;
+  /** Host directories container volumes may bind (a host path elsewhere is refused with 400). */
+  readonly containerHostPaths: readonly string[];
 }
 
 /** Reads and validates the hub's configuration from the environment (throws ConfigError listing every problem). */
@@ -98,5 +114,6 @@ export function loadHubConfig(env: NodeJS.ProcessEnv): HubConfig {
     schedulerTickMs: c.HCN_SCHEDULER_TICK_MS,
     orphanSweepMs: c.HCN_ORPHAN_SWEEP_SECONDS * 1000,
     storePoolSize: c.HCN_STORE_POOL_SIZE,
+    containerHostPaths: c.HCN_CONTAINER_HOST_PATHS,
   };
 }

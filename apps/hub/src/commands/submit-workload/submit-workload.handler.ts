@@ -7,7 +7,7 @@ import { requireNamespace } from '../../auth/principal';
 import { HubMetrics } from '../../common/metrics';
 import { PlacementService } from '../../scheduling/placement.service';
 import { HotStreams } from '../../common/cached-aggregate';
-import { CLOCK, Clock } from '../../tokens';
+import { CLOCK, Clock, HUB_CONFIG } from '../../tokens';
 import {
   WorkloadCommandResult,
   answerRepeated,
@@ -18,6 +18,8 @@ import {
 } from '../workload-command';
 import { ClusterView } from '../../scheduling/cluster-view';
 import { checkDeviceRequestFits } from './device-request-fit';
+import { checkHostPaths } from './host-paths';
+import type { HubConfig } from '../../config';
 import { SubmitWorkloadCommand } from './submit-workload.command';
 
 /** Reply to a submission. */
@@ -40,6 +42,7 @@ export class SubmitWorkloadHandler implements ICommandHandler<SubmitWorkloadComm
     private readonly placement: PlacementService,
     private readonly metrics: HubMetrics,
     private readonly view: ClusterView,
+    @Inject(HUB_CONFIG) private readonly config: HubConfig,
   ) {}
 
   async execute({ principal, spec, idempotencyKey }: SubmitWorkloadCommand): Promise<SubmitWorkloadResult> {
@@ -51,6 +54,7 @@ export class SubmitWorkloadHandler implements ICommandHandler<SubmitWorkloadComm
     const fresh = { state: workloadDecider.initialState, revision: -1 };
     workloadDecider.decide(submit(workloadId), fresh.state); // refuses unsupported types before any write
     checkDeviceRequestFits(spec.devices, this.view.deviceLimits());
+    checkHostPaths(spec, this.config.containerHostPaths);
     const context = userContext(principal, this.clock, workloadId);
     const stage = this.metrics.submissionStageSeconds;
     const total = stage.startTimer({ stage: 'total' });

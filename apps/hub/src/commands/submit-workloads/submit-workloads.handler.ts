@@ -10,8 +10,10 @@ import { CommandContext } from '../../common/command-context';
 import { HubMetrics } from '../../common/metrics';
 import { ClusterView } from '../../scheduling/cluster-view';
 import { PlacementService, PreparedSubmission } from '../../scheduling/placement.service';
-import { CLOCK, Clock } from '../../tokens';
+import { CLOCK, Clock, HUB_CONFIG } from '../../tokens';
 import { checkDeviceRequestFits } from '../submit-workload/device-request-fit';
+import { checkHostPaths } from '../submit-workload/host-paths';
+import type { HubConfig } from '../../config';
 import type { SubmitWorkloadResult } from '../submit-workload/submit-workload.handler';
 import {
   answerRepeated,
@@ -59,6 +61,7 @@ export class SubmitWorkloadsHandler implements ICommandHandler<
     private readonly placement: PlacementService,
     private readonly metrics: HubMetrics,
     private readonly view: ClusterView,
+    @Inject(HUB_CONFIG) private readonly config: HubConfig,
   ) {}
 
   async execute({ principal, items }: SubmitWorkloadsCommand): Promise<SubmitWorkloadsResult> {
@@ -71,6 +74,7 @@ export class SubmitWorkloadsHandler implements ICommandHandler<
       if (answers[index]) continue;
       workloadDecider.decide(submitOf(ids[index], item), workloadDecider.initialState); // unsupported types
       checkDeviceRequestFits(item.spec.devices, this.view.deviceLimits());
+      checkHostPaths(item.spec, this.config.containerHostPaths);
       fresh.push({
         index,
         workloadId: ids[index],

@@ -3,7 +3,9 @@ import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { HotStreams } from '../../common/cached-aggregate';
-import { CLOCK, Clock } from '../../tokens';
+import { CLOCK, Clock, HUB_CONFIG } from '../../tokens';
+import type { HubConfig } from '../../config';
+import { checkHostPaths } from '../submit-workload/host-paths';
 import {
   WorkloadCommandResult,
   holdQuota,
@@ -23,11 +25,13 @@ export class UpdateWorkloadHandler implements ICommandHandler<UpdateWorkloadComm
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly hot: HotStreams,
+    @Inject(HUB_CONFIG) private readonly config: HubConfig,
   ) {}
 
   async execute({ principal, workloadId, spec }: UpdateWorkloadCommand): Promise<WorkloadCommandResult> {
     const { state } = await loadVisibleWorkload(this.store, principal, workloadId);
     const command = { type: 'Update' as const, spec };
+    checkHostPaths(spec, this.config.containerHostPaths);
     if (workloadDecider.decide(command, state).length > 0 && spec.namespace === state.spec?.namespace) {
       await holdQuota(this.hot, workloadId, spec, userContext(principal, this.clock, workloadId));
     }
