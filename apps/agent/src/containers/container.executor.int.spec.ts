@@ -110,6 +110,23 @@ describeWithContainers('ContainerExecutor against podman (Docker Engine API)', (
     });
   });
 
+  it('keeps only the last finished containers of a workload (keepFinished 1), removing older ones', async () => {
+    const ex = executor();
+    const first = spec('echo first');
+    const second = { ...spec('echo second'), workloadId: first.workloadId };
+    ex.start(first);
+    await endOf(first.allocationId);
+    ex.start(second);
+    await endOf(second.allocationId);
+    await eventually(
+      'the older container removed',
+      async () => (await engine.list([`${LABELS.workload}=${first.workloadId}`])).length === 1,
+      10_000,
+    );
+    const [kept] = await engine.list([`${LABELS.workload}=${first.workloadId}`]);
+    expect(kept.labels[LABELS.allocation]).toBe(second.allocationId);
+  });
+
   it('reports a non-zero exit as failed with its code', async () => {
     const ex = executor();
     const s = spec('exit 3');
