@@ -104,7 +104,7 @@ export async function waitForEvent(
 }
 
 /** The container workload every run submits: a sleeping busybox, stopped at once when deleted. */
-export function containerSpec(name: string, image: string): Record<string, unknown> {
+export function containerSpec(name: string, image: string, cpuMillis = 10): Record<string, unknown> {
   return {
     name,
     type: 'container',
@@ -112,7 +112,7 @@ export function containerSpec(name: string, image: string): Record<string, unkno
     pullPolicy: 'never',
     command: '/bin/sh',
     args: ['-c', 'sleep 600'],
-    resources: { cpuMillis: 10, memoryBytes: 16 * 2 ** 20 },
+    resources: { cpuMillis, memoryBytes: 16 * 2 ** 20 },
     stopGraceSeconds: 0,
   };
 }

@@ -17,6 +17,8 @@ export interface StageTimes {
   imageCheck?: [number, number];
   create?: [number, number];
   start?: [number, number];
+  /** The quota lowered to the container's own after a start with more (below 250 millicores). */
+  limitCpu?: [number, number];
   inspect?: [number, number];
   /** The agent published its `started` report on the bus (after the outbox's fsync). */
   reportPublished?: number;
@@ -38,32 +40,38 @@ export class StageProbe {
 
   /** Installs the wrappers. */
   install(): this {
-    const probe = this;
     const engine = DockerEngine.prototype as unknown as Record<string, Wrapped>;
     this.wrap(engine, 'hasImage', () => this.lastCommanded, 'imageCheck');
     this.wrap(engine, 'create', (request) => (request as ContainerRequest).labels[LABELS.workload], 'create');
     this.wrap(engine, 'start', (id) => this.workloadOfContainer.get(id as string), 'start');
+    this.wrap(engine, 'limitCpu', (id) => this.workloadOfContainer.get(id as string), 'limitCpu');
     this.wrap(engine, 'inspect', (id) => this.workloadOfContainer.get(id as string), 'inspect');
+    const created = (id: string, request: ContainerRequest) =>
+      this.workloadOfContainer.set(id, request.labels[LABELS.workload]);
     const create = engine.create;
     engine.create = async function (this: unknown, ...args: never[]) {
       const id = (await create.apply(this, args)) as string;
-      const request = args[0] as ContainerRequest;
-      probe.workloadOfContainer.set(id, request.labels[LABELS.workload]);
+      created(id, args[0] as ContainerRequest);
       return id;
     };
     this.restore.push(() => (engine.create = create));
+    const commanded = (workloadId: string) => {
+      this.lastCommanded = workloadId;
+      this.mark(workloadId).commandReceived ??= wallMs();
+    };
     const runner = WorkloadRunner.prototype;
     const run = runner.run;
     runner.run = function (this: WorkloadRunner, command) {
-      probe.lastCommanded = command.placement.workloadId;
-      probe.mark(command.placement.workloadId).commandReceived ??= wallMs();
+      commanded(command.placement.workloadId);
       return run.call(this, command);
     };
     this.restore.push(() => (runner.run = run));
+    const published = (batches: readonly TopicMessages[]) =>
+      batches.forEach((batch) => this.onPublish(batch.messages));
     const bus = MemoryMessageBus.prototype;
     const publishAll = bus.publishAll;
     bus.publishAll = function (this: MemoryMessageBus, batches: readonly TopicMessages[]) {
-      batches.forEach((batch) => probe.onPublish(batch.messages));
+      published(batches);
       return publishAll.call(this, batches);
     };
     this.restore.push(() => (bus.publishAll = publishAll));
@@ -97,19 +105,21 @@ export class StageProbe {
     target: Record<string, Wrapped>,
     method: string,
     workloadOf: (first: unknown) => string | undefined,
-    stage: 'imageCheck' | 'create' | 'start' | 'inspect',
+    stage: 'imageCheck' | 'create' | 'start' | 'limitCpu' | 'inspect',
   ): void {
     const original = target[method];
-    const probe = this;
+    const times = (first: unknown) => {
+      const workload = workloadOf(first);
+      const marked = workload ? this.mark(workload) : undefined;
+      return marked?.[stage] === undefined ? marked : undefined; // only a workload's first call counts
+    };
     target[method] = async function (this: unknown, ...args: never[]) {
-      const workload = workloadOf(args[0]);
-      const times = workload ? probe.mark(workload) : undefined;
-      const first = times !== undefined && times[stage] === undefined;
+      const first = times(args[0]);
       const begun = wallMs();
       try {
         return await original.apply(this, args);
       } finally {
-        if (first && times) times[stage] = [begun, wallMs()];
+        if (first) first[stage] = [begun, wallMs()];
       }
     };
     this.restore.push(() => (target[method] = original));

@@ -1,5 +1,5 @@
 import { KafkaMessageBus } from '@hcn/messaging';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,6 +49,19 @@ export interface AgentRss {
   readonly holdSeconds: number;
   /** `heldMiB` in MB (10^6 bytes), the unit of the target. */
   readonly heldMB: number;
+  /**
+   * Idle `node` processes with the same heap flags, by the modules they loaded: none, docker-modem (the agent's engine
+   * client), zod and kafkajs (two of the agent's largest), and those two plus docker-modem.
+   */
+  readonly baselines: Record<string, number>;
+}
+
+/** An idle `node` with the agent's heap flags that loads `modules` first (a baseline for the RSS figures). */
+function idleNode(modules: string[]) {
+  const code = `${modules.map((m) => `require(${JSON.stringify(m)});`).join('')}setInterval(() => {}, 1000);`;
+  return spawn(process.execPath, [...AGENT_NODE_OPTIONS.split(' ').filter(Boolean), '-e', code], {
+    stdio: 'ignore',
+  });
 }
 
 /**
@@ -81,6 +94,13 @@ export async function measureAgentRss(socketPath: string, image: string): Promis
     },
     true,
   ).start();
+  const idle = {
+    bareNodeMiB: idleNode([]),
+    nodeWithDockerModemMiB: idleNode(['docker-modem']),
+    nodeWithZodKafkajsMiB: idleNode(['zod', 'kafkajs']),
+    nodeWithZodKafkajsDockerModemMiB: idleNode(['zod', 'kafkajs', 'docker-modem']),
+  };
+  const endIdle = () => Object.values(idle).forEach((child) => child.kill('SIGKILL'));
   const ids: string[] = [];
   let peak = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(agent.pid) || 0)), 500);
@@ -92,7 +112,9 @@ export async function measureAgentRss(socketPath: string, image: string): Promis
     if (!/node \S+ running/.test(agent.output)) throw new Error(`agent did not start:\n${agent.output}`);
     await sleep(10000); // command consumer joined, a few heartbeats
     const idleMiB = rssMiB(agent.pid);
-    console.log(`[bench] agent RSS idle: ${idleMiB} MiB`);
+    const baselines = Object.fromEntries(Object.entries(idle).map(([k, child]) => [k, rssMiB(child.pid)]));
+    console.log(`[bench] agent RSS idle: ${idleMiB} MiB; ${JSON.stringify(baselines)}`);
+    endIdle();
     for (let i = 0; i < CONTAINERS; i++)
       ids.push(await submitWorkload(hub.url, containerSpec(`rss-${i}`, image)));
     for (let i = 0; i < ids.length; i++) {
@@ -110,9 +132,11 @@ export async function measureAgentRss(socketPath: string, image: string): Promis
       heldMiB,
       holdSeconds: HOLD_S,
       heldMB: +((heldMiB * 2 ** 20) / 1e6).toFixed(1),
+      baselines,
     };
   } finally {
     clearInterval(sampler);
+    endIdle();
     for (const id of ids) await deleteWorkload(hub.url, id).catch(() => undefined);
     for (const id of ids)
       await waitForEvent(hub.store, id, 'AllocationStopped', 30000, 100).catch(() => undefined);

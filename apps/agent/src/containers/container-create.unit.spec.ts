@@ -5,13 +5,13 @@ import { join } from 'node:path';
 import type { AcceleratorDevice, AgentCommand } from '@hcn/contracts';
 import { WorkloadRunner } from '../workload-runner';
 import { createOptions } from './docker-engine';
-import { ContainerEngine, ContainerRequest, ContainerStatus } from './engine';
+import { ContainerEngine, ContainerRequest, ContainerStatus, EngineError } from './engine';
 
 /**
  * A FAKE engine (named as such): it records the create request and keeps the container "running" forever. The
  * real engine runs in container.executor.int.spec.ts; here only the request the runner composes is checked.
  */
-function recordingEngine(created: ContainerRequest[]): ContainerEngine {
+function recordingEngine(created: ContainerRequest[], calls: string[] = [], updates = true): ContainerEngine {
   const status: ContainerStatus = {
     id: 'c1',
     name: 'x',
@@ -33,15 +33,20 @@ function recordingEngine(created: ContainerRequest[]): ContainerEngine {
     pull: async () => undefined,
     create: async (request) => {
       created.push(request);
+      calls.push(`create ${request.cpuMillis}`);
       return 'c1';
     },
-    start: async () => undefined,
+    start: async () => void calls.push('start'),
+    limitCpu: async (_id, cpuMillis) => {
+      calls.push(`limitCpu ${cpuMillis}`);
+      if (!updates) throw new EngineError('CONTAINER.UPDATE_FAILED', 'no update route');
+    },
     inspect: async () => status,
     kill: async () => undefined,
     wait: () => never,
     follow: () => never,
     stats: async () => ({ cpuSeconds: 0, memoryBytes: 0 }),
-    remove: async () => undefined,
+    remove: async () => void calls.push('remove'),
     list: async () => [],
   };
 }
@@ -56,7 +61,10 @@ const gpu = (index: number): AcceleratorDevice => ({
   interconnect: [],
 });
 
-function runCommand(devices: Extract<AgentCommand, { kind: 'run' }>['placement']['devices']): AgentCommand {
+function runCommand(
+  devices: Extract<AgentCommand, { kind: 'run' }>['placement']['devices'],
+  cpuMillis = 1500,
+): Extract<AgentCommand, { kind: 'run' }> {
   return {
     commandId: randomUUID(),
     nodeId: randomUUID(),
@@ -78,14 +86,13 @@ function runCommand(devices: Extract<AgentCommand, { kind: 'run' }>['placement']
         ports: [{ containerPort: 8080, hostPort: 0, protocol: 'tcp' }],
         volumes: [{ source: 'datasets', target: '/data', readOnly: true }],
       },
-      limits: { cpuMillis: 1500, memoryBytes: 2 ** 30 },
+      limits: { cpuMillis, memoryBytes: 2 ** 30 },
     },
   };
 }
 
-async function createdFor(command: AgentCommand): Promise<ReturnType<typeof createOptions>> {
-  const created: ContainerRequest[] = [];
-  const runner = new WorkloadRunner(
+function runnerWith(engine: ContainerEngine): WorkloadRunner {
+  return new WorkloadRunner(
     mkdtempSync(join(tmpdir(), 'hcn-create-')),
     () => 'node-1',
     () => undefined,
@@ -93,7 +100,7 @@ async function createdFor(command: AgentCommand): Promise<ReturnType<typeof crea
       devices: () => [gpu(0), gpu(1), gpu(2)],
       vramGuardPath: '/usr/lib/hcn/libvramguard.so',
       containers: {
-        engine: recordingEngine(created),
+        engine,
         policy: {
           allowedHostPaths: [],
           pidsLimit: 512,
@@ -105,9 +112,17 @@ async function createdFor(command: AgentCommand): Promise<ReturnType<typeof crea
       },
     },
   );
+}
+
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+}
+
+async function createdFor(command: AgentCommand): Promise<ReturnType<typeof createOptions>> {
+  const created: ContainerRequest[] = [];
   if (command.kind !== 'run') throw new Error('a run command');
-  runner.run(command);
-  for (let i = 0; i < 50 && created.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  runnerWith(recordingEngine(created)).run(command);
+  await until(() => created.length > 0);
   expect(created).toHaveLength(1);
   return createOptions(created[0]);
 }
@@ -143,6 +158,7 @@ describe('the engine create request of a container placement', () => {
       'hcn.namespace': 'ml',
       'hcn.node': 'node-1',
       'hcn.stop-grace-seconds': '10',
+      'hcn.cpu-millis': '1500',
     });
     expect(options.HostConfig?.Devices).toEqual(
       ['/dev/nvidia0', '/dev/nvidia2', '/dev/nvidiactl', '/dev/nvidia-uvm', '/dev/nvidia-uvm-tools'].map(
@@ -187,5 +203,24 @@ describe('the engine create request of a container placement', () => {
       ]),
     );
     expect(options.HostConfig?.Binds).toContain('/usr/lib/hcn/libvramguard.so:/opt/hcn/libvramguard.so:ro');
+  });
+
+  it('starts a container under 250 millicores with 250 and lowers it to its own quota right after the start', async () => {
+    const calls: string[] = [];
+    runnerWith(recordingEngine([], calls)).run(runCommand(undefined, 10));
+    await until(() => calls.length >= 3);
+    expect(calls).toEqual(['create 250', 'start', 'limitCpu 10']);
+  });
+
+  it('removes a container whose quota the engine cannot lower, and starts the next ones with their own', async () => {
+    const calls: string[] = [];
+    const runner = runnerWith(recordingEngine([], calls, false));
+    runner.run(runCommand(undefined, 10));
+    await until(() => calls.includes('remove'));
+    runner.run(runCommand(undefined, 10));
+    await until(() => calls.filter((c) => c === 'start').length === 2);
+    expect(calls.slice(0, 4)).toEqual(['create 250', 'start', 'limitCpu 10', 'remove']);
+    expect(calls.slice(4, 6)).toEqual(['create 10', 'start']);
+    expect(calls).not.toContain('limitCpu 250');
   });
 });

@@ -12,7 +12,17 @@ export const LABELS = {
   namespace: 'hcn.namespace',
   node: 'hcn.node',
   grace: 'hcn.stop-grace-seconds',
+  cpu: 'hcn.cpu-millis',
 } as const;
+
+/**
+ * The CPU quota a container is created with: one below `startCpuMillis` starts with that much and is lowered to
+ * its own right after the start. Under a quota of a few millicores runc's init and the first exec inside the
+ * container take seconds (about 2 s at 10 millicores against 0.1 s at 250, measured with `podman run --cpus`).
+ */
+export function startingCpuMillis(cpuMillis: number, startCpuMillis: number): number {
+  return cpuMillis > 0 && cpuMillis < startCpuMillis ? startCpuMillis : cpuMillis;
+}
 
 /** A device placement as the container sees it: device nodes, driver mounts and the guard, all from the host. */
 export interface ContainerDevices {
@@ -81,6 +91,7 @@ export function containerRequest(
       [LABELS.namespace]: c.namespace,
       [LABELS.node]: nodeId,
       [LABELS.grace]: String(spec.stopGraceSeconds),
+      [LABELS.cpu]: String(spec.limits?.cpuMillis ?? 0),
     },
     ...(spec.workingDir ? { workingDir: spec.workingDir } : {}),
     ...(c.user ? { user: c.user } : {}),

@@ -10,8 +10,10 @@ import {
   LABELS,
   containerName,
   containerRequest,
+  startingCpuMillis,
 } from './container-request';
 import { ContainerEngine, ContainerStatus, EngineError } from './engine';
+import { EngineHealth } from './engine-health';
 import { ImagePuller } from './image-puller';
 import { containerEnding } from './container-ending';
 
@@ -32,6 +34,8 @@ export interface ContainerExecutorOptions {
   readonly cgroups: CgroupMode;
   /** Finished containers kept per workload for inspection (older ones are removed). */
   readonly keepFinished: number;
+  /** A container with a smaller CPU quota starts with this one and gets its own right after (0: never; 250). */
+  readonly startCpuMillis?: number;
   /** First back-off after a failed pull of an image (doubles per failure, at most 5 minutes). */
   readonly pullBackoffMs?: number;
   /** How often to ask an engine that went away whether it is back (default 2 s). */
@@ -65,13 +69,17 @@ interface Run {
 export class ContainerExecutor implements Executor {
   private readonly runs = new Map<string, Run>();
   private reclaiming = false;
-  private health: Promise<EngineError> | undefined;
+  private readonly health: EngineHealth;
   private readonly puller: ImagePuller;
   private readonly now: () => Date;
+  /** Set to 0 once the engine could not lower a quota: containers then start with their own. */
+  private startCpuMillis: number;
 
   constructor(private readonly opts: ContainerExecutorOptions) {
     this.puller = new ImagePuller(opts.engine, opts.pullBackoffMs ?? 5000);
     this.now = opts.now ?? (() => new Date());
+    this.startCpuMillis = opts.startCpuMillis ?? 250;
+    this.health = new EngineHealth(opts.engine, opts.engineRetryMs ?? 2000);
   }
 
   /** Starts an allocation's container; false when this executor already knows the allocation. */
@@ -110,7 +118,12 @@ export class ContainerExecutor implements Executor {
       run.id = status.id;
       run.started = true;
       adopted.push({ allocationId, workloadId: run.workloadId });
-      void this.watch(run).catch((error: Error) => this.finish(run, undefined, error.message));
+      const cpuMillis = Number(status.labels[LABELS.cpu] ?? 0);
+      // the agent may have died between the start and the container's own quota: set again (or it goes)
+      const limited = status.live && cpuMillis > 0 ? this.limitCpu(run, cpuMillis) : Promise.resolve();
+      void limited
+        .then(() => this.watch(run))
+        .catch((error: Error) => this.finish(run, undefined, error.message));
     }
     return adopted;
   }
@@ -205,13 +218,31 @@ export class ContainerExecutor implements Executor {
       const request = containerRequest(spec, this.opts.policy, this.opts.nodeId());
       await this.puller.ensure(spec.container.image, spec.container.pullPolicy);
       if (run.stopping) return this.finish(run, undefined);
-      run.id = await engine.create(request).catch((error) => this.existing(error, run.allocationId));
+      const startCpu = startingCpuMillis(request.cpuMillis, this.startCpuMillis);
+      run.id = await engine
+        .create({ ...request, cpuMillis: startCpu })
+        .catch((error) => this.existing(error, run.allocationId));
       if (run.stopping) return this.finish(run, await this.removeUnstarted(run.id));
       await engine.start(run.id);
+      if (startCpu !== request.cpuMillis) await this.limitCpu(run, request.cpuMillis);
       await this.watch(run);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.finish(run, undefined, message);
+    }
+  }
+
+  /**
+   * Lowers a started container's CPU quota to its own; when the engine cannot, the container is removed (it must
+   * not run over its limit) and later containers start with their own quota.
+   */
+  private async limitCpu(run: Run, cpuMillis: number): Promise<void> {
+    try {
+      await this.opts.engine.limitCpu(run.id as string, cpuMillis);
+    } catch (error) {
+      this.startCpuMillis = 0;
+      await this.opts.engine.remove(run.id as string).catch(() => undefined);
+      throw error;
     }
   }
 
@@ -252,7 +283,10 @@ export class ContainerExecutor implements Executor {
       })
       .catch(() => undefined); // the output ends with the container, or with the engine
     try {
-      const gone = await Promise.race([engine.wait(id).then(() => undefined), this.engineGone()]);
+      const gone = await Promise.race([
+        engine.wait(id).then(() => undefined),
+        this.health.stoppedAnswering(() => this.running().length > 0),
+      ]);
       if (gone) return this.lose(run, gone);
     } catch (error) {
       if (error instanceof EngineError && error.code === 'ENGINE.UNAVAILABLE') return this.lose(run, error);
@@ -278,43 +312,12 @@ export class ContainerExecutor implements Executor {
     void this.reclaimLost();
   }
 
-  /**
-   * Resolves when the engine stops answering pings (twice in a row) while containers run. A wait on a container
-   * does not fail when the engine's API process dies: the container's monitor keeps the connection open.
-   */
-  private engineGone(): Promise<EngineError> {
-    this.health ??= (async () => {
-      for (let failures = 0; failures < 2;) {
-        await new Promise((r) => setTimeout(r, this.opts.engineRetryMs ?? 2000).unref());
-        if (this.running().length === 0) {
-          this.health = undefined;
-          return new Promise<EngineError>(() => undefined); // nothing to watch: the waits ended
-        }
-        failures = (await this.opts.engine.ping().then(
-          () => true,
-          () => false,
-        ))
-          ? 0
-          : failures + 1;
-      }
-      this.health = undefined;
-      return new EngineError('ENGINE.UNAVAILABLE', 'the container engine stopped answering');
-    })();
-    return this.health;
-  }
-
   /** Waits for the engine, then removes the containers of allocations reported lost. */
   private async reclaimLost(): Promise<void> {
     if (this.reclaiming) return;
     this.reclaiming = true;
     try {
-      while (
-        !(await this.opts.engine.ping().then(
-          () => true,
-          () => false,
-        ))
-      )
-        await new Promise((r) => setTimeout(r, this.opts.engineRetryMs ?? 2000).unref());
+      await this.health.answering();
       for (const run of [...this.runs.values()].filter((r) => r.lost && r.id)) {
         await this.opts.engine.remove(run.id as string).catch(() => undefined);
         run.lost = false;

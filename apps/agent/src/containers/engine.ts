@@ -6,6 +6,7 @@ export type EngineErrorCode =
   | 'IMAGE.PULL_FAILED'
   | 'CONTAINER.CREATE_FAILED'
   | 'CONTAINER.START_FAILED'
+  | 'CONTAINER.UPDATE_FAILED'
   | 'CONTAINER.NOT_FOUND'
   | 'ENGINE.UNAVAILABLE'
   | 'VOLUME.HOST_PATH_DENIED';
@@ -15,6 +16,8 @@ export class EngineError extends Error {
   constructor(
     readonly code: EngineErrorCode,
     message: string,
+    /** The engine's HTTP status, when it answered. */
+    readonly status?: number,
   ) {
     super(`${code}: ${message}`);
   }
@@ -102,6 +105,8 @@ export interface ContainerEngine {
   /** Creates a container; returns its id. */
   create(request: ContainerRequest): Promise<string>;
   start(id: string): Promise<void>;
+  /** Sets a created or running container's CPU quota (CONTAINER.UPDATE_FAILED when the engine cannot). */
+  limitCpu(id: string, cpuMillis: number): Promise<void>;
   inspect(id: string): Promise<ContainerStatus>;
   /** Sends a signal to the container's main process (ignored when it already ended). */
   kill(id: string, signal: 'SIGTERM' | 'SIGKILL'): Promise<void>;
