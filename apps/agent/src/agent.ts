@@ -7,6 +7,7 @@ import {
   agentCommandSchema,
 } from '@hcn/contracts';
 import { Consumer, MessageBus, PoisonMessageError } from '@hcn/messaging';
+import { DEFAULT_ENGINE_SOCKETS } from '@hcn/platform';
 import { join } from 'node:path';
 import { AppliedCommands } from './applied-commands';
 import type { AgentConfig } from './config';
@@ -361,5 +362,5 @@ export class Agent {
 /** The engine socket: the configured one, else Docker's or rootful Podman's default when present. */
 function engineSocket(configured: string | undefined): string | undefined {
   if (configured) return configured;
-  return ['/var/run/docker.sock', '/run/podman/podman.sock'].find((path) => existsSync(path));
+  return DEFAULT_ENGINE_SOCKETS.find((path) => existsSync(path));
 }

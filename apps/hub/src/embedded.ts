@@ -1,14 +1,12 @@
 import 'reflect-metadata';
 import { MemoryMessageBus } from '@hcn/messaging';
 import {
-  RunningEngine,
   onShutdown,
   openEventStore,
   parseConfig,
-  podmanInstalled,
   runMain,
   startEmbeddedPostgres,
-  startPodmanService,
+  startEngineIfMissing,
 } from '@hcn/platform';
 import { openReadModels } from '@hcn/read-models';
 import { chmodSync, mkdirSync } from 'node:fs';
@@ -63,7 +61,9 @@ async function main(): Promise<void> {
   });
   const hub = await startHub(config, { store, bus, readModels });
   const scavenger = startScavenger(store, scavenging.HCN_SCAVENGE_SECONDS * 1000);
-  const engine = await embeddedContainerEngine(join(dataDir, 'podman'));
+  const engine = await startEngineIfMissing(process.env.DOCKER_HOST, join(dataDir, 'podman'), (line) =>
+    console.log(`[hcn] ${line}`),
+  );
   const agentConfig = loadAgentConfig({
     ...process.env,
     ...(engine ? { DOCKER_HOST: `unix://${engine.socketPath}` } : {}),
@@ -92,31 +92,6 @@ async function main(): Promise<void> {
     await postgres.stop();
     await engine?.stop();
   });
-}
-
-/**
- * The local agent's container engine: none to start when DOCKER_HOST is set (the agent uses it); else podman's
- * Docker API service on a socket in the data directory when podman is installed (stopped on exit); else none, in
- * one line.
- */
-async function embeddedContainerEngine(dir: string): Promise<RunningEngine | undefined> {
-  if (process.env.DOCKER_HOST) return undefined;
-  if (!podmanInstalled()) {
-    console.log(
-      '[hcn] no DOCKER_HOST and no podman: container workloads will be unschedulable on the local agent',
-    );
-    return undefined;
-  }
-  try {
-    const engine = await startPodmanService(dir);
-    console.log(`[hcn] container engine: podman system service on ${engine.socketPath}`);
-    return engine;
-  } catch (error) {
-    console.log(
-      `[hcn] podman did not start (${(error as Error).message}): container workloads will be unschedulable`,
-    );
-    return undefined;
-  }
 }
 
 runMain('hcn', main);

@@ -8,6 +8,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { DataSource } from 'typeorm';
 import { AgentCredentials } from './auth/agent-credentials';
 import { HotStreams } from './common/cached-aggregate';
+import { RequireBodyInterceptor } from './common/require-body.interceptor';
 import { HcnExceptionFilter } from './common/hcn-exception.filter';
 import { HubMetrics } from './common/metrics';
 import type { HubConfig } from './config';
@@ -102,6 +103,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
   );
   app.useBodyParser('json', { limit: REQUEST_BODY_LIMIT }); // a batch of 500 workloads exceeds the 100 kB default
   app.useGlobalFilters(new HcnExceptionFilter());
+  app.useGlobalInterceptors(new RequireBodyInterceptor());
   serveDashboard(app);
   app.enableShutdownHooks();
   const openApi = new DocumentBuilder()

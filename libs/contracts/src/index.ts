@@ -9,3 +9,4 @@ export * from './util/ids';
 export * from './messages/agent.messages';
 export * from './util/in-parallel';
 export * from './devices';
+export * from './util/nul';

@@ -7,6 +7,7 @@ import {
   eventIdSchema,
   eventMetadataSchema,
   parseOrThrow,
+  rejectNul,
 } from '@hcn/contracts';
 import { z } from 'zod';
 import { InvalidAppendError } from './errors';
@@ -79,6 +80,10 @@ export function prepareEvents(registry: EventRegistry, events: readonly NewEvent
     );
     const data = registry.validate(event.type, schemaVersion, event.data);
     const json = { data: canonicalJson(data), metadata: canonicalJson(metadata) };
+    // a NUL is escaped as \u0000 in JSON; the walk (exact) runs only when that text is there at all
+    if (json.data.includes('\\u0000')) rejectNul(data, 'EVENT.SCHEMA_INVALID', `Event ${event.type}`);
+    if (json.metadata.includes('\\u0000'))
+      rejectNul(metadata, 'EVENT.METADATA_INVALID', `Metadata of ${event.type}`);
     const contentHash = contentHashOfJson(event.eventId, event.type, json.data, json.metadata);
     return { eventId: event.eventId, type: event.type, data, metadata, contentHash, json };
   });

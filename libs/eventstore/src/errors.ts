@@ -36,6 +36,16 @@ export class EventStoreUnavailableError extends HcnError {
   }
 }
 
+/**
+ * The store refused the data itself (PostgreSQL's data exceptions, e.g. a NUL character in text): not an outage,
+ * and the same request would fail again.
+ */
+export class EventStoreDataRejectedError extends HcnError {
+  constructor(message: string) {
+    super('EVENTSTORE.DATA_REJECTED', message);
+  }
+}
+
 /** The append request itself is malformed (empty batch, bad stream id, bad expected revision). */
 export class InvalidAppendError extends HcnError {
   constructor(message: string, details: Record<string, unknown> = {}) {

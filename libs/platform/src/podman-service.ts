@@ -69,3 +69,33 @@ export async function startPodmanService(dir: string, timeoutMs = 20000): Promis
     },
   };
 }
+
+/** Where Docker's and rootful Podman's engine sockets are by default. */
+export const DEFAULT_ENGINE_SOCKETS = ['/var/run/docker.sock', '/run/podman/podman.sock'];
+
+/**
+ * An agent's container engine when none is configured: none to start when `configured` is set or a default socket
+ * exists (the agent uses that); else podman's Docker API service on `<dir>/podman.sock` when podman is installed
+ * (the caller stops it on exit); else none, said in one line.
+ */
+export async function startEngineIfMissing(
+  configured: string | undefined,
+  dir: string,
+  log: (line: string) => void,
+): Promise<RunningEngine | undefined> {
+  if (configured || DEFAULT_ENGINE_SOCKETS.some((path) => existsSync(path))) return undefined;
+  if (!podmanInstalled()) {
+    log(
+      'no container engine (DOCKER_HOST, containers.socket) and no podman: container workloads will be unschedulable here',
+    );
+    return undefined;
+  }
+  try {
+    const engine = await startPodmanService(dir);
+    log(`container engine: podman system service on ${engine.socketPath}`);
+    return engine;
+  } catch (error) {
+    log(`podman did not start (${(error as Error).message}): container workloads will be unschedulable here`);
+    return undefined;
+  }
+}

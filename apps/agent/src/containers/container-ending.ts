@@ -13,7 +13,8 @@ export interface EndedRun {
 
 /**
  * The ending of a container's allocation: stopped when the agent stopped it, failed with the engine's error or an
- * OOM kill, completed on exit 0, else failed with its exit code or signal; with its cgroup's usage when measured.
+ * OOM kill, completed on exit 0, else failed with its exit code or signal; with its usage when measured (its cgroup,
+ * or the engine's last stats).
  */
 export function containerEnding(
   base: { allocationId: string; at: string },

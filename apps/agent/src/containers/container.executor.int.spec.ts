@@ -21,7 +21,7 @@ describeWithContainers('ContainerExecutor against podman (Docker Engine API)', (
   const cgroups = detectCgroupMode();
   let events: ExecutionEvent[];
 
-  function executor(sink?: ExecutionEvent[]): ContainerExecutor {
+  function executor(sink?: ExecutionEvent[], mode = cgroups): ContainerExecutor {
     return new ContainerExecutor({
       engine,
       nodeId: () => nodeId,
@@ -34,11 +34,12 @@ describeWithContainers('ContainerExecutor against podman (Docker Engine API)', (
           { name: 'nofile', soft: 1024, hard: 1024 },
           { name: 'nproc', soft: 1024, hard: 1024 },
         ],
-        cgroupParent: cgroups === 'none' ? undefined : '/hcn-spec',
+        cgroupParent: mode === 'none' ? undefined : '/hcn-spec',
       },
-      cgroups,
+      cgroups: mode,
       keepFinished: 1,
       pullBackoffMs: 60_000,
+      statsIntervalMs: 300,
     });
   }
 
@@ -186,6 +187,21 @@ describeWithContainers('ContainerExecutor against podman (Docker Engine API)', (
     await ex.stop(s.allocationId, 'spec');
     expect(cores).toBeGreaterThanOrEqual(low);
     expect(cores).toBeLessThanOrEqual(high);
+  });
+
+  it('measures a container from the engine stats when the agent reads no cgroups (usage while running, at its end)', async () => {
+    const ex = executor(undefined, 'none');
+    const s = spec('i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; sleep 600', {}, 0);
+    ex.start(s);
+    await eventually('sampled', async () => (ex.usage(s.allocationId)?.cpuSeconds ?? 0) > 0.05, 20_000);
+    const running = ex.usage(s.allocationId);
+    expect(running?.memoryBytes).toBeGreaterThan(0);
+    expect(running?.memoryPeakBytes).toBeGreaterThanOrEqual(running?.memoryBytes ?? Infinity);
+    await ex.stop(s.allocationId, 'spec');
+    const end = await endOf(s.allocationId);
+    expect((end as { usage?: { cpuSeconds: number } }).usage?.cpuSeconds).toBeGreaterThanOrEqual(
+      running?.cpuSeconds ?? Infinity,
+    );
   });
 
   it('fails a missing image with pullPolicy never as IMAGE.NOT_FOUND, and a failed pull backs off', async () => {

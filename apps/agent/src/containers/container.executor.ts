@@ -14,6 +14,7 @@ import {
 } from './container-request';
 import { ContainerEngine, ContainerStatus, EngineError } from './engine';
 import { EngineHealth } from './engine-health';
+import { EngineUsage } from './engine-usage';
 import { ImagePuller } from './image-puller';
 import { containerEnding } from './container-ending';
 
@@ -38,6 +39,8 @@ export interface ContainerExecutorOptions {
   readonly startCpuMillis?: number;
   /** First back-off after a failed pull of an image (doubles per failure, at most 5 minutes). */
   readonly pullBackoffMs?: number;
+  /** How often the engine's stats are read for containers without a cgroup the agent reads (default 5 s). */
+  readonly statsIntervalMs?: number;
   /** How often to ask an engine that went away whether it is back (default 2 s). */
   readonly engineRetryMs?: number;
   readonly now?: () => Date;
@@ -70,6 +73,7 @@ export class ContainerExecutor implements Executor {
   private readonly runs = new Map<string, Run>();
   private reclaiming = false;
   private readonly health: EngineHealth;
+  private readonly sampled: EngineUsage;
   private readonly puller: ImagePuller;
   private readonly now: () => Date;
   /** Set to 0 once the engine could not lower a quota: containers then start with their own. */
@@ -80,6 +84,7 @@ export class ContainerExecutor implements Executor {
     this.now = opts.now ?? (() => new Date());
     this.startCpuMillis = opts.startCpuMillis ?? 250;
     this.health = new EngineHealth(opts.engine, opts.engineRetryMs ?? 2000);
+    this.sampled = new EngineUsage(opts.engine, opts.statsIntervalMs ?? 5000);
   }
 
   /** Starts an allocation's container; false when this executor already knows the allocation. */
@@ -153,12 +158,12 @@ export class ContainerExecutor implements Executor {
     return [...this.runs.values()].filter((r) => !r.finished).map((r) => r.allocationId);
   }
 
-  /** What a running container used so far, from its allocation's cgroup (undefined without one). */
+  /** What a running container used so far, from its allocation's cgroup, else from the engine's stats. */
   usage(allocationId: string): MeasuredUsage | undefined {
     const run = this.runs.get(allocationId);
     if (!run || run.finished || !run.started) return undefined;
-    const cgroup = this.cgroupUsage(allocationId);
-    return cgroup ? measured(cgroup) : undefined;
+    const found = this.cgroupUsage(allocationId) ?? this.sampled.get(allocationId);
+    return found ? measured(found) : undefined;
   }
 
   private cgroupUsage(allocationId: string): CgroupUsage | undefined {
@@ -264,6 +269,7 @@ export class ContainerExecutor implements Executor {
     const engine = this.opts.engine;
     const id = run.id as string;
     const status = await engine.inspect(id);
+    if (!this.cgroupUsage(run.allocationId)) this.sampled.track(run.allocationId, id);
     if (!run.started) {
       run.started = true;
       this.emit({
@@ -305,6 +311,7 @@ export class ContainerExecutor implements Executor {
     if (run.finished) return;
     run.finished = true;
     run.lost = true;
+    this.sampled.forget(run.allocationId);
     run.timers.forEach((t) => clearTimeout(t));
     STREAMS.forEach((s) => run.logs[s].close());
     this.emit({ kind: 'lost', allocationId: run.allocationId, reason: error.message, at: this.at() });
@@ -344,7 +351,8 @@ export class ContainerExecutor implements Executor {
 
   private ending(run: Run, status: ContainerStatus | undefined, error?: string): Ending {
     const base = { allocationId: run.allocationId, at: this.at() };
-    return containerEnding(base, run, status, this.cgroupUsage(run.allocationId), error);
+    const sampled = this.sampled.forget(run.allocationId);
+    return containerEnding(base, run, status, this.cgroupUsage(run.allocationId) ?? sampled, error);
   }
 
   /** Removes the allocation's cgroup and this workload's finished containers beyond the last few. */

@@ -10,7 +10,8 @@ import {
 import { join } from 'node:path';
 import type { MeasuredUsage } from '@hcn/contracts';
 
-const ROOT = '/sys/fs/cgroup';
+/** Where the cgroup hierarchy is mounted (`HCN_CGROUP_ROOT` where it is elsewhere, e.g. inside a container). */
+const ROOT = process.env.HCN_CGROUP_ROOT ?? '/sys/fs/cgroup';
 
 /** What a cgroup measured: CPU time, current and peak memory, OOM kills (when the kernel counts them there). */
 export interface CgroupUsage {

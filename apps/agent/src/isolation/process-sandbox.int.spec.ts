@@ -100,6 +100,20 @@ describeIsolated('process workloads in their sandbox (real user switch, real cgr
     expect(cores).toBeLessThanOrEqual(0.6);
   });
 
+  it('without cgroups caps memory with an address-space rlimit: the limit is in force, a hog fails', async () => {
+    const plain = new ProcessExecutor({
+      baseDir: join(dataDir, 'plain'),
+      onEvent: (e) => events.push(e),
+      sandbox: new ProcessSandbox(user, 'none', '/hcn-spec-unused', 256),
+    });
+    const s = spec('ulimit -v; exec tail /dev/zero', { cpuMillis: 0, memoryBytes: 64 * MiB });
+    plain.start(s);
+    const end = await endOf(s.allocationId);
+    expect(end).toMatchObject({ kind: 'failed', signal: null });
+    expect(plain.tail(s.allocationId, 1, 'stdout')).toEqual([String(64 * 1024)]);
+    expect(plain.tail(s.allocationId, 5, 'stderr').join('\n')).toMatch(/memory/i);
+  });
+
   it('still reports a missing program as could not start', async () => {
     const s = { ...spec(''), command: 'no-such-program-hcn' };
     executor.start(s);

@@ -3,6 +3,7 @@ import { HcnError, ValidationError } from '@hcn/contracts';
 const EXACT: Record<string, number> = {
   'EVENTSTORE.WRONG_EXPECTED_REVISION': 409,
   'EVENTSTORE.UNAVAILABLE': 503,
+  'EVENTSTORE.DATA_REJECTED': 400,
   'BUS.UNAVAILABLE': 503,
   'AUTH.FORBIDDEN': 403,
   'AUTH.NAMESPACE_FORBIDDEN': 403,

@@ -1,5 +1,10 @@
 import { HcnError } from '@hcn/contracts';
-import { ConcurrencyError, DuplicateEventIdError, EventStoreUnavailableError } from '../errors';
+import {
+  ConcurrencyError,
+  DuplicateEventIdError,
+  EventStoreDataRejectedError,
+  EventStoreUnavailableError,
+} from '../errors';
 import type { ExpectedRevision } from '../port';
 
 interface PgError {
@@ -30,6 +35,9 @@ export function translatePgError(
   if (pg.code === '23505' && pg.constraint === 'hcn_events_event_id')
     return new DuplicateEventIdError(streamId, eventIds);
   if (pg.code === '23505') return new ConcurrencyError(streamId, expected, -1);
+  // SQLSTATE class 22, data exception: the content is refused (the store is up)
+  if (pg.code?.startsWith('22'))
+    return new EventStoreDataRejectedError(`PostgreSQL refused the data: ${pg.message ?? pg.code}`);
   return new EventStoreUnavailableError(
     `PostgreSQL event store failed: ${pg.message ?? String(error)}`,
     error,
