@@ -15,3 +15,5 @@ export * from './verify/chain-report';
 export { verifyHashChain } from './verify/verify-hash-chain';
 export type { VerifyHashChainOptions } from './verify/verify-hash-chain';
 export * from './postgres/scavenge';
+export * from './subscription-health';
+export * from './supervised-subscription';

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { ConcurrencyError, DuplicateEventIdError } from '../errors';
 import type { EventStore } from '../port';
 import { hashChainContract } from './hash-chain.contract';
+import { supervisedSubscriptionContract } from './supervised-subscription.contract';
 import { otherThing, thing, uniqueStream } from './test-events';
 
 /** Builds the store under test (registry: testEventRegistry) and tears it down. */
@@ -336,6 +337,7 @@ export function eventStoreContract(makeFixture: () => Promise<EventStoreFixture>
   });
 
   describe('hash chain (tamper evidence)', () => hashChainContract(() => store));
+  describe('supervised subscription', () => supervisedSubscriptionContract(() => store));
 
   describe('stream metadata', () => {
     it('round-trips maxAge and maxCount, and reads honour maxCount', async () => {
