@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { SubscriptionHealth } from '@hcn/eventstore';
 import { MemoryMessageBus } from '@hcn/messaging';
 import {
   onShutdown,
@@ -56,10 +57,12 @@ async function main(): Promise<void> {
   const store = await openEventStore({ databaseUrl, poolSize: config.storePoolSize });
   const readModels = await openReadModels(databaseUrl);
   const bus = new MemoryMessageBus();
+  const subscriptions = new SubscriptionHealth(); // the projector's and the hub's: readiness sees both
   const projector = await startProjector(store, readModels, {
     onError: (e) => console.error(`[projector] ${e.message}`),
+    health: subscriptions,
   });
-  const hub = await startHub(config, { store, bus, readModels });
+  const hub = await startHub(config, { store, bus, readModels, subscriptions });
   const scavenger = startScavenger(store, scavenging.HCN_SCAVENGE_SECONDS * 1000);
   const engine = await startEngineIfMissing(process.env.DOCKER_HOST, join(dataDir, 'podman'), (line) =>
     console.log(`[hcn] ${line}`),

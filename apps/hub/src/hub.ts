@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { EventStore } from '@hcn/eventstore';
+import type { EventStore, SubscriptionHealth } from '@hcn/eventstore';
 import type { MessageBus } from '@hcn/messaging';
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -48,12 +48,14 @@ export interface HubPorts {
   readonly bus: MessageBus;
   readonly readModels: DataSource;
   readonly clock?: Clock;
+  /** Supervised subscriptions of other parts of this process (the embedded projector's), for readiness. */
+  readonly subscriptions?: SubscriptionHealth;
 }
 
 /** Starts the hub: HTTP API and OpenAPI docs, report ingestion, liveness saga, command dispatcher. */
 export async function startHub(config: HubConfig, ports: HubPorts): Promise<RunningHub> {
   const clock = ports.clock ?? (() => new Date());
-  const metrics = new HubMetrics();
+  const metrics = new HubMetrics(ports.subscriptions);
   registerProjectionLag(metrics, ports.readModels);
   const credentials = new AgentCredentials(config.agentSecret);
   const liveness = new LivenessService(ports.store, config, clock, metrics);
@@ -70,9 +72,9 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
     new DeviceHealthWatch(hot, clock),
   );
   const dispatcher = new Dispatcher(ports.store, ports.bus, ports.readModels, metrics);
-  const view = new ClusterView(ports.store);
+  const view = new ClusterView(ports.store, metrics.subscriptions);
   const placement = new PlacementService(ports.store, view, metrics, hot, dispatcher);
-  const templates = new TemplateCatalog(ports.store);
+  const templates = new TemplateCatalog(ports.store, metrics.subscriptions);
   const saga = new WorkloadSaga(
     ports.store,
     view,
@@ -85,6 +87,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
       unrecordedHolds: () => unrecordedQuotaHolds(ports.readModels),
     },
     hot,
+    metrics.subscriptions,
   );
   const app = await NestFactory.create<NestExpressApplication>(
     HubModule.register({

@@ -1,5 +1,11 @@
 import { Position, RecordedEvent, comparePositions } from '@hcn/contracts';
-import { EventStore, Subscription, matchesFilter } from '@hcn/eventstore';
+import {
+  EventStore,
+  Subscription,
+  SubscriptionHealth,
+  matchesFilter,
+  superviseSubscription,
+} from '@hcn/eventstore';
 import { loadCheckpoint, saveCheckpoint } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
 import { changePayload } from './change-payload';
@@ -20,6 +26,10 @@ export interface RunnerOptions {
   readonly onError?: (error: Error) => void;
   /** Wait after a wake-up so one read and one transaction serve many appends; default 100 ms. */
   readonly coalesceMs?: number;
+  /** Where the runner's subscription reports its state (readiness, metrics); its own when absent. */
+  readonly health?: SubscriptionHealth;
+  /** First wait before resuming after a failed write (doubles per failure, with jitter); default 200 ms. */
+  readonly retryBackoffMs?: number;
   /** Called after each written batch with the events read (metrics, tests). */
   readonly onBatch?: (info: { events: readonly RecordedEvent[]; position: Position }) => void;
 }
@@ -63,18 +73,29 @@ export class ProjectionRunner {
         writtenAt: 0,
       })),
     );
-    this.subscription = this.store.subscribeToAll({
-      after: oldest(this.tracked.map((t) => t.checkpoint)),
-      coalesceMs: this.options.coalesceMs ?? 100,
-      pageSize: this.options.pageSize,
-      onEvent: async (event) => {
-        this.buffer.push(event);
-        if (this.buffer.length >= (this.options.maxBatch ?? 1000)) await this.flush(event.position);
+    this.subscription = superviseSubscription(
+      this.store,
+      {
+        after: oldest(this.tracked.map((t) => t.checkpoint)),
+        coalesceMs: this.options.coalesceMs ?? 100,
+        pageSize: this.options.pageSize,
+        onEvent: async (event) => {
+          this.buffer.push(event);
+          if (this.buffer.length >= (this.options.maxBatch ?? 1000)) await this.flush(event.position);
+        },
+        onCheckpoint: (position) => this.flush(position),
+        onCaughtUp: () => void this.settled().then(() => this.markCaughtUp(), this.options.onError),
+        onError: (error) => this.options.onError?.(error),
       },
-      onCheckpoint: (position) => this.flush(position),
-      onCaughtUp: () => void this.settled().then(() => this.markCaughtUp(), this.options.onError),
-      onError: (error) => this.options.onError?.(error),
-    });
+      {
+        name: 'projector',
+        health: this.options.health ?? new SubscriptionHealth(),
+        initialBackoffMs: this.options.retryBackoffMs,
+        // a write fails for the batch, not for one event: nothing is parked, the batch is written again
+        isPoison: () => false,
+        resumeAfter: () => this.restartFromCheckpoints(),
+      },
+    );
   }
 
   /** Resolves once everything committed when the runner started is applied and written. */
@@ -88,6 +109,14 @@ export class ProjectionRunner {
     await this.subscription?.stop();
     this.subscription = undefined;
     await this.writing;
+  }
+
+  /** After a failed write: what was buffered is dropped and each projection goes on from its own checkpoint. */
+  private restartFromCheckpoints(): Position | undefined {
+    this.buffer = [];
+    this.failure = undefined;
+    this.writing = Promise.resolve();
+    return oldest(this.tracked.map((t) => t.checkpoint));
   }
 
   private markCaughtUp(): void {

@@ -1,8 +1,12 @@
+import { SubscriptionHealth } from '@hcn/eventstore';
+import { registerSubscriptionMetrics } from '../health/subscription.metrics';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** The hub's Prometheus metrics (one registry per hub instance). */
 export class HubMetrics {
   readonly registry = new Registry();
+  /** The hub's supervised subscriptions (readiness reads them too). */
+  readonly subscriptions: SubscriptionHealth;
   readonly reportsReceived = new Counter({
     name: 'hcn_agent_reports_received_total',
     help: 'Agent reports consumed',
@@ -84,7 +88,9 @@ export class HubMetrics {
     registers: [this.registry],
   });
 
-  constructor() {
+  constructor(subscriptions = new SubscriptionHealth()) {
+    this.subscriptions = subscriptions;
     collectDefaultMetrics({ register: this.registry });
+    registerSubscriptionMetrics(this.registry, this.subscriptions);
   }
 }

@@ -7,7 +7,7 @@ import {
   nodeStream,
   workloadStream,
 } from '@hcn/contracts';
-import { EventStore, Subscription } from '@hcn/eventstore';
+import { EventStore, Subscription, superviseSubscription } from '@hcn/eventstore';
 import { MessageBus } from '@hcn/messaging';
 import { commandTopicFor } from '@hcn/platform';
 import { loadCheckpoint, saveCheckpoint } from '@hcn/read-models';
@@ -75,13 +75,17 @@ export class Dispatcher implements PlacementListener {
 
   async start(): Promise<void> {
     const after = await loadCheckpoint(this.dataSource.manager, CHECKPOINT);
-    this.subscription = this.store.subscribeToAll({
-      after,
-      filter: { kind: 'eventTypePrefix', prefixes: FOLLOWED },
-      onEvent: (event) => this.relay(event),
-      onCheckpoint: (position) => this.checkpoint(position),
-      onError: (error) => console.error(`[dispatcher] ${error.message}`),
-    });
+    this.subscription = superviseSubscription(
+      this.store,
+      {
+        after,
+        filter: { kind: 'eventTypePrefix', prefixes: FOLLOWED },
+        onEvent: (event) => this.relay(event),
+        onCheckpoint: (position) => this.checkpoint(position),
+        onError: (error) => console.error(`[dispatcher] ${error.message}`),
+      },
+      { name: 'dispatcher', health: this.metrics.subscriptions, log: (line) => console.error(line) },
+    );
   }
 
   async stop(): Promise<void> {

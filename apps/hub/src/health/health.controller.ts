@@ -26,14 +26,17 @@ export class HealthController {
   @Get('readyz')
   async ready(@Res() res: Response): Promise<void> {
     const checks: Record<string, string> = {};
+    // what failed is logged by the store and the subscriptions; readiness says only which part (no raw errors)
     await this.store.readStream('$readiness-probe').then(
       () => (checks.eventStore = 'ok'),
-      (e: Error) => (checks.eventStore = e.message),
+      () => (checks.eventStore = 'unavailable'),
     );
     await this.db.query('SELECT 1').then(
       () => (checks.readModels = 'ok'),
-      (e: Error) => (checks.readModels = e.message),
+      () => (checks.readModels = 'unavailable'),
     );
+    for (const s of this.metrics.subscriptions.failing())
+      checks[`subscription:${s.name}`] = `failing since ${s.failingSince} (${s.failures} failures)`;
     const ok = Object.values(checks).every((v) => v === 'ok');
     res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'not ready', checks });
   }

@@ -1,6 +1,6 @@
 import { EventDataOf, inParallel, nodeStream, RecordedEvent } from '@hcn/contracts';
 import { nodeDecider } from '@hcn/domain';
-import { EventStore, Subscription } from '@hcn/eventstore';
+import { EventStore, Subscription, superviseSubscription } from '@hcn/eventstore';
 import { randomUUID } from 'node:crypto';
 import { handleOnStream } from '../common/aggregate';
 import { requestContext } from '../common/command-context';
@@ -39,13 +39,17 @@ export class LivenessService {
 
   /** Starts following the log and sweeping. */
   start(): void {
-    this.subscription = this.store.subscribeToAll({
-      filter: { kind: 'streamPrefix', prefixes: ['node-', 'heartbeat-'] },
-      onEvent: (event) => this.apply(event),
-      onCaughtUp: () => (this.sweepFromMs = this.clock().getTime() + this.config.nodeTtlSeconds * 1000),
-      onError: (error) => console.error(`[liveness] ${error.message}`),
-      coalesceMs: 100,
-    });
+    this.subscription = superviseSubscription(
+      this.store,
+      {
+        filter: { kind: 'streamPrefix', prefixes: ['node-', 'heartbeat-'] },
+        onEvent: (event) => this.apply(event),
+        onCaughtUp: () => (this.sweepFromMs = this.clock().getTime() + this.config.nodeTtlSeconds * 1000),
+        onError: (error) => console.error(`[liveness] ${error.message}`),
+        coalesceMs: 100,
+      },
+      { name: 'liveness', health: this.metrics.subscriptions, log: (line) => console.error(line) },
+    );
     this.timer = setInterval(() => void this.sweep(), this.config.livenessSweepMs);
     this.timer.unref();
   }

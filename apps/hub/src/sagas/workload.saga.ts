@@ -7,7 +7,7 @@ import {
   dueInstances,
   workloadDecider,
 } from '@hcn/domain';
-import type { EventStore, Subscription } from '@hcn/eventstore';
+import { EventStore, Subscription, SubscriptionHealth, superviseSubscription } from '@hcn/eventstore';
 import { handleOnStream, loadKnown } from '../common/aggregate';
 import type { HotStreams } from '../common/cached-aggregate';
 import { CommandContext } from '../common/command-context';
@@ -83,6 +83,7 @@ export class WorkloadSaga {
     private readonly clock: Clock,
     private readonly options: WorkloadSagaOptions,
     private readonly hot: HotStreams,
+    private readonly health = new SubscriptionHealth(),
   ) {
     view.onCapacity(() => this.retryUnschedulable());
   }
@@ -90,16 +91,20 @@ export class WorkloadSaga {
   /** Starts following the log; resolves once caught up. */
   start(): Promise<void> {
     const ready = new Promise<void>((resolve) => {
-      this.subscription = this.store.subscribeToAll({
-        filter: { kind: 'eventTypePrefix', prefixes: SAGA_EVENT_TYPES },
-        onEvent: (event) => this.apply(event),
-        onCaughtUp: () => {
-          this.caughtUp = true;
-          resolve();
+      this.subscription = superviseSubscription(
+        this.store,
+        {
+          filter: { kind: 'eventTypePrefix', prefixes: SAGA_EVENT_TYPES },
+          onEvent: (event) => this.apply(event),
+          onCaughtUp: () => {
+            this.caughtUp = true;
+            resolve();
+          },
+          onError: (error) => console.error(`[workload-saga] ${error.message}`),
+          coalesceMs: 100,
         },
-        onError: (error) => console.error(`[workload-saga] ${error.message}`),
-        coalesceMs: 100,
-      });
+        { name: 'workload-saga', health: this.health, log: (line) => console.error(line) },
+      );
     });
     this.timer = setInterval(() => this.kick(), this.options.tickMs);
     this.timer.unref();

@@ -8,7 +8,7 @@ import {
   nodeDecider,
   nodeReserved,
 } from '@hcn/domain';
-import type { EventStore, Subscription } from '@hcn/eventstore';
+import { EventStore, Subscription, SubscriptionHealth, superviseSubscription } from '@hcn/eventstore';
 import { ClusterSnapshot, DomainView, NodeView, SchedulingIndex } from '@hcn/scheduling';
 import { deviceViewsOf } from './device-views';
 
@@ -57,18 +57,25 @@ export class ClusterView {
   private caughtUp!: Promise<void>;
   private readonly listeners: Array<(event: RecordedEvent) => void> = [];
 
-  constructor(private readonly store: EventStore) {}
+  constructor(
+    private readonly store: EventStore,
+    private readonly health = new SubscriptionHealth(),
+  ) {}
 
   /** Follows the log; resolves once caught up. */
   start(): Promise<void> {
     this.caughtUp = new Promise((resolve) => {
-      this.subscription = this.store.subscribeToAll({
-        filter: { kind: 'eventTypePrefix', prefixes: CLUSTER_EVENT_TYPES },
-        onEvent: (event) => this.apply(event),
-        onCaughtUp: () => resolve(),
-        onError: (error) => console.error(`[cluster-view] ${error.message}`),
-        coalesceMs: 50,
-      });
+      this.subscription = superviseSubscription(
+        this.store,
+        {
+          filter: { kind: 'eventTypePrefix', prefixes: CLUSTER_EVENT_TYPES },
+          onEvent: (event) => this.apply(event),
+          onCaughtUp: () => resolve(),
+          onError: (error) => console.error(`[cluster-view] ${error.message}`),
+          coalesceMs: 50,
+        },
+        { name: 'cluster-view', health: this.health, log: (line) => console.error(line) },
+      );
     });
     return this.caughtUp;
   }

@@ -1,21 +1,28 @@
 import type { RecordedEvent, TemplateDefinition } from '@hcn/contracts';
-import type { EventStore, Subscription } from '@hcn/eventstore';
+import { EventStore, Subscription, SubscriptionHealth, superviseSubscription } from '@hcn/eventstore';
 
 /** The job templates that exist, folded from `template-*` streams, for listing. */
 export class TemplateCatalog {
   private readonly templates = new Map<string, TemplateDefinition>();
   private subscription: Subscription | undefined;
 
-  constructor(private readonly store: EventStore) {}
+  constructor(
+    private readonly store: EventStore,
+    private readonly health = new SubscriptionHealth(),
+  ) {}
 
   /** Follows the template streams. */
   start(): void {
-    this.subscription = this.store.subscribeToAll({
-      filter: { kind: 'streamPrefix', prefixes: ['template-'] },
-      onEvent: (event) => this.apply(event),
-      onError: (error) => console.error(`[templates] ${error.message}`),
-      coalesceMs: 500,
-    });
+    this.subscription = superviseSubscription(
+      this.store,
+      {
+        filter: { kind: 'streamPrefix', prefixes: ['template-'] },
+        onEvent: (event) => this.apply(event),
+        onError: (error) => console.error(`[templates] ${error.message}`),
+        coalesceMs: 500,
+      },
+      { name: 'templates', health: this.health, log: (line) => console.error(line) },
+    );
   }
 
   async stop(): Promise<void> {

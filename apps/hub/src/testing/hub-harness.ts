@@ -1,4 +1,4 @@
-import { PostgresEventStore } from '@hcn/eventstore';
+import { PostgresEventStore, SubscriptionHealth } from '@hcn/eventstore';
 import { MemoryMessageBus, MessageBus } from '@hcn/messaging';
 import { openReadModels } from '@hcn/read-models';
 import { TestDatabase, createTestDatabase } from '@hcn/testing';
@@ -57,8 +57,9 @@ export async function startHubHarness(
     polling: { pollIntervalMs: 200 },
   });
   const db = await openReadModels(database.url, 4);
-  const projector = await startProjector(store, db);
-  const hub = await startHub(config, { store, bus, readModels: db });
+  const subscriptions = new SubscriptionHealth(); // as embedded mode: readiness sees the projector too
+  const projector = await startProjector(store, db, { health: subscriptions, retryBackoffMs: 100 });
+  const hub = await startHub(config, { store, bus, readModels: db, subscriptions });
   const request: HubHarness['request'] = async (method, path, body, headers = {}) => {
     const response = await fetch(`${hub.url}${path}`, {
       method,
