@@ -86,6 +86,11 @@ describeWithPostgres('workloads API (hub + projector, real PostgreSQL, in-proces
       { constraints: { labels: [{ key: 'gpu', op: 'regex', value: '(' }] } },
       'constraints.labels.0.value:WORKLOAD.SPEC.CUSTOM',
     ],
+    [
+      'a lookahead regex (not RE2 syntax)',
+      { constraints: { labels: [{ key: 'gpu', op: 'regex', value: '(?=n)nvidia' }] } },
+      'constraints.labels.0.value:WORKLOAD.SPEC.CUSTOM',
+    ],
     ['an unknown field', { colour: 'blue' }, '(root):WORKLOAD.SPEC.UNRECOGNIZED_KEYS'],
     [
       'a bad restart policy',

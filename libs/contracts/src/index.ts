@@ -10,3 +10,4 @@ export * from './messages/agent.messages';
 export * from './util/in-parallel';
 export * from './devices';
 export * from './util/nul';
+export * from './util/label-pattern';

@@ -1,16 +1,18 @@
+import { compileLabelPattern } from '@hcn/contracts';
+import type { LabelPattern } from '@hcn/contracts';
 import { assertNever } from './assert-never';
 import type { LabelConstraint } from './model';
 
-/** A label constraint ready to test: regexes compiled, `in` lists as sets; `invalid` explains a broken one. */
+/** A label constraint ready to test: RE2 patterns compiled, `in` lists as sets; `invalid` explains a broken one. */
 export interface CompiledLabelConstraint {
   readonly source: LabelConstraint;
   readonly text: string;
   readonly invalid?: string;
-  readonly regex?: RegExp;
+  readonly pattern?: LabelPattern;
   readonly set?: ReadonlySet<string>;
 }
 
-/** Compiles one constraint; regexes are anchored so the whole value must match. */
+/** Compiles one constraint; `regex` patterns (RE2 syntax, linear-time) must match the whole value. */
 export function compileLabelConstraint(source: LabelConstraint): CompiledLabelConstraint {
   const text = describeConstraint(source);
   switch (source.op) {
@@ -35,11 +37,10 @@ export function compileLabelConstraint(source: LabelConstraint): CompiledLabelCo
 
 function compileRegex(source: LabelConstraint, text: string): CompiledLabelConstraint {
   if (source.value === undefined) return { source, text, invalid: `${text}: needs a pattern` };
-  try {
-    return { source, text, regex: new RegExp(`^(?:${source.value})$`, 'u') };
-  } catch {
-    return { source, text, invalid: `${text}: invalid pattern` };
-  }
+  const compiled = compileLabelPattern(source.value);
+  return compiled.ok
+    ? { source, text, pattern: compiled.pattern }
+    : { source, text, invalid: `${text}: invalid pattern (${compiled.error})` };
 }
 
 /** True when the label value (undefined: label absent) satisfies the constraint. */
@@ -51,7 +52,7 @@ export function labelMatches(c: CompiledLabelConstraint, value: string | undefin
     case '!=':
       return value !== c.source.value;
     case 'regex':
-      return value !== undefined && c.regex !== undefined && c.regex.test(value);
+      return value !== undefined && c.pattern !== undefined && c.pattern.matches(value);
     case 'in':
       return value !== undefined && c.set!.has(value);
     case 'notin':
@@ -100,7 +101,7 @@ export function someNodeCanMatch(
       return usable - count(c.source.value) > 0;
     case 'regex':
       return [...(values?.keys() ?? [])].some(
-        (v) => count(v) > 0 && c.regex !== undefined && c.regex.test(v),
+        (v) => count(v) > 0 && c.pattern !== undefined && c.pattern.matches(v),
       );
     case 'in':
       return [...c.set!].some((v) => count(v) > 0);

@@ -110,7 +110,7 @@ export interface ClusterSnapshot {
 /** Operators of label constraints. */
 export type LabelOperator = '=' | '!=' | 'regex' | 'in' | 'notin' | 'exists';
 
-/** A constraint on one node label; `regex` is anchored (the whole value must match). */
+/** A constraint on one node label; `regex` is RE2 syntax (linear-time) and anchored (the whole value must match). */
 export interface LabelConstraint {
   readonly key: string;
   readonly op: LabelOperator;

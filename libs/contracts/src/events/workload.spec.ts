@@ -3,17 +3,9 @@ import { domainIdSchema, nodeIdSchema } from './node.events';
 import { namespaceSchema, resourcesSchema } from './resources.schemas';
 import { deviceRequestSchema } from '../devices/device-request.schema';
 import { imageSchema, portMappingSchema, pullPolicySchema, volumeSchema } from './container.spec';
+import { compileLabelPattern } from '../util/label-pattern';
 
-function compiles(pattern: string): boolean {
-  try {
-    new RegExp(pattern);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** One label constraint on the node a workload may run on. */
+/** One label constraint on the node a workload may run on; `regex` values are RE2 syntax, matched whole. */
 export const labelConstraintSchema = z
   .object({
     key: z.string().min(1).max(63),
@@ -30,9 +22,16 @@ export const labelConstraintSchema = z
     message: "operators in and notin need 'values'",
     path: ['values'],
   })
-  .refine((c) => c.op !== 'regex' || compiles(c.value ?? ''), {
-    message: 'not a valid regular expression',
-    path: ['value'],
+  .superRefine((c, ctx) => {
+    if (c.op !== 'regex' || c.value === undefined) return;
+    const compiled = compileLabelPattern(c.value);
+    if (!compiled.ok) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['value'],
+        message: `not a valid RE2 pattern: ${compiled.error}`,
+      });
+    }
   });
 
 const affinitySchema = z
