@@ -183,19 +183,22 @@ export class Agent {
     const host = detectHost(this.config.dataDir);
     const accelerators = await detectAccelerators({ declared: this.config.devices });
     accelerators.warnings.forEach((w) => this.log(`accelerators: ${w}`));
-    this.session = await this.hub.register({
-      ...host,
-      accelerators: accelerators.devices.length,
-      devices: accelerators.devices,
-      joinToken: this.config.joinToken,
-      nodeId: this.identity.read(),
-      domainId: this.config.domainId,
-      labels: this.config.labels,
-      isHead: this.config.isHead,
-      agentVersion: AGENT_VERSION,
-      runtimes: this.runtimes,
-    });
-    this.identity.write(this.session.nodeId);
+    this.session = await this.hub.register(
+      {
+        ...host,
+        accelerators: accelerators.devices.length,
+        devices: accelerators.devices,
+        joinToken: this.config.joinToken,
+        nodeId: this.identity.read(),
+        domainId: this.config.domainId,
+        labels: this.config.labels,
+        isHead: this.config.isHead,
+        agentVersion: AGENT_VERSION,
+        runtimes: this.runtimes,
+      },
+      this.identity.credential() ?? this.config.reenrolmentToken,
+    );
+    this.identity.write(this.session.nodeId, this.session.credential);
     this.devices = accelerators.devices;
     this.log(
       `registered in domain ${this.config.domainId} (${host.cpuCores} cores, ${host.memoryBytes} bytes, ${accelerators.devices.length} accelerators from ${accelerators.source})`,

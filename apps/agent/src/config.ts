@@ -8,6 +8,7 @@ const fileSchema = z
   .object({
     hubUrl: z.string().url().optional(),
     joinToken: z.string().optional(),
+    reenrolmentToken: z.string().optional(),
     domain: domainIdSchema.optional(),
     labels: labelsSchema.optional(),
     head: z.boolean().optional(),
@@ -53,6 +54,8 @@ const containersSchema = z.object({
 const schema = z.object({
   hubUrl: z.string().url('hubUrl (HCN_HUB_URL) must be an http(s) URL'),
   joinToken: z.string().min(1, 'joinToken (HCN_JOIN_TOKEN) is required'),
+  /** An admin's re-enrolment token, for registering a known node whose credential file was lost. */
+  reenrolmentToken: z.string().min(1).optional(),
   domainId: domainIdSchema,
   labels: labelsSchema,
   isHead: z.boolean(),
@@ -106,6 +109,7 @@ export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentConfig {
   return parseConfig('agent', schema, {
     hubUrl: env.HCN_HUB_URL ?? file.hubUrl,
     joinToken: env.HCN_JOIN_TOKEN ?? file.joinToken,
+    reenrolmentToken: env.HCN_REENROLMENT_TOKEN ?? file.reenrolmentToken,
     domainId: env.HCN_DOMAIN ?? file.domain ?? 'default',
     labels: envLabels(env.HCN_LABELS) ?? file.labels ?? {},
     isHead: head,

@@ -23,9 +23,9 @@ const REQUEST_TIMEOUT_MS = 10000;
 export class HubClient {
   constructor(private readonly baseUrl: string) {}
 
-  /** Registers (or re-registers) this node. */
-  async register(request: RegisterNodeRequest): Promise<RegisterNodeResponse> {
-    return this.call<RegisterNodeResponse>('POST', '/v1/agents/register', request);
+  /** Registers (or re-registers, presenting its credential or a re-enrolment token) this node. */
+  async register(request: RegisterNodeRequest, token?: string): Promise<RegisterNodeResponse> {
+    return this.call<RegisterNodeResponse>('POST', '/v1/agents/register', request, token);
   }
 
   /** True when the hub knows this node; false when it answers NODE.NOT_FOUND (the hub forgot it). */

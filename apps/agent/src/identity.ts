@@ -1,13 +1,18 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** The node id this agent registered with, kept on disk so a restart keeps its identity. */
+/**
+ * The node id this agent registered with and its credential, kept on disk (0600 in the agent's 0700 directory) so a
+ * restart keeps its identity and may register the node again.
+ */
 export class NodeIdentity {
   private readonly path: string;
+  private readonly credentialPath: string;
 
   constructor(dataDir: string) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     this.path = join(dataDir, 'node-id');
+    this.credentialPath = join(dataDir, 'credential');
   }
 
   /** The stored node id, if any. */
@@ -15,8 +20,16 @@ export class NodeIdentity {
     return existsSync(this.path) ? readFileSync(this.path, 'utf8').trim() || undefined : undefined;
   }
 
-  /** Stores the node id the hub confirmed. */
-  write(nodeId: string): void {
+  /** The stored credential, if any. */
+  credential(): string | undefined {
+    return existsSync(this.credentialPath)
+      ? readFileSync(this.credentialPath, 'utf8').trim() || undefined
+      : undefined;
+  }
+
+  /** Stores the node id the hub confirmed and the credential it issued. */
+  write(nodeId: string, credential: string): void {
     writeFileSync(this.path, `${nodeId}\n`, { mode: 0o600 });
+    writeFileSync(this.credentialPath, `${credential}\n`, { mode: 0o600 });
   }
 }

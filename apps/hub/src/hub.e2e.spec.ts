@@ -88,9 +88,16 @@ describeWithPostgres(
         expect(await countEvents()).toBe(eventsBefore);
       });
 
-      it('registers once per node id: a repeat returns the same identity and appends nothing', async () => {
+      it('registers once per node id: a repeat with its credential returns the same identity and appends nothing', async () => {
         const first = await register({ hostname: 'idem' });
-        const again = await register({ hostname: 'idem', nodeId: first.nodeId });
+        const response = await h.request(
+          'POST',
+          '/v1/agents/register',
+          registrationBody({ hostname: 'idem', nodeId: first.nodeId }),
+          { authorization: `Bearer ${first.credential}` },
+        );
+        expect(response.status).toBe(200);
+        const again = response.body;
         expect(again.nodeId).toBe(first.nodeId);
         expect(again.credential).toBe(first.credential);
         const events = await h.store.readStream(nodeStream(first.nodeId));
@@ -102,6 +109,69 @@ describeWithPostgres(
           authorization: `Bearer ${first.credential}`,
         });
         expect(me).toEqual({ status: 200, body: { nodeId: first.nodeId, status: 'online' } });
+      });
+      it("never hands out a registered node's credential for the join token alone", async () => {
+        const victim = await register({ hostname: 'victim' });
+        const other = await register({ hostname: 'other' });
+        const before = await countEvents();
+        const attempts: Record<string, string>[] = [
+          { authorization: '' },
+          { authorization: `Bearer ${other.credential}` },
+          { authorization: 'Bearer test-admin-token-0123456789' },
+          { authorization: `Bearer reenrol.${victim.nodeId}.99999999999.forged` },
+        ];
+        for (const headers of attempts) {
+          const response = await h.request(
+            'POST',
+            '/v1/agents/register',
+            registrationBody({ hostname: 'attacker', nodeId: victim.nodeId }),
+            headers,
+          );
+          expect([response.status, response.body.error?.code]).toEqual([
+            401,
+            'AUTH.NODE_CREDENTIAL_REQUIRED',
+          ]);
+          expect(JSON.stringify(response.body)).not.toContain(victim.credential);
+        }
+        expect(await countEvents()).toBe(before);
+        // a new node with an id of its own choosing still registers with the join token alone
+        const fresh = await register({ hostname: 'fresh', nodeId: randomUUID() });
+        expect(fresh.credential).toMatch(new RegExp(`^${fresh.nodeId}\\.`));
+      });
+
+      it("registers a known node again with an admin's re-enrolment token (the agent lost its credential)", async () => {
+        const node = await register({ hostname: 'lost-credential' });
+        const issued = await h.request('POST', `/v1/nodes/${node.nodeId}/reenrolment-token`, {
+          ttlSeconds: 600,
+        });
+        expect(issued.status).toBe(201);
+        expect(Date.parse(issued.body.expiresAt)).toBeGreaterThan(Date.now() + 590_000);
+        const again = await h.request(
+          'POST',
+          '/v1/agents/register',
+          registrationBody({ hostname: 'lost-credential', nodeId: node.nodeId }),
+          { authorization: `Bearer ${issued.body.token}` },
+        );
+        expect([again.status, again.body.credential]).toEqual([200, node.credential]);
+        const elsewhere = await register({ hostname: 'someone-else' });
+        const misused = await h.request(
+          'POST',
+          '/v1/agents/register',
+          registrationBody({ nodeId: elsewhere.nodeId }),
+          { authorization: `Bearer ${issued.body.token}` },
+        );
+        expect(misused.status).toBe(401);
+        const unknown = await h.request('POST', `/v1/nodes/${randomUUID()}/reenrolment-token`, {});
+        expect(unknown.status).toBe(404);
+        const byViewer = await h.request(
+          'POST',
+          `/v1/nodes/${node.nodeId}/reenrolment-token`,
+          {},
+          {
+            authorization: `Bearer ${node.credential}`,
+          },
+        );
+        expect(byViewer.status).toBe(401);
       });
     });
 

@@ -28,6 +28,7 @@ import { TemplateCatalog } from './scheduling/template-catalog';
 import { ChangeNodeLabelsHandler } from './commands/change-node-labels/change-node-labels.handler';
 import { DrainNodeHandler } from './commands/drain-node/drain-node.handler';
 import { NodeOperationsController } from './commands/node-operations.controller';
+import { ReenrolmentTokenController } from './commands/issue-reenrolment-token/reenrolment-token.controller';
 import { RegisterNodeController } from './commands/register-node/register-node.controller';
 import { RegisterNodeHandler } from './commands/register-node/register-node.handler';
 import { StopNodeHandler } from './commands/stop-node/stop-node.handler';
@@ -75,6 +76,7 @@ export class HubModule {
       controllers: [
         RegisterNodeController,
         NodeOperationsController,
+        ReenrolmentTokenController,
         NodesController,
         WorkloadsController,
         WorkloadQueriesController,

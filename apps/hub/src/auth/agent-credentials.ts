@@ -29,8 +29,28 @@ export class AgentCredentials {
     return nodeId;
   }
 
-  private mac(nodeId: string): string {
-    return createHmac('sha256', this.secret).update(nodeId).digest('base64url');
+  /**
+   * An admin-issued token that lets an agent which lost its credential register an existing node again:
+   * `reenrol.<nodeId>.<expiry, epoch seconds>.<HMAC>`, valid until it expires.
+   */
+  issueReenrolment(nodeId: string, expiresAt: Date): string {
+    const expiry = Math.floor(expiresAt.getTime() / 1000);
+    return `reenrol.${nodeId}.${expiry}.${this.mac(`reenrol|${nodeId}|${expiry}`)}`;
+  }
+
+  /** True when `token` is this node's credential, or an unexpired re-enrolment token for it. */
+  mayReregister(token: string | undefined, nodeId: string, now: Date): boolean {
+    if (!token) return false;
+    if (this.verify(token, nodeId)) return true;
+    const [kind, id, expiry] = token.split('.');
+    if (kind !== 'reenrol' || id !== nodeId || Number(expiry) * 1000 <= now.getTime()) return false;
+    const expected = Buffer.from(this.issueReenrolment(nodeId, new Date(Number(expiry) * 1000)));
+    const given = Buffer.from(token);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  private mac(value: string): string {
+    return createHmac('sha256', this.secret).update(value).digest('base64url');
   }
 }
 

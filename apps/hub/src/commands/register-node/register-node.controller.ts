@@ -31,15 +31,34 @@ export class RegisterNodeController {
     summary: 'Register an agent with a join token; returns node id, credential, topics and intervals',
   })
   @ApiBody({ schema: z.toJSONSchema(registerNodeRequestSchema, { io: 'input' }) as object })
-  async register(@Body() body: unknown): Promise<RegisterNodeResponse> {
+  async register(
+    @Body() body: unknown,
+    @Headers('authorization') authorization: string | undefined,
+  ): Promise<RegisterNodeResponse> {
     const request = parseBody(registerNodeRequestSchema, body, 'REGISTER');
     if (!joinTokenMatches(request.joinToken, this.config.joinToken)) {
       throw new HcnError('AUTH.INVALID_JOIN_TOKEN', 'The join token is not valid');
     }
+    if (request.nodeId) await this.mayRegisterAgain(request.nodeId, bearer(authorization));
     const { joinToken: _omit, ...rest } = request;
     void _omit;
     const command = new RegisterNodeCommand({ ...rest, nodeId: rest.nodeId ?? randomUUID() }, randomUUID());
     return this.commands.execute(command);
+  }
+
+  /**
+   * The join token creates nodes; an existing node is registered again only by its own agent (its credential) or
+   * with an admin's re-enrolment token, so the join token never hands out another node's credential.
+   */
+  private async mayRegisterAgain(nodeId: string, token: string | undefined): Promise<void> {
+    const events = await this.store.readStream(nodeStream(nodeId));
+    if (foldRecorded(nodeDecider, events).status === 'unregistered') return;
+    if (this.credentials.mayReregister(token, nodeId, new Date())) return;
+    throw new HcnError(
+      'AUTH.NODE_CREDENTIAL_REQUIRED',
+      `Node ${nodeId} is registered: registering it again needs its credential or a re-enrolment token`,
+      { nodeId },
+    );
   }
 
   @Get('me')
