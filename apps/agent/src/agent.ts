@@ -7,7 +7,7 @@ import {
   agentCommandSchema,
 } from '@hcn/contracts';
 import { Consumer, MessageBus, PoisonMessageError } from '@hcn/messaging';
-import { DEFAULT_ENGINE_SOCKETS } from '@hcn/platform';
+import { DEFAULT_ENGINE_SOCKETS, commandTopicFor } from '@hcn/platform';
 import { join } from 'node:path';
 import { AppliedCommands } from './applied-commands';
 import type { AgentConfig } from './config';
@@ -144,9 +144,13 @@ export class Agent {
         ? `containers: engine at ${this.config.containers.socket ?? 'the default socket'} answers`
         : 'containers: no container engine answers; container workloads will be unschedulable on this node',
     );
+    // Subscribed before registering: no command for this node can be published before its consumer is in place.
+    let ready = (): void => undefined;
+    const registered = new Promise<void>((resolve) => (ready = resolve));
+    await this.consumeCommands(this.identity.ensureNodeId(), registered);
     await this.registerWithRetry();
     await this.runner.recover();
-    await this.consumeCommands();
+    ready();
     this.schedule();
     this.logTimer = setInterval(() => {
       this.runner.shipLogs();
@@ -211,6 +215,10 @@ export class Agent {
         return await this.register();
       } catch (error) {
         const status = (error as { status?: number }).status;
+        if ((error as { code?: string }).code === 'AUTH.NODE_CREDENTIAL_REQUIRED')
+          throw new Error(
+            `node ${this.nodeId} is registered and this agent has no valid credential for it: set HCN_REENROLMENT_TOKEN to a token from POST /v1/nodes/${this.nodeId}/reenrolment-token (admin), or remove ${this.config.dataDir}/node-id to join as a new node`,
+          );
         if (status && status >= 400 && status < 500) throw error; // bad token or config: retrying will not help
         this.log(`hub unreachable (${(error as Error).message}); retrying in ${delay} ms`);
         await new Promise((r) => setTimeout(r, delay));
@@ -315,19 +323,22 @@ export class Agent {
     await this.register();
   }
 
-  private async consumeCommands(): Promise<void> {
-    const session = this.session;
-    if (!session) return;
+  /**
+   * Consumes this node's commands from its domain's command topic; a batch that arrives before the agent registered
+   * and recovered its allocations waits for `registered` (uncommitted meanwhile).
+   */
+  private async consumeCommands(nodeId: string, registered: Promise<void>): Promise<void> {
     this.commands = await this.bus.consume({
-      groupId: `hcn-agent-${session.nodeId}`,
-      topics: [session.commandTopic],
+      groupId: `hcn-agent-${nodeId}`,
+      topics: [commandTopicFor(this.config.domainId)],
       fromBeginning: false,
       handleBatch: async (messages) => {
+        await registered;
         for (const message of messages) {
-          if (message.key !== session.nodeId) continue;
+          if (message.key !== nodeId) continue;
           const parsed = agentCommandSchema.safeParse(JSON.parse(message.value.toString()));
           if (!parsed.success) throw new PoisonMessageError(`malformed command: ${parsed.error.message}`);
-          if (parsed.data.nodeId === session.nodeId && this.applied.firstTime(parsed.data.commandId))
+          if (parsed.data.nodeId === nodeId && this.applied.firstTime(parsed.data.commandId))
             this.apply(parsed.data);
         }
       },

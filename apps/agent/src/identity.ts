@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 
 /**
@@ -18,6 +19,18 @@ export class NodeIdentity {
   /** The stored node id, if any. */
   read(): string | undefined {
     return existsSync(this.path) ? readFileSync(this.path, 'utf8').trim() || undefined : undefined;
+  }
+
+  /**
+   * The node id, chosen here (a random UUID, stored) when there is none yet: the agent knows its id, and so its
+   * command subscription, before it registers.
+   */
+  ensureNodeId(): string {
+    const known = this.read();
+    if (known) return known;
+    const chosen = randomUUID();
+    writeFileSync(this.path, `${chosen}\n`, { mode: 0o600 });
+    return chosen;
   }
 
   /** The stored credential, if any. */
