@@ -1,3 +1,4 @@
+import { QuotaLimits, quotaLimitsSchema } from '@hcn/contracts';
 import { brokerListSchema, envNumber, parseConfig } from '@hcn/platform';
 import { z } from 'zod';
 import { ApiToken, apiTokenSchema } from './auth/api-tokens';
@@ -16,6 +17,39 @@ const tokensJson = z
     }
   })
   .pipe(z.array(apiTokenSchema));
+
+/** An unset variable, or one set to the empty string. */
+const unsetIfEmpty = (v: unknown): unknown => (v === '' ? undefined : v);
+
+/** HCN_DEFAULT_QUOTA: the `limits` object of PUT /v1/quotas/:namespace (or that whole body), as JSON. */
+const defaultQuotaJson = z
+  .string()
+  .transform((text, ctx) => {
+    try {
+      const parsed = JSON.parse(text) as unknown;
+      const body = parsed as { limits?: unknown } | null;
+      const wrapped = typeof body === 'object' && body !== null && Object.keys(body).join() === 'limits';
+      return wrapped ? body.limits : parsed;
+    } catch {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'HCN_DEFAULT_QUOTA must be JSON limits like {"cpuMillis":4000,"memoryBytes":8589934592,"workloads":20}',
+      });
+      return z.NEVER;
+    }
+  })
+  .pipe(quotaLimitsSchema);
+
+const opsPort = z.preprocess(
+  unsetIfEmpty,
+  z.coerce
+    .number()
+    .int('HCN_OPS_HTTP_PORT: a port number')
+    .min(0, 'HCN_OPS_HTTP_PORT: 0 to 65535')
+    .max(65535, 'HCN_OPS_HTTP_PORT: 0 to 65535')
+    .optional(),
+);
 
 const schema = z
   .object({
@@ -53,7 +87,31 @@ const schema = z
           z.string().startsWith('/', 'HCN_CONTAINER_HOST_PATHS: absolute directories, comma-separated'),
         ),
       ),
+    HCN_MAX_INSTANCES_PER_REQUEST: envNumber(10_000).pipe(
+      z
+        .number()
+        .int('HCN_MAX_INSTANCES_PER_REQUEST: a whole number of instances')
+        .min(1, 'HCN_MAX_INSTANCES_PER_REQUEST must be at least 1'),
+    ),
+    HCN_DEFAULT_QUOTA: z.preprocess(unsetIfEmpty, defaultQuotaJson.optional()),
+    HCN_OPS_HTTP_HOST: z.preprocess(unsetIfEmpty, z.string().optional()),
+    HCN_OPS_HTTP_PORT: opsPort,
   })
+  .refine((c) => c.HCN_OPS_HTTP_HOST === undefined || c.HCN_OPS_HTTP_PORT !== undefined, {
+    message: 'HCN_OPS_HTTP_HOST needs HCN_OPS_HTTP_PORT (the ops listener is on only when its port is set)',
+    path: ['HCN_OPS_HTTP_HOST'],
+  })
+  .refine(
+    (c) =>
+      c.HCN_OPS_HTTP_PORT === undefined ||
+      c.HCN_OPS_HTTP_PORT === 0 ||
+      c.HCN_OPS_HTTP_PORT !== c.HCN_HTTP_PORT ||
+      (c.HCN_OPS_HTTP_HOST ?? '127.0.0.1') !== c.HCN_HTTP_HOST,
+    {
+      message: 'HCN_OPS_HTTP_HOST/PORT must be another address than HCN_HTTP_HOST/PORT',
+      path: ['HCN_OPS_HTTP_PORT'],
+    },
+  )
   .refine((c) => c.HCN_ADMIN_TOKEN !== undefined || c.HCN_API_TOKENS.some((t) => t.role === 'admin'), {
     message: 'configure an admin API token: HCN_ADMIN_TOKEN, or an admin entry in HCN_API_TOKENS',
     path: ['HCN_ADMIN_TOKEN'],
@@ -87,6 +145,12 @@ export interface HubConfig {
   readonly storePoolSize: number;
   /** Host directories container volumes may bind (a host path elsewhere is refused with 400). */
   readonly containerHostPaths: readonly string[];
+  /** Most workload instances (replicas, summed over a batch) one request may ask for. */
+  readonly maxInstancesPerRequest: number;
+  /** Limits admission applies to a namespace without a quota of its own; undefined = unlimited. */
+  readonly defaultQuota?: QuotaLimits;
+  /** Second listener serving only /metrics and /docs (they then answer 404 on the main one); undefined = none. */
+  readonly opsHttp?: { readonly host: string; readonly port: number };
 }
 
 /** Reads and validates the hub's configuration from the environment (throws ConfigError listing every problem). */
@@ -115,5 +179,11 @@ export function loadHubConfig(env: NodeJS.ProcessEnv): HubConfig {
     orphanSweepMs: c.HCN_ORPHAN_SWEEP_SECONDS * 1000,
     storePoolSize: c.HCN_STORE_POOL_SIZE,
     containerHostPaths: c.HCN_CONTAINER_HOST_PATHS,
+    maxInstancesPerRequest: c.HCN_MAX_INSTANCES_PER_REQUEST,
+    defaultQuota: c.HCN_DEFAULT_QUOTA,
+    opsHttp:
+      c.HCN_OPS_HTTP_PORT === undefined
+        ? undefined
+        : { host: c.HCN_OPS_HTTP_HOST ?? '127.0.0.1', port: c.HCN_OPS_HTTP_PORT },
   };
 }

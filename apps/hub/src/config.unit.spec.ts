@@ -26,7 +26,43 @@ describe('hub configuration', () => {
     ['HCN_SCHEDULER_TICK_MS', '-1'],
     ['HCN_NODE_TTL_SECONDS', '1'],
     ['HCN_STORE_POOL_SIZE', '1'],
+    ['HCN_MAX_INSTANCES_PER_REQUEST', '0'],
+    ['HCN_MAX_INSTANCES_PER_REQUEST', '1.5'],
+    ['HCN_DEFAULT_QUOTA', '{cpuMillis: 1}'],
+    ['HCN_DEFAULT_QUOTA', '{"cpuMillis": -1}'],
+    ['HCN_DEFAULT_QUOTA', '{"cpus": 4}'],
+    ['HCN_OPS_HTTP_PORT', '70000'],
+    ['HCN_OPS_HTTP_PORT', '8080'],
+    ['HCN_OPS_HTTP_HOST', '0.0.0.0'],
   ])('refuses %s=%s at start-up, naming the variable', (name, value) => {
     expect(() => loadHubConfig({ ...minimal, [name]: value })).toThrow(name);
+  });
+
+  it('caps 10,000 instances per request, no default quota and no ops listener unless configured', () => {
+    const config = loadHubConfig(minimal);
+    expect(config.maxInstancesPerRequest).toBe(10_000);
+    expect(config.defaultQuota).toBeUndefined();
+    expect(config.opsHttp).toBeUndefined();
+    expect(
+      loadHubConfig({ ...minimal, HCN_DEFAULT_QUOTA: '', HCN_OPS_HTTP_PORT: '' }).opsHttp,
+    ).toBeUndefined();
+  });
+
+  it('reads the default quota as limits, bare or as the body of PUT /v1/quotas/:namespace', () => {
+    const limits = { cpuMillis: 4000, workloads: 20 };
+    expect(loadHubConfig({ ...minimal, HCN_DEFAULT_QUOTA: JSON.stringify(limits) }).defaultQuota).toEqual(
+      limits,
+    );
+    const body = JSON.stringify({ limits });
+    expect(loadHubConfig({ ...minimal, HCN_DEFAULT_QUOTA: body }).defaultQuota).toEqual(limits);
+  });
+
+  it('turns the ops listener on with its port (host 127.0.0.1 unless given)', () => {
+    expect(loadHubConfig({ ...minimal, HCN_OPS_HTTP_PORT: '9090' }).opsHttp).toEqual({
+      host: '127.0.0.1',
+      port: 9090,
+    });
+    const both = { ...minimal, HCN_OPS_HTTP_HOST: '10.0.0.5', HCN_OPS_HTTP_PORT: '8080' };
+    expect(loadHubConfig(both).opsHttp).toEqual({ host: '10.0.0.5', port: 8080 }); // another interface
   });
 });

@@ -82,7 +82,7 @@ async function main(): Promise<void> {
   console.log(`\n  HCN is running (embedded mode).`);
   console.log(`  Dashboard: ${hub.url}/#token=${adminToken}`);
   console.log(`  Admin API token (Authorization: Bearer ...): ${adminToken}`);
-  console.log(`  API:       ${hub.url}/v1/nodes   docs: ${hub.url}/docs   metrics: ${hub.url}/metrics`);
+  console.log(`  API:       ${hub.url}/v1/nodes   docs: ${hub.opsUrl}/docs   metrics: ${hub.opsUrl}/metrics`);
   console.log(`  Join token for more agents: ${config.joinToken}\n`);
   onShutdown('hcn', async () => {
     await agent.stop();

@@ -36,6 +36,7 @@ import { HotStreams } from './common/cached-aggregate';
 import { HubMetrics } from './common/metrics';
 import type { HubConfig } from './config';
 import { HealthController } from './health/health.controller';
+import { MetricsController } from './health/metrics.controller';
 import { NodesController } from './queries/nodes.controller';
 import { CLOCK, Clock, HUB_CONFIG, READ_MODELS } from './tokens';
 import { DashboardController } from './web/dashboard.controller';
@@ -84,6 +85,7 @@ export class HubModule {
         QuotasController,
         TemplatesController,
         HealthController,
+        ...(deps.config.opsHttp ? [] : [MetricsController]), // else only on the ops listener
         DashboardController,
         AuditChainController,
         AuditExplainController,

@@ -4,7 +4,6 @@ import type { MessageBus } from '@hcn/messaging';
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { DataSource } from 'typeorm';
 import { AgentCredentials } from './auth/agent-credentials';
 import { HotStreams } from './common/cached-aggregate';
@@ -15,6 +14,7 @@ import type { HubConfig } from './config';
 import { Dispatcher } from './dispatch/dispatcher';
 import { registerProjectionLag } from './health/projection-lag.metric';
 import { HubModule } from './hub.module';
+import { OpsListener, openApiDocument, serveDocs, startOpsListener } from './ops-listener';
 import { AgentReportsConsumer } from './ingest/agent-reports.consumer';
 import { DeviceHealthWatch } from './ingest/device-health';
 import { AllocationReports } from './ingest/allocation-reports';
@@ -26,6 +26,7 @@ import { ClusterView } from './scheduling/cluster-view';
 import { PlacementService } from './scheduling/placement.service';
 import { TemplateCatalog } from './scheduling/template-catalog';
 import { serveDashboard } from './web/dashboard.controller';
+import { applySecurityHeaders } from './web/security-headers';
 import type { Clock } from './tokens';
 
 /** Largest JSON request body the API takes (a bigger one is 413 REQUEST.TOO_LARGE). */
@@ -35,6 +36,8 @@ const REQUEST_BODY_LIMIT = '4mb';
 export interface RunningHub {
   readonly app: INestApplication;
   readonly url: string;
+  /** Where /metrics and /docs answer: the ops listener's address when configured, else `url`. */
+  readonly opsUrl: string;
   readonly metrics: HubMetrics;
   readonly liveness: LivenessService;
   readonly saga: WorkloadSaga;
@@ -52,7 +55,10 @@ export interface HubPorts {
   readonly subscriptions?: SubscriptionHealth;
 }
 
-/** Starts the hub: HTTP API and OpenAPI docs, report ingestion, liveness saga, command dispatcher. */
+/**
+ * Starts the hub: HTTP API (security headers, dashboard), OpenAPI docs and metrics (on the ops listener when one is
+ * configured), report ingestion, liveness saga, command dispatcher.
+ */
 export async function startHub(config: HubConfig, ports: HubPorts): Promise<RunningHub> {
   const clock = ports.clock ?? (() => new Date());
   const metrics = new HubMetrics(ports.subscriptions);
@@ -104,20 +110,20 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
     }),
     { logger: ['error', 'warn'] },
   );
+  applySecurityHeaders(app);
   app.useBodyParser('json', { limit: REQUEST_BODY_LIMIT }); // a batch of 500 workloads exceeds the 100 kB default
   app.useGlobalFilters(new HcnExceptionFilter());
   app.useGlobalInterceptors(new RequireBodyInterceptor());
   serveDashboard(app);
   app.enableShutdownHooks();
-  const openApi = new DocumentBuilder()
-    .setTitle('HCN hub')
-    .setDescription('Heterogeneous compute network hub: agents, nodes, domains, workloads, quotas, templates')
-    .addBearerAuth()
-    .setVersion('0.1.0')
-    .build();
-  SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, openApi), {
-    jsonDocumentUrl: 'docs/openapi.json',
-  });
+  const document = openApiDocument(app);
+  if (!config.opsHttp) serveDocs(app, document); // else only on the ops listener (as /metrics: HubModule)
+  const ops: OpsListener | undefined = config.opsHttp
+    ? await startOpsListener(config.opsHttp, metrics, document).catch(async (error: unknown) => {
+        await app.close(); // nothing else has started yet
+        throw error;
+      })
+    : undefined;
   liveness.start();
   await view.start();
   templates.start();
@@ -130,6 +136,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
   return {
     app,
     url,
+    opsUrl: ops?.url ?? url,
     metrics,
     liveness,
     saga,
@@ -141,6 +148,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
       await templates.stop();
       await view.stop();
       await liveness.stop();
+      await ops?.close();
       await app.close();
     },
   };

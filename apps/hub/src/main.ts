@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const bus = openMessageBus(config.kafkaBrokers, 'hcn-hub');
   const readModels = await openReadModels(config.databaseUrl);
   const hub = await startHub(config, { store, bus, readModels });
-  console.log(`[hub] listening on ${hub.url} (docs: ${hub.url}/docs)`);
+  console.log(`[hub] listening on ${hub.url} (docs: ${hub.opsUrl}/docs, metrics: ${hub.opsUrl}/metrics)`);
   onShutdown('hub', async () => {
     await hub.close();
     await bus.close();

@@ -10,7 +10,8 @@ import { Principal, requireNamespace, visibleNamespaces } from '../auth/principa
 import type { Response } from 'express';
 import { ApiQueries, sortAndPageDocs, totalCountHeader } from '../queries/list-query';
 import { QUOTA_SORTS, listQuotaUsage, listQuotasQuerySchema } from '../queries/quotas.query';
-import { READ_MODELS } from '../tokens';
+import { HUB_CONFIG, READ_MODELS } from '../tokens';
+import type { HubConfig } from '../config';
 import type { DataSource } from 'typeorm';
 import { parseBody } from '../common/parse-body';
 import { SetQuotaCommand } from './set-quota/set-quota.command';
@@ -31,6 +32,7 @@ export class QuotasController {
     private readonly commands: CommandBus,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(READ_MODELS) private readonly db: DataSource,
+    @Inject(HUB_CONFIG) private readonly config: HubConfig,
   ) {}
 
   @Put(':namespace')
@@ -64,15 +66,21 @@ export class QuotasController {
 
   @Get(':namespace')
   @RequireRole('viewer')
-  @ApiOperation({ summary: 'Limits and current usage of a namespace (from its quota stream)' })
+  @ApiOperation({
+    summary:
+      'Limits and current usage of a namespace (from its quota stream); without limits of its own, the ' +
+      'default quota (HCN_DEFAULT_QUOTA) when configured: limitsSource namespace, default or none',
+  })
   async get(@CurrentPrincipal() principal: Principal, @Param('namespace') ns: string) {
     const namespace = parseBody(namespaceSchema, ns, 'QUOTA.NAMESPACE');
     requireNamespace(principal, namespace);
     const events = await this.store.readStream(quotaStream(namespace));
     const state = foldRecorded(quotaDecider, events);
+    const limits = state.limits ?? this.config.defaultQuota;
     return {
       namespace,
-      limits: state.limits ?? {},
+      limits: limits ?? {},
+      limitsSource: state.limits ? 'namespace' : limits ? 'default' : 'none',
       used: quotaUsed(state),
       holders: state.held.size,
     };

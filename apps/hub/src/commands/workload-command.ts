@@ -1,5 +1,6 @@
 import {
   HcnError,
+  QuotaLimits,
   RecordedEvent,
   deterministicUuid,
   WorkloadSpec,
@@ -67,14 +68,16 @@ export function userContext(principal: Principal, clock: Clock, correlationId: s
 /**
  * Holds the quota a spec needs (per-replica resources times replicas). QUOTA.EXCEEDED changes nothing but is
  * recorded as an audit fact (`AdmissionDenied` on `admission-<namespace>`) for compliance reports.
+ * `defaultLimits` (HCN_DEFAULT_QUOTA) apply when the namespace has no limits of its own.
  */
 export function holdQuota(
   hot: HotStreams,
   workloadId: string,
   spec: WorkloadSpec,
   context: CommandContext,
+  defaultLimits?: QuotaLimits,
 ): Promise<void> {
-  return holdQuotaAll(hot, spec.namespace, [{ workloadId, spec }], context);
+  return holdQuotaAll(hot, spec.namespace, [{ workloadId, spec }], context, defaultLimits);
 }
 
 /**
@@ -86,12 +89,13 @@ export async function holdQuotaAll(
   namespace: string,
   workloads: ReadonlyArray<{ workloadId: string; spec: WorkloadSpec }>,
   context: CommandContext,
+  defaultLimits?: QuotaLimits,
 ): Promise<void> {
   const holds = workloads.map(({ workloadId, spec }) => ({ workloadId, resources: quotaAmountsOf(spec) }));
   const command =
     holds.length === 1
-      ? { type: 'Hold' as const, namespace, ...holds[0] }
-      : { type: 'HoldAll' as const, namespace, holds };
+      ? { type: 'Hold' as const, namespace, ...holds[0], defaultLimits }
+      : { type: 'HoldAll' as const, namespace, holds, defaultLimits };
   try {
     await hot.quotas.handle(quotaStream(namespace), command, context);
   } catch (error) {

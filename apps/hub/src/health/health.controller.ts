@@ -1,13 +1,13 @@
 import { Public } from '../auth/auth.guard';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
-import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { DataSource } from 'typeorm';
 import { HubMetrics } from '../common/metrics';
 import { READ_MODELS } from '../tokens';
 
-/** Liveness, readiness and Prometheus metrics. */
+/** Liveness and readiness (Prometheus metrics: MetricsController). */
 @ApiExcludeController()
 @Public()
 @Controller()
@@ -39,11 +39,5 @@ export class HealthController {
       checks[`subscription:${s.name}`] = `failing since ${s.failingSince} (${s.failures} failures)`;
     const ok = Object.values(checks).every((v) => v === 'ok');
     res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'not ready', checks });
-  }
-
-  @Get('metrics')
-  @Header('content-type', 'text/plain; version=0.0.4')
-  async prometheus(): Promise<string> {
-    return this.metrics.registry.metrics();
   }
 }

@@ -67,6 +67,16 @@ export const WORKLOAD_TYPES = ['process', 'container', 'model-server', 'batch'] 
 /** Workload kinds agents run today. */
 export const RUNNABLE_WORKLOAD_TYPES: readonly string[] = ['process', 'container'];
 
+/** Most environment entries one workload spec may carry (names ≤ 128 characters, values ≤ 32 KiB each). */
+export const MAX_ENV_ENTRIES = 256;
+/** Largest workload spec the hub admits, serialized as JSON (UTF-8 bytes, defaults applied). */
+export const MAX_WORKLOAD_SPEC_BYTES = 256 * 1024;
+
+/** The size of a spec serialized as JSON, in UTF-8 bytes (what its submission event carries). */
+export function serializedSpecBytes(spec: unknown): number {
+  return Buffer.byteLength(JSON.stringify(spec) ?? '', 'utf8');
+}
+
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'environment names: letters, digits, _');
 const withoutDotDot = (p: string): boolean => !p.split('/').includes('..');
 /** Fields only a container workload may carry. */
@@ -81,7 +91,12 @@ export const workloadSpecSchema = z
     /** The program (process), or the entrypoint override (container; the image's when absent). */
     command: z.string().min(1).max(4096).optional(),
     args: z.array(z.string().max(4096)).max(256).default([]),
-    env: z.record(envName, z.string().max(32768)).default({}),
+    env: z
+      .record(envName, z.string().max(32768))
+      .refine((env) => Object.keys(env).length <= MAX_ENV_ENTRIES, {
+        message: `at most ${MAX_ENV_ENTRIES} environment entries`,
+      })
+      .default({}),
     /** Process: relative to the allocation's directory. Container: an absolute path inside it. */
     workingDir: z.string().min(1).max(1024).refine(withoutDotDot, 'a path without ..').optional(),
     /** Container image (containers only, like the fields below). */

@@ -4,14 +4,21 @@ import { DomainError, assertNever } from '../errors';
 import { BucketMap } from '../bucket-map';
 import { NO_QUOTA_AMOUNTS, QUOTA_KINDS, retotal } from '../resources';
 
-/** Commands on a namespace's quota. */
+/** Commands on a namespace's quota; a hold's `defaultLimits` apply when the namespace has none of its own. */
 export type QuotaCommand =
   | { type: 'SetLimits'; namespace: string; limits: QuotaLimits }
-  | { type: 'Hold'; namespace: string; workloadId: string; resources: QuotaAmounts }
+  | {
+      type: 'Hold';
+      namespace: string;
+      workloadId: string;
+      resources: QuotaAmounts;
+      defaultLimits?: QuotaLimits | null;
+    }
   | {
       type: 'HoldAll';
       namespace: string;
       holds: ReadonlyArray<{ workloadId: string; resources: QuotaAmounts }>;
+      defaultLimits?: QuotaLimits | null;
     }
   | { type: 'Release'; namespace: string; workloadId: string; reason: string };
 
@@ -48,8 +55,20 @@ function retotalHeld(total: QuotaAmounts, before: QuotaAmounts | undefined, afte
   return { ...next, computeUnits: Math.round(next.computeUnits * 1e6) / 1e6 };
 }
 
-function overLimits(state: QuotaState, workloadId: string, resources: QuotaAmounts): string[] {
-  const limits = state.limits;
+/** The limits admission checks: the namespace's own (an empty set included), else the configured default. */
+export function effectiveQuotaLimits(
+  state: QuotaState,
+  defaultLimits: QuotaLimits | null | undefined,
+): QuotaLimits | null {
+  return state.limits ?? defaultLimits ?? null;
+}
+
+function overLimits(
+  state: QuotaState,
+  limits: QuotaLimits | null,
+  workloadId: string,
+  resources: QuotaAmounts,
+): string[] {
   if (!limits) return [];
   const holders = state.held.size + (state.held.has(workloadId) ? 0 : 1);
   const after = { ...retotalHeld(state.total, state.held.get(workloadId), resources), workloads: holders };
@@ -90,16 +109,19 @@ function hold(
   namespace: string,
   workloadId: string,
   resources: QuotaAmounts,
+  defaultLimits: QuotaLimits | null | undefined,
 ): QuotaEvent[] {
   if (sameJson(state.held.get(workloadId), resources)) return [];
-  requireDeclaredDeviceAmounts(state.limits, namespace, resources);
-  const over = overLimits(state, workloadId, resources);
+  const limits = effectiveQuotaLimits(state, defaultLimits);
+  requireDeclaredDeviceAmounts(limits, namespace, resources);
+  const over = overLimits(state, limits, workloadId, resources);
   if (over.length > 0) {
-    throw new DomainError('QUOTA.EXCEEDED', `Namespace ${namespace} quota exceeded: ${over.join('; ')}`, {
-      namespace,
-      workloadId,
-      over,
-    });
+    const source = state.limits ? '' : ' (the default quota)';
+    throw new DomainError(
+      'QUOTA.EXCEEDED',
+      `Namespace ${namespace} quota${source} exceeded: ${over.join('; ')}`,
+      { namespace, workloadId, over },
+    );
   }
   return [{ type: 'QuotaConsumed', data: { namespace, workloadId, resources } }];
 }
@@ -109,7 +131,7 @@ function holdAll(state: QuotaState, command: QuotaCommand & { type: 'HoldAll' })
   const events: QuotaEvent[] = [];
   let after = state;
   for (const { workloadId, resources } of command.holds) {
-    const decided = hold(after, command.namespace, workloadId, resources);
+    const decided = hold(after, command.namespace, workloadId, resources, command.defaultLimits);
     after = decided.reduce(evolveQuota, after);
     events.push(...decided);
   }
@@ -123,7 +145,7 @@ export function decideQuota(command: QuotaCommand, state: QuotaState): QuotaEven
       if (state.limits && sameJson(state.limits, command.limits)) return [];
       return [{ type: 'QuotaSet', data: { namespace: command.namespace, limits: command.limits } }];
     case 'Hold':
-      return hold(state, command.namespace, command.workloadId, command.resources);
+      return hold(state, command.namespace, command.workloadId, command.resources, command.defaultLimits);
     case 'HoldAll':
       return holdAll(state, command);
     case 'Release': {

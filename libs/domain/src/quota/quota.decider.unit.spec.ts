@@ -185,4 +185,42 @@ describe('quota decider', () => {
       else expect('events' in result && result.events.map((e) => e.type)).toEqual(['QuotaConsumed']);
     });
   });
+
+  describe('a default quota for namespaces without limits of their own', () => {
+    const byDefault = { cpuMillis: 1000, workloads: 1 };
+    const holdWithDefault = (workloadId: string, cpuMillis: number) =>
+      ({ ...hold(workloadId, cpuMillis), defaultLimits: byDefault }) as const;
+
+    it('given no QuotaSet, when a holding goes over the default, then QUOTA.EXCEEDED naming the default', () => {
+      const result = given([]).when(holdWithDefault(W1, 1500));
+      expect(result).toMatchObject({ error: { code: 'QUOTA.EXCEEDED', details: { workloadId: W1 } } });
+      expect(String((result as { error: Error }).error.message)).toContain('(the default quota)');
+    });
+
+    it('given no QuotaSet, when a batch goes over the default workload count, then QUOTA.EXCEEDED', () => {
+      const result = given([]).when({
+        type: 'HoldAll',
+        namespace: 'team-a',
+        holds: [
+          { workloadId: W1, resources: amounts(1) },
+          { workloadId: W2, resources: amounts(1) },
+        ],
+        defaultLimits: byDefault,
+      });
+      expect(result).toMatchObject({ error: { code: 'QUOTA.EXCEEDED', details: { workloadId: W2 } } });
+    });
+
+    it.each([
+      ['within the default', [] as QuotaEvent[], 900],
+      ['over the default but within limits of its own', [set], 1000],
+      [
+        'over the default under its own empty (unlimited) limits',
+        [{ type: 'QuotaSet', data: { namespace: 'team-a', limits: {} } }] as QuotaEvent[],
+        10 ** 6,
+      ],
+    ])('admits a holding %s', (_name, history, cpuMillis) => {
+      const result = given(history).when(holdWithDefault(W1, cpuMillis));
+      expect('events' in result && result.events.map((e) => e.type)).toEqual(['QuotaConsumed']);
+    });
+  });
 });

@@ -19,6 +19,7 @@ import {
 import { ClusterView } from '../../scheduling/cluster-view';
 import { checkDeviceRequestFits } from './device-request-fit';
 import { checkHostPaths } from './host-paths';
+import { checkRequestCaps } from './request-caps';
 import type { HubConfig } from '../../config';
 import { SubmitWorkloadCommand } from './submit-workload.command';
 
@@ -47,6 +48,7 @@ export class SubmitWorkloadHandler implements ICommandHandler<SubmitWorkloadComm
 
   async execute({ principal, spec, idempotencyKey }: SubmitWorkloadCommand): Promise<SubmitWorkloadResult> {
     requireNamespace(principal, spec.namespace);
+    checkRequestCaps([spec], this.config.maxInstancesPerRequest);
     const submit = (workloadId: string) => ({ type: 'Submit' as const, workloadId, spec, idempotencyKey });
     const workloadId = submittedWorkloadId(spec.namespace, idempotencyKey);
     const existing = idempotencyKey ? await loadWorkload(this.store, workloadId) : undefined;
@@ -59,7 +61,7 @@ export class SubmitWorkloadHandler implements ICommandHandler<SubmitWorkloadComm
     const stage = this.metrics.submissionStageSeconds;
     const total = stage.startTimer({ stage: 'total' });
     const quota = stage.startTimer({ stage: 'quota' });
-    await holdQuota(this.hot, workloadId, spec, context);
+    await holdQuota(this.hot, workloadId, spec, context, this.config.defaultQuota);
     quota();
     let placed: Awaited<ReturnType<PlacementService['submitAndPlace']>>;
     try {

@@ -13,6 +13,7 @@ import { PlacementService, PreparedSubmission } from '../../scheduling/placement
 import { CLOCK, Clock, HUB_CONFIG } from '../../tokens';
 import { checkDeviceRequestFits } from '../submit-workload/device-request-fit';
 import { checkHostPaths } from '../submit-workload/host-paths';
+import { checkRequestCaps } from '../submit-workload/request-caps';
 import type { HubConfig } from '../../config';
 import type { SubmitWorkloadResult } from '../submit-workload/submit-workload.handler';
 import {
@@ -67,6 +68,10 @@ export class SubmitWorkloadsHandler implements ICommandHandler<
   async execute({ principal, items }: SubmitWorkloadsCommand): Promise<SubmitWorkloadsResult> {
     const namespace = oneNamespace(items);
     requireNamespace(principal, namespace);
+    checkRequestCaps(
+      items.map((item) => item.spec),
+      this.config.maxInstancesPerRequest,
+    );
     const ids = items.map((item) => submittedWorkloadId(namespace, item.idempotencyKey));
     const answers: Array<SubmitWorkloadResult | undefined> = await this.repeatedAnswers(items, ids);
     const fresh: Fresh[] = [];
@@ -87,7 +92,7 @@ export class SubmitWorkloadsHandler implements ICommandHandler<
       try {
         const batchContext = userContext(principal, this.clock, randomUUID());
         const holds = fresh.map((f) => ({ workloadId: f.workloadId, spec: f.item.spec }));
-        await holdQuotaAll(this.hot, namespace, holds, batchContext);
+        await holdQuotaAll(this.hot, namespace, holds, batchContext, this.config.defaultQuota);
         const prepared = await this.prepareAll(fresh, batchContext);
         await this.commit(prepared, fresh, answers);
         timer({ outcome: 'created' });

@@ -6,6 +6,7 @@ import { HotStreams } from '../../common/cached-aggregate';
 import { CLOCK, Clock, HUB_CONFIG } from '../../tokens';
 import type { HubConfig } from '../../config';
 import { checkHostPaths } from '../submit-workload/host-paths';
+import { checkRequestCaps } from '../submit-workload/request-caps';
 import {
   WorkloadCommandResult,
   holdQuota,
@@ -31,9 +32,11 @@ export class UpdateWorkloadHandler implements ICommandHandler<UpdateWorkloadComm
   async execute({ principal, workloadId, spec }: UpdateWorkloadCommand): Promise<WorkloadCommandResult> {
     const { state } = await loadVisibleWorkload(this.store, principal, workloadId);
     const command = { type: 'Update' as const, spec };
+    checkRequestCaps([spec], this.config.maxInstancesPerRequest);
     checkHostPaths(spec, this.config.containerHostPaths);
     if (workloadDecider.decide(command, state).length > 0 && spec.namespace === state.spec?.namespace) {
-      await holdQuota(this.hot, workloadId, spec, userContext(principal, this.clock, workloadId));
+      const context = userContext(principal, this.clock, workloadId);
+      await holdQuota(this.hot, workloadId, spec, context, this.config.defaultQuota);
     }
     return runWorkloadCommand(this.store, this.clock, principal, workloadId, command);
   }
