@@ -72,6 +72,8 @@ const schema = z
     HCN_CLAIM_DELAY_MS: envNumber(2000).pipe(z.number().int().min(0)),
     HCN_SCHEDULER_TICK_MS: envNumber(200).pipe(z.number().int().positive()),
     HCN_ORPHAN_SWEEP_SECONDS: envNumber(60).pipe(z.number().positive()),
+    HCN_START_DEADLINE_SECONDS: envNumber(60).pipe(z.number().positive()),
+    HCN_START_RESENDS: envNumber(2).pipe(z.number().int().min(0).max(100)),
     HCN_STORE_POOL_SIZE: envNumber(20).pipe(z.number().int().min(2).max(200)),
     HCN_CONTAINER_HOST_PATHS: z
       .string()
@@ -141,6 +143,10 @@ export interface HubConfig {
   readonly schedulerTickMs: number;
   /** How long a reservation no workload records is left alone before the saga gives it back (twice at most). */
   readonly orphanSweepMs: number;
+  /** How long a placement waits for its start report before its run command is sent again, then lost. */
+  readonly startDeadlineMs: number;
+  /** How many times a run command is sent again before the allocation is marked lost. */
+  readonly startResends: number;
   /** Connections of the PostgreSQL event store's pool (appends, stream reads and the log followers share it). */
   readonly storePoolSize: number;
   /** Host directories container volumes may bind (a host path elsewhere is refused with 400). */
@@ -177,6 +183,8 @@ export function loadHubConfig(env: NodeJS.ProcessEnv): HubConfig {
     claimDelayMs: c.HCN_CLAIM_DELAY_MS,
     schedulerTickMs: c.HCN_SCHEDULER_TICK_MS,
     orphanSweepMs: c.HCN_ORPHAN_SWEEP_SECONDS * 1000,
+    startDeadlineMs: c.HCN_START_DEADLINE_SECONDS * 1000,
+    startResends: c.HCN_START_RESENDS,
     storePoolSize: c.HCN_STORE_POOL_SIZE,
     containerHostPaths: c.HCN_CONTAINER_HOST_PATHS,
     maxInstancesPerRequest: c.HCN_MAX_INSTANCES_PER_REQUEST,

@@ -20,6 +20,7 @@ import { DeviceHealthWatch } from './ingest/device-health';
 import { AllocationReports } from './ingest/allocation-reports';
 import { LogStore } from './logs/log-store';
 import { LivenessService } from './sagas/liveness.service';
+import { StartDeadlines } from './sagas/start-deadlines';
 import { WorkloadSaga } from './sagas/workload.saga';
 import { unrecordedQuotaHolds } from './queries/quotas.query';
 import { ClusterView } from './scheduling/cluster-view';
@@ -95,6 +96,13 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
     hot,
     metrics.subscriptions,
   );
+  const deadlines = new StartDeadlines(
+    ports.store,
+    dispatcher,
+    clock,
+    { deadlineMs: config.startDeadlineMs, resends: config.startResends },
+    metrics.subscriptions,
+  );
   const app = await NestFactory.create<NestExpressApplication>(
     HubModule.register({
       config,
@@ -130,6 +138,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
   await saga.start();
   await consumer.start();
   await dispatcher.start();
+  deadlines.start();
   await app.listen(config.httpPort, config.httpHost);
   const address = app.getHttpServer().address() as { port: number };
   const url = `http://${config.httpHost}:${address.port}`;
@@ -144,6 +153,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
     close: async () => {
       await consumer.stop();
       await saga.stop();
+      await deadlines.stop();
       await dispatcher.stop();
       await templates.stop();
       await view.stop();

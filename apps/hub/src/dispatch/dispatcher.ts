@@ -108,6 +108,16 @@ export class Dispatcher implements PlacementListener {
     if (this.announced.length === 1) setImmediate(() => void this.publishAnnounced());
   }
 
+  /** Publishes a placement's run command again, with its command id (an agent that applied it ignores it). */
+  async resend(placed: RecordedEvent): Promise<void> {
+    const command = await this.commandOf(placed);
+    if (!command) return;
+    const { domainId } = placed.data as EventDataOf<'AllocationPlaced'>;
+    const message = { key: command.nodeId, value: JSON.stringify(command) };
+    await this.bus.publishAll([{ topic: commandTopicFor(domainId), messages: [message] }]);
+    this.metrics.commandsDispatched.inc();
+  }
+
   /** One publish of every run command announced since the last one; each learns whether it went out. */
   private async publishAnnounced(): Promise<void> {
     const batch = this.announced.splice(0, this.announced.length);

@@ -1,7 +1,7 @@
 import { ParsedAgentReport, workloadStream } from '@hcn/contracts';
-import { DomainError, WorkloadCommand, workloadDecider } from '@hcn/domain';
+import { DomainError, WorkloadCommand, WorkloadState, workloadDecider } from '@hcn/domain';
 import type { EventStore } from '@hcn/eventstore';
-import { handleManyOnCached } from '../common/aggregate';
+import { handleManyOnCached, loadKnown } from '../common/aggregate';
 import type { HotStreams } from '../common/cached-aggregate';
 import type { LogStore } from '../logs/log-store';
 
@@ -62,7 +62,8 @@ export class AllocationReports {
       else if (report.kind === 'allocation')
         byWorkload.set(report.workloadId, [...(byWorkload.get(report.workloadId) ?? []), report]);
     }
-    await this.logs.store(logs);
+    const { accepted, foreign } = await this.ownLogs(logs);
+    await this.logs.store(accepted);
     const groups = [...byWorkload.values()];
     const streams = groups.map((items) => {
       const streamId = workloadStream(items[0].workloadId);
@@ -79,7 +80,39 @@ export class AllocationReports {
         refused.push({ report: groups[i][index], code: error.code, reason: error.message });
       }
     }
-    return refused;
+    return [...foreign, ...refused];
+  }
+
+  /**
+   * Logs of allocations placed on the reporting node only (the workload's state says where each allocation is; the
+   * hub usually holds it, else the stream is read): an agent cannot write another node's output.
+   */
+  private async ownLogs(
+    logs: readonly LogsReport[],
+  ): Promise<{ accepted: LogsReport[]; foreign: RefusedReport[] }> {
+    const states = new Map<string, WorkloadState>();
+    for (const report of logs) {
+      const streamId = workloadStream(report.workloadId);
+      const cached = states.get(report.workloadId) ?? this.hot.workloads.get(streamId)?.state;
+      // a cached state may predate a placement another hub made: the stream decides before a refusal
+      const state = cached?.allocations[report.allocationId]
+        ? cached
+        : (await loadKnown(this.store, workloadDecider, streamId)).state;
+      states.set(report.workloadId, state);
+    }
+    const accepted: LogsReport[] = [];
+    const foreign: RefusedReport[] = [];
+    for (const report of logs) {
+      const placedOn = states.get(report.workloadId)?.allocations[report.allocationId]?.nodeId;
+      if (placedOn === report.nodeId) accepted.push(report);
+      else
+        foreign.push({
+          report,
+          code: 'LOGS.FOREIGN_ALLOCATION',
+          reason: `allocation ${report.allocationId} of workload ${report.workloadId} is not placed on node ${report.nodeId}`,
+        });
+    }
+    return { accepted, foreign };
   }
 }
 

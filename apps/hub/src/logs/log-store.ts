@@ -5,6 +5,8 @@ type LogsReport = Extract<ParsedAgentReport, { kind: 'logs' }>;
 
 /** Most bytes of one stream kept for the tail query (older chunks are pruned on write). */
 const KEEP_BYTES = 4 * 1024 * 1024;
+/** Most chunks of one stream kept (many tiny chunks cannot grow the table either). */
+const KEEP_ROWS = 2048;
 
 /** Output of allocations as shipped by agents, in `allocation_logs` (idempotent on byte offset). */
 export class LogStore {
@@ -36,6 +38,15 @@ export class LogStore {
          SELECT allocation_id, stream, max(byte_offset) AS top FROM allocation_logs WHERE allocation_id = ANY($1) GROUP BY 1, 2
        ) m WHERE l.allocation_id = m.allocation_id AND l.stream = m.stream AND l.byte_offset < m.top - $2`,
       [touched, KEEP_BYTES],
+    );
+    await this.dataSource.query(
+      `DELETE FROM allocation_logs l USING (
+         SELECT allocation_id, stream, byte_offset,
+                row_number() OVER (PARTITION BY allocation_id, stream ORDER BY byte_offset DESC) AS newest
+         FROM allocation_logs WHERE allocation_id = ANY($1)
+       ) n WHERE l.allocation_id = n.allocation_id AND l.stream = n.stream AND l.byte_offset = n.byte_offset
+         AND n.newest > $2`,
+      [touched, KEEP_ROWS],
     );
   }
 

@@ -78,7 +78,12 @@ export const logsReportSchema = z.object({
     .array(
       z.object({
         stream: z.enum(['stdout', 'stderr']),
-        offset: z.number().int().min(0),
+        /** Bytes the stream wrote before this chunk (at most 2^40: 1 TiB of output). */
+        offset: z
+          .number()
+          .int()
+          .min(0)
+          .max(2 ** 40),
         text: z.string().max(262144),
       }),
     )
