@@ -334,6 +334,8 @@ export async function run(): Promise<void> {
       HCN_ADMIN_TOKEN: ADMIN_TOKEN,
       HCN_NODE_TTL_SECONDS: '60',
       HCN_HEARTBEAT_INTERVAL_SECONDS: '5',
+      // the simulated fleet neither starts nor lists its allocations: no resends or reconciliation measured
+      HCN_START_DEADLINE_SECONDS: '86400',
     },
     true,
     hubNodeArgs(),

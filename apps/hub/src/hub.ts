@@ -17,6 +17,7 @@ import { HubModule } from './hub.module';
 import { OpsListener, openApiDocument, serveDocs, startOpsListener } from './ops-listener';
 import { AgentReportsConsumer } from './ingest/agent-reports.consumer';
 import { DeviceHealthWatch } from './ingest/device-health';
+import { HeartbeatReconciler } from './ingest/heartbeat-reconciler';
 import { AllocationReports } from './ingest/allocation-reports';
 import { LogStore } from './logs/log-store';
 import { LivenessService } from './sagas/liveness.service';
@@ -69,6 +70,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
   const logs = new LogStore(ports.readModels);
   const hot = new HotStreams(ports.store);
   const allocationReports = new AllocationReports(ports.store, logs, hot);
+  const view = new ClusterView(ports.store, metrics.subscriptions);
   const consumer = new AgentReportsConsumer(
     ports.bus,
     ports.store,
@@ -77,9 +79,9 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
     metrics,
     allocationReports,
     new DeviceHealthWatch(hot, clock),
+    new HeartbeatReconciler(view, ports.store, ports.bus, ports.readModels, clock, config.startDeadlineMs),
   );
   const dispatcher = new Dispatcher(ports.store, ports.bus, ports.readModels, metrics);
-  const view = new ClusterView(ports.store, metrics.subscriptions);
   const placement = new PlacementService(ports.store, view, metrics, hot, dispatcher);
   const templates = new TemplateCatalog(ports.store, metrics.subscriptions);
   const saga = new WorkloadSaga(

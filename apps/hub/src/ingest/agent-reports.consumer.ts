@@ -21,6 +21,7 @@ import type { HubMetrics } from '../common/metrics';
 import type { LivenessService } from '../sagas/liveness.service';
 import type { AllocationReports } from './allocation-reports';
 import type { DeviceHealthWatch } from './device-health';
+import type { HeartbeatReconciler } from './heartbeat-reconciler';
 
 type Report = Extract<ParsedAgentReport, { kind: 'heartbeat' }>;
 type Rejected = { message: IncomingMessage; code: string; reason: string };
@@ -66,6 +67,7 @@ export class AgentReportsConsumer {
     private readonly metrics: HubMetrics,
     private readonly allocationReports: AllocationReports,
     private readonly deviceHealth?: DeviceHealthWatch,
+    private readonly reconciler?: HeartbeatReconciler,
   ) {}
 
   async start(): Promise<void> {
@@ -122,6 +124,7 @@ export class AgentReportsConsumer {
       const message = work.find((w) => w.report === refused.report)?.message;
       if (message) rejected.push({ message, ...this.reject(refused.code, refused.reason) });
     }
+    await this.reconcile(known);
     this.liveness.noteIngestLag(ingestLagMs([...known.values()].flat()));
     if (rejected.length > 0) {
       await this.bus.publishAll(
@@ -132,6 +135,19 @@ export class AgentReportsConsumer {
       );
     }
     stop();
+  }
+
+  /** Each node's newest heartbeat against what the hub holds for it (a final one: the agent stopped everything). */
+  private async reconcile(known: Map<string, Report[]>): Promise<void> {
+    const reconciler = this.reconciler;
+    if (!reconciler) return;
+    await inParallel([...known.values()], 8, async (reports) => {
+      const newest = reports.reduce((a, b) => (b.seq > a.seq ? b : a));
+      if (newest.final) return;
+      await reconciler.observe(newest, newest.domainId).catch((error: Error) => {
+        console.error(`[reconcile] node ${newest.nodeId}: ${error.message}`);
+      });
+    });
   }
 
   private check(message: IncomingMessage): { report: ParsedAgentReport } | { code: string; reason: string } {

@@ -98,13 +98,11 @@ describeWithPostgres('GET /v1/devices (device_state read model, hub + projector,
   });
 
   it('drops devices a re-registration no longer has', async () => {
-    await registerNode(h, {
-      nodeId: gpuNode.nodeId,
-      domainId: 'dev-gpu',
-      hostname: 'gpu-1',
-      accelerators: 1,
-      devices: [GPU(0)],
-    });
+    await registerNode(
+      h,
+      { nodeId: gpuNode.nodeId, domainId: 'dev-gpu', hostname: 'gpu-1', accelerators: 1, devices: [GPU(0)] },
+      gpuNode.credential,
+    );
     await eventuallyExpect(async () => {
       const r = await h.request('GET', `/v1/devices?nodeId=${gpuNode.nodeId}`);
       expect(r.body.items.map((d: any) => [d.index, d.utilization])).toEqual([[0, 0.9]]);

@@ -176,6 +176,16 @@ export class ClusterView {
     return this.nodes.get(nodeId);
   }
 
+  /** The allocations a node holds capacity for, with their workload when this view saw their reservation. */
+  heldOn(nodeId: string): Array<{ allocationId: string; workloadId?: string }> {
+    const node = this.nodes.get(nodeId);
+    if (!node) return [];
+    return [...node.reservations.keys()].map((allocationId) => ({
+      allocationId,
+      workloadId: this.holders.get(allocationId)?.workloadId,
+    }));
+  }
+
   /** Node id that holds a reservation for `allocationId`, if any. */
   reservationsOf(allocationId: string): string[] {
     return [...(this.holders.get(allocationId)?.nodeIds ?? [])];

@@ -120,8 +120,11 @@ export function registrationBody(overrides: Record<string, unknown> = {}): Recor
 export async function registerNode(
   h: HubHarness,
   overrides: Record<string, unknown> = {},
+  credential?: string,
 ): Promise<{ nodeId: string; credential: string }> {
-  const response = await h.request('POST', '/v1/agents/register', registrationBody(overrides));
+  // registering a known node again takes its credential (the join token only creates nodes)
+  const auth = credential ? { authorization: `Bearer ${credential}` } : undefined;
+  const response = await h.request('POST', '/v1/agents/register', registrationBody(overrides), auth);
   if (response.status !== 200) throw new Error(`registration failed: ${JSON.stringify(response.body)}`);
   return response.body;
 }
