@@ -40,11 +40,28 @@ export function deadLetterMessage(message: IncomingMessage, code: string, reason
 
 type Outcome = { ok: true } | { ok: false; error: unknown };
 
-/** Attempts on a transient error before its messages are dead-lettered after all (about five minutes). */
-const MAX_TRANSIENT_ATTEMPTS = 70;
 const MAX_BACKOFF_MS = 5000;
 
-async function attempt(options: ConsumeOptions, messages: IncomingMessage[]): Promise<Outcome> {
+/** The consumer stopped while a batch waited for its infrastructure: nothing is committed or dead-lettered. */
+export class ConsumerStoppedError extends Error {
+  constructor() {
+    super('the consumer stopped while its batch was being retried');
+  }
+}
+
+/** What the adapter lets a batch's retries do meanwhile. */
+export interface RetryHooks {
+  /** Called while waiting between attempts (Kafka: a group heartbeat, so the member keeps its partitions). */
+  readonly keepAlive?: () => Promise<void>;
+  /** False once the consumer stops: the batch is given up without committing it. */
+  readonly running?: () => boolean;
+}
+
+async function attempt(
+  options: ConsumeOptions,
+  messages: IncomingMessage[],
+  hooks: RetryHooks,
+): Promise<Outcome> {
   const maxAttempts = options.maxAttempts ?? 3;
   let backoff = options.retryBackoffMs ?? 100;
   for (let n = 1; ; n++) {
@@ -53,12 +70,22 @@ async function attempt(options: ConsumeOptions, messages: IncomingMessage[]): Pr
       return { ok: true };
     } catch (error) {
       if (error instanceof PoisonMessageError) return { ok: false, error };
-      const limit = options.isTransient?.(error) ? MAX_TRANSIENT_ATTEMPTS : maxAttempts;
-      if (n >= limit) return { ok: false, error };
-      await new Promise((r) => setTimeout(r, backoff));
-      backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+      // infrastructure that will come back: retried without limit, never dead-lettered
+      if (!options.isTransient?.(error) && n >= maxAttempts) return { ok: false, error };
+      await pause(backoff, hooks);
+      backoff = Math.min(backoff * 2, options.maxRetryBackoffMs ?? MAX_BACKOFF_MS);
     }
   }
+}
+
+/** Waits `ms`, keeping the member alive every second; throws ConsumerStoppedError once the consumer stops. */
+async function pause(ms: number, hooks: RetryHooks): Promise<void> {
+  for (let left = ms; left > 0; left -= 1000) {
+    if (hooks.running && !hooks.running()) throw new ConsumerStoppedError();
+    await new Promise((r) => setTimeout(r, Math.min(1000, left)));
+    await hooks.keepAlive?.().catch(() => undefined);
+  }
+  if (hooks.running && !hooks.running()) throw new ConsumerStoppedError();
 }
 
 /**
@@ -70,15 +97,16 @@ export async function handleWithDeadLetters(
   options: ConsumeOptions,
   messages: IncomingMessage[],
   publishAll: (batches: TopicMessages[]) => Promise<void>,
+  hooks: RetryHooks = {},
 ): Promise<void> {
   if (messages.length === 0) return;
-  const whole = await attempt(options, messages);
+  const whole = await attempt(options, messages, hooks);
   if (whole.ok) return;
   const failed: Array<{ message: IncomingMessage; error: unknown }> = [];
   if (messages.length === 1) failed.push({ message: messages[0], error: whole.error });
   else {
     for (const message of messages) {
-      const single = await attempt(options, [message]);
+      const single = await attempt(options, [message], hooks);
       if (!single.ok) failed.push({ message, error: single.error });
     }
   }

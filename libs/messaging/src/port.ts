@@ -47,12 +47,15 @@ export interface ConsumeOptions {
   /** Attempts of a failing handler before its messages are dead-lettered one by one; default 3. */
   readonly maxAttempts?: number;
   /**
-   * Errors for which the batch is retried past `maxAttempts` (backoff capped at 5 s, for up to about five minutes)
-   * instead of being dead-lettered: infrastructure that will come back, as opposed to a message that is bad.
+   * Errors for which the batch is retried without limit (backoff capped at 5 s; the member stays in its group and
+   * the partition waits) instead of being dead-lettered: infrastructure that will come back, as opposed to a
+   * message that is bad.
    */
   readonly isTransient?: (error: unknown) => boolean;
   /** Pause between attempts; default 100 ms, doubled each time. */
   readonly retryBackoffMs?: number;
+  /** Longest pause between attempts; default 5 s. */
+  readonly maxRetryBackoffMs?: number;
   /**
    * How long the broker may hold a fetch to fill bigger batches (fewer, larger handler calls at the cost of
    * latency); default 100 ms.

@@ -1,4 +1,5 @@
 import { describeWithKafka, testKafkaBrokers } from '@hcn/testing';
+import { Kafka, logLevel } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
 import { messageBusContract } from '../testing/message-bus.contract';
 import { KafkaMessageBus } from './kafka-message-bus';
@@ -15,6 +16,57 @@ describeWithKafka('KafkaMessageBus (real Kafka 3.9 broker)', () => {
       code: 'BUS.UNAVAILABLE',
     });
     await bus.close();
+  }, 60000);
+
+  it('stays in its group through an outage longer than the session timeout, dead-letters nothing', async () => {
+    const bus = new KafkaMessageBus({
+      brokers: testKafkaBrokers(),
+      clientId: 'hcn-outage',
+      sessionTimeoutMs: 6000,
+    });
+    const admin = new Kafka({ brokers: testKafkaBrokers(), logLevel: logLevel.NOTHING }).admin();
+    const topic = `outage-${randomUUID()}`;
+    const groupId = `g-${randomUUID()}`;
+    try {
+      await admin.connect();
+      await bus.createTopics([{ name: topic, partitions: 1 }]);
+      const handled: string[] = [];
+      const dead: string[] = [];
+      let outageFrom = 0;
+      const consumer = await bus.consume({
+        groupId,
+        topics: [topic],
+        fromBeginning: true,
+        isTransient: () => true,
+        handleBatch: async (m) => {
+          outageFrom ||= Date.now();
+          if (Date.now() < outageFrom + 14_000) throw new Error('EVENTSTORE.UNAVAILABLE'); // 2.3 session timeouts
+          handled.push(...m.map((x) => x.value.toString()));
+        },
+      });
+      const dlq = await bus.consume({
+        groupId: `dlq-${randomUUID()}`,
+        topics: [`${topic}.dlq`],
+        fromBeginning: true,
+        handleBatch: async (m) => void dead.push(...m.map((x) => x.value.toString())),
+      });
+      await bus.publish(topic, [{ key: 'k', value: 'report-1' }]);
+      while (!outageFrom) await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 10_000)); // well past the 6 s session timeout, still failing
+      const { groups } = await admin.describeGroups([groupId]);
+      const during = { state: groups[0].state, members: groups[0].members.length };
+      const deadline = Date.now() + 20_000;
+      while (handled.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      await Promise.all([consumer.stop(), dlq.stop()]);
+      expect({ during, handled, dead }).toEqual({
+        during: { state: 'Stable', members: 1 },
+        handled: ['report-1'],
+        dead: [],
+      });
+    } finally {
+      await admin.disconnect();
+      await bus.close();
+    }
   }, 60000);
 
   it('handles batches of several partitions at once with concurrentPartitions, each partition in order', async () => {

@@ -1,5 +1,5 @@
 import { Admin, Kafka, KafkaJSError, Partitioners, Producer, logLevel } from 'kafkajs';
-import { defaultDeadLetterTopic, handleWithDeadLetters } from '../dead-letter';
+import { ConsumerStoppedError, defaultDeadLetterTopic, handleWithDeadLetters } from '../dead-letter';
 import { BusUnavailableError } from '../errors';
 import type {
   ConsumeOptions,
@@ -129,7 +129,15 @@ export class KafkaMessageBus implements MessageBus {
               Object.entries(m.headers ?? {}).map(([k, v]) => [k, String(v ?? '')]),
             ),
           }));
-          await handleWithDeadLetters(options, messages, (b) => this.publishAll(b));
+          try {
+            await handleWithDeadLetters(options, messages, (b) => this.publishAll(b), {
+              keepAlive: heartbeat,
+              running: () => isRunning() && !isStale(),
+            });
+          } catch (error) {
+            if (error instanceof ConsumerStoppedError) return; // not committed: delivered again
+            throw error;
+          }
           const last = messages[messages.length - 1].offset;
           resolveOffset(last);
           await consumer.commitOffsets([

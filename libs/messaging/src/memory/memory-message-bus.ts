@@ -139,7 +139,9 @@ export class MemoryMessageBus implements MessageBus {
         const batch = this.topic(topic)[partition].slice(committed, committed + MAX_BATCH);
         if (batch.length === 0) continue;
         try {
-          group.inFlight = handleWithDeadLetters(owner.options, batch, (b) => this.publishAll(b));
+          group.inFlight = handleWithDeadLetters(owner.options, batch, (b) => this.publishAll(b), {
+            running: () => !this.closed && !owner.stopped,
+          });
           await group.inFlight;
         } catch {
           continue; // dead-lettering failed: not committed, delivered again

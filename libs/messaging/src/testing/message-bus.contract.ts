@@ -214,6 +214,28 @@ export function messageBusContract(makeFixture: () => Promise<MessageBusFixture>
     expect(dead[0].headers[DLQ_HEADERS.code]).toBe('BUS.HANDLER_FAILED');
   });
 
+  it('retries a transient failure without limit: 200 attempts (the old limit was 70) dead-letter nothing', async () => {
+    const topic = await topicWith(1);
+    const handled: string[] = [];
+    let failures = 0;
+    await consumeFromStart(
+      topic,
+      async (batch) => {
+        if (failures < 200) {
+          failures++;
+          throw new Error('store unavailable');
+        }
+        handled.push(...batch.map(text));
+      },
+      { maxAttempts: 2, isTransient: () => true, retryBackoffMs: 1, maxRetryBackoffMs: 5 },
+    );
+    const dead: IncomingMessage[] = [];
+    await collect(`${topic}.dlq`, unique('dlq'), dead);
+    await bus.publish(topic, [{ key: 'k', value: 'only' }]);
+    await eventually('handled after the outage', () => handled.length >= 1, 20000);
+    expect([handled[0], failures, dead]).toEqual(['only', 200, []]);
+  });
+
   it('keeps retrying a batch that fails transiently past maxAttempts, dead-letters nothing and keeps the order', async () => {
     const topic = await topicWith(1);
     const handled: string[] = [];
