@@ -1,3 +1,4 @@
+import { SetupError } from './setup-error';
 import { HcnError, toFieldIssues } from '@hcn/contracts';
 import { z } from 'zod';
 
@@ -43,7 +44,7 @@ export const envBoolean = (fallback: boolean) =>
 
 /** Prints a configuration error and exits with status 2 (used by every app's entry point). */
 export function exitOnConfigError(error: unknown): never {
-  if (error instanceof ConfigError) {
+  if (error instanceof ConfigError || error instanceof SetupError) {
     console.error(error.message);
     process.exit(2);
   }

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import type { Client as PgClient } from 'pg';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { assertPostgresCanReach } from './postgres-reach';
 
 /** A PostgreSQL server started by HCN (embedded mode, tests, benchmarks). */
 export interface RunningPostgres {
@@ -45,6 +46,7 @@ const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<RunningPostgres> {
   const temporary = !options.dataDir;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'hcn-pg-')));
+  if (isRoot) assertPostgresCanReach(dataDir);
   const port = options.port ?? (await freePort());
   const password = options.password ?? 'hcn';
   // Loaded lazily: the package is ESM-only and only embedded mode, tests' setup and benchmarks start it.

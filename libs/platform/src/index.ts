@@ -5,3 +5,5 @@ export * from './embedded-postgres';
 export * from './process';
 export * from './progress-bar';
 export * from './podman-service';
+export * from './setup-error';
+export * from './postgres-reach';
