@@ -14,6 +14,7 @@ import type { AgentConfig } from './config';
 import { detectAccelerators, sampleDeviceUsage } from './detectors/accelerators';
 import { UsageSampler, detectHost } from './detectors/host.detector';
 import { HubClient } from './hub-client';
+import { commandRefusal } from './command-check';
 import { NodeIdentity } from './identity';
 import { Outbox } from './outbox/outbox';
 import { ContainerRuntimeOptions, ReportBody, WorkloadRunner } from './workload-runner';
@@ -53,6 +54,7 @@ export class Agent {
   private timer: NodeJS.Timeout | undefined;
   private commands: Consumer | undefined;
   private ticks = 0;
+  private refused = 0;
   private flushing: Promise<void> = Promise.resolve();
   private stopped = false;
   draining = false;
@@ -159,6 +161,11 @@ export class Agent {
     this.logTimer.unref();
   }
 
+  /** Commands refused so far: for another node, unsigned, badly signed or replayed. */
+  get refusedCommands(): number {
+    return this.refused;
+  }
+
   /** Allocations running on this node now. */
   get runningAllocations(): string[] {
     return this.runner.running();
@@ -202,7 +209,7 @@ export class Agent {
       },
       this.identity.credential() ?? this.config.reenrolmentToken,
     );
-    this.identity.write(this.session.nodeId, this.session.credential);
+    this.identity.write(this.session.nodeId, this.session.credential, this.session.commandKey);
     this.devices = accelerators.devices;
     this.log(
       `registered in domain ${this.config.domainId} (${host.cpuCores} cores, ${host.memoryBytes} bytes, ${accelerators.devices.length} accelerators from ${accelerators.source})`,
@@ -338,7 +345,17 @@ export class Agent {
           if (message.key !== nodeId) continue;
           const parsed = agentCommandSchema.safeParse(JSON.parse(message.value.toString()));
           if (!parsed.success) throw new PoisonMessageError(`malformed command: ${parsed.error.message}`);
-          if (parsed.data.nodeId === nodeId && this.applied.firstTime(parsed.data.commandId))
+          const refused = commandRefusal(
+            parsed.data,
+            nodeId,
+            this.session?.commandKey,
+            this.applied,
+            new Date(),
+          );
+          if (refused) {
+            this.refused += 1;
+            this.log(`refused command ${parsed.data.commandId} (${parsed.data.kind}): ${refused}`);
+          } else if (this.applied.firstTime(parsed.data.commandId, parsed.data.issuedAt))
             this.apply(parsed.data);
         }
       },

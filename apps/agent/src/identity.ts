@@ -9,11 +9,13 @@ import { join } from 'node:path';
 export class NodeIdentity {
   private readonly path: string;
   private readonly credentialPath: string;
+  private readonly commandKeyPath: string;
 
   constructor(dataDir: string) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     this.path = join(dataDir, 'node-id');
     this.credentialPath = join(dataDir, 'credential');
+    this.commandKeyPath = join(dataDir, 'command-key');
   }
 
   /** The stored node id, if any. */
@@ -40,9 +42,17 @@ export class NodeIdentity {
       : undefined;
   }
 
-  /** Stores the node id the hub confirmed and the credential it issued. */
-  write(nodeId: string, credential: string): void {
+  /** The key the hub signs this node's commands with, if stored. */
+  commandKey(): string | undefined {
+    return existsSync(this.commandKeyPath)
+      ? readFileSync(this.commandKeyPath, 'utf8').trim() || undefined
+      : undefined;
+  }
+
+  /** Stores the node id the hub confirmed, the credential it issued and its command key. */
+  write(nodeId: string, credential: string, commandKey: string): void {
     writeFileSync(this.path, `${nodeId}\n`, { mode: 0o600 });
     writeFileSync(this.credentialPath, `${credential}\n`, { mode: 0o600 });
+    writeFileSync(this.commandKeyPath, `${commandKey}\n`, { mode: 0o600 });
   }
 }

@@ -11,6 +11,7 @@ import { RequireBodyInterceptor } from './common/require-body.interceptor';
 import { HcnExceptionFilter } from './common/hcn-exception.filter';
 import { HubMetrics } from './common/metrics';
 import type { HubConfig } from './config';
+import { CommandSigner } from './dispatch/command-signer';
 import { Dispatcher } from './dispatch/dispatcher';
 import { registerProjectionLag } from './health/projection-lag.metric';
 import { HubModule } from './hub.module';
@@ -66,6 +67,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
   const metrics = new HubMetrics(ports.subscriptions);
   registerProjectionLag(metrics, ports.readModels);
   const credentials = new AgentCredentials(config.agentSecret);
+  const signer = new CommandSigner(credentials, clock);
   const liveness = new LivenessService(ports.store, config, clock, metrics);
   const logs = new LogStore(ports.readModels);
   const hot = new HotStreams(ports.store);
@@ -79,9 +81,17 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
     metrics,
     allocationReports,
     new DeviceHealthWatch(hot, clock),
-    new HeartbeatReconciler(view, ports.store, ports.bus, ports.readModels, clock, config.startDeadlineMs),
+    new HeartbeatReconciler(
+      view,
+      ports.store,
+      ports.bus,
+      ports.readModels,
+      signer,
+      clock,
+      config.startDeadlineMs,
+    ),
   );
-  const dispatcher = new Dispatcher(ports.store, ports.bus, ports.readModels, metrics);
+  const dispatcher = new Dispatcher(ports.store, ports.bus, ports.readModels, metrics, signer);
   const placement = new PlacementService(ports.store, view, metrics, hot, dispatcher);
   const templates = new TemplateCatalog(ports.store, metrics.subscriptions);
   const saga = new WorkloadSaga(

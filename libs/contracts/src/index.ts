@@ -11,3 +11,4 @@ export * from './util/in-parallel';
 export * from './devices';
 export * from './util/nul';
 export * from './util/label-pattern';
+export * from './messages/command-mac';

@@ -29,6 +29,11 @@ export class AgentCredentials {
     return nodeId;
   }
 
+  /** The key this node's commands are signed with (derived, never stored; sent only when the node registers). */
+  commandKey(nodeId: string): string {
+    return this.mac(`command-key|${nodeId}`);
+  }
+
   /**
    * An admin-issued token that lets an agent which lost its credential register an existing node again:
    * `reenrol.<nodeId>.<expiry, epoch seconds>.<HMAC>`, valid until it expires.

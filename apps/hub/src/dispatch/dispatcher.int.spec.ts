@@ -1,3 +1,5 @@
+import { AgentCredentials } from '../auth/agent-credentials';
+import { CommandSigner } from './command-signer';
 import { EventDataOf, NewEvent, WorkloadSpec, workloadSpecSchema, workloadStream } from '@hcn/contracts';
 import { PostgresEventStore } from '@hcn/eventstore';
 import { MemoryMessageBus, MessageBus, TopicMessages } from '@hcn/messaging';
@@ -77,7 +79,14 @@ function dispatcherRig(name: string, cacheLimit?: number) {
     const store = await PostgresEventStore.connect({ connectionString: database.url });
     db = await openReadModels(database.url, 2);
     const bus = new RecordingBus();
-    const dispatcher = new Dispatcher(store, bus as MessageBus, db, new HubMetrics(), cacheLimit);
+    const dispatcher = new Dispatcher(
+      store,
+      bus as MessageBus,
+      db,
+      new HubMetrics(),
+      new CommandSigner(new AgentCredentials('spec-agent-secret-0123456789-0123456789'), () => new Date()),
+      cacheLimit,
+    );
     await dispatcher.start();
     parts = { store, bus, dispatcher };
   });

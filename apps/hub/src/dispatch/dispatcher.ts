@@ -8,6 +8,7 @@ import {
   workloadStream,
 } from '@hcn/contracts';
 import { EventStore, Subscription, superviseSubscription } from '@hcn/eventstore';
+import type { CommandSigner } from './command-signer';
 import { MessageBus } from '@hcn/messaging';
 import { commandTopicFor } from '@hcn/platform';
 import { loadCheckpoint, saveCheckpoint } from '@hcn/read-models';
@@ -67,6 +68,7 @@ export class Dispatcher implements PlacementListener {
     private readonly bus: MessageBus,
     private readonly dataSource: DataSource,
     private readonly metrics: HubMetrics,
+    private readonly signer: CommandSigner,
     cacheLimit = 20_000,
   ) {
     this.specs = new BoundedMap(cacheLimit);
@@ -101,7 +103,7 @@ export class Dispatcher implements PlacementListener {
   placed(commandId: string, placed: EventDataOf<'AllocationPlaced'>, spec: WorkloadSpec): void {
     if (this.early.size >= EARLY_LIMIT) return; // the relay publishes it from the log
     const command = placementCommand(commandId, placed, spec);
-    const message = { key: command.nodeId, value: JSON.stringify(command) };
+    const message = this.signer.message(command);
     const topic = commandTopicFor(placed.domainId);
     const published = new Promise<boolean>((settle) => this.announced.push({ topic, message, settle }));
     this.early.set(commandId, published);
@@ -113,7 +115,7 @@ export class Dispatcher implements PlacementListener {
     const command = await this.commandOf(placed);
     if (!command) return;
     const { domainId } = placed.data as EventDataOf<'AllocationPlaced'>;
-    const message = { key: command.nodeId, value: JSON.stringify(command) };
+    const message = this.signer.message(command);
     await this.bus.publishAll([{ topic: commandTopicFor(domainId), messages: [message] }]);
     this.metrics.commandsDispatched.inc();
   }
@@ -155,7 +157,7 @@ export class Dispatcher implements PlacementListener {
     if (!domainId) return;
     this.buffer.push({
       topic: commandTopicFor(domainId),
-      messages: [{ key: command.nodeId, value: JSON.stringify(command) }],
+      messages: [this.signer.message(command)],
     });
     if (this.buffer.length >= MAX_BUFFERED) await this.flush();
   }

@@ -5,6 +5,7 @@ import type { MessageBus } from '@hcn/messaging';
 import { commandTopicFor } from '@hcn/platform';
 import type { DataSource } from 'typeorm';
 import { handleOnStream } from '../common/aggregate';
+import type { CommandSigner } from '../dispatch/command-signer';
 import type { ClusterView } from '../scheduling/cluster-view';
 import type { Clock } from '../tokens';
 
@@ -30,6 +31,7 @@ export class HeartbeatReconciler {
     private readonly store: EventStore,
     private readonly bus: MessageBus,
     private readonly readModels: DataSource,
+    private readonly signer: CommandSigner,
     private readonly clock: Clock,
     private readonly graceMs: number,
   ) {}
@@ -120,9 +122,8 @@ export class HeartbeatReconciler {
       .catch(() => []);
     const workloadOf = new Map(rows.map((r) => [r.allocation_id, r.workload_id]));
     const at = this.clock().toISOString();
-    const messages = allocationIds.map((allocationId) => ({
-      key: nodeId,
-      value: JSON.stringify({
+    const messages = allocationIds.map((allocationId) =>
+      this.signer.message({
         commandId: deterministicUuid(`reconcile-stop:${nodeId}:${allocationId}:${at}`),
         nodeId,
         kind: 'stop-allocation',
@@ -131,7 +132,7 @@ export class HeartbeatReconciler {
         gracePeriodSeconds: 10,
         reason: 'the hub holds nothing for this allocation on this node',
       }),
-    }));
+    );
     await this.bus.publishAll([{ topic: commandTopicFor(domainId), messages }]);
   }
 }

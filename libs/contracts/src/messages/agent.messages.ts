@@ -33,6 +33,8 @@ export type RegisterNodeRequest = z.input<typeof registerNodeRequestSchema>;
 export interface RegisterNodeResponse {
   nodeId: string;
   credential: string;
+  /** The key the hub signs this node's commands with (sent only in registration answers). */
+  commandKey: string;
   reportsTopic: string;
   commandTopic: string;
   heartbeatIntervalSeconds: number;
@@ -120,6 +122,10 @@ const commandBase = {
   /** Id of the event that caused the command: agents apply each command once. */
   commandId: z.string().uuid(),
   nodeId: nodeIdSchema,
+  /** When the hub signed it (agents refuse old ones). */
+  issuedAt: z.string().datetime({ offset: true }).optional(),
+  /** HMAC of the command with its node's command key (`commandMac`); agents refuse commands without a valid one. */
+  mac: z.string().max(128).optional(),
 };
 
 /** What an agent needs to run one allocation. */

@@ -56,6 +56,7 @@ export class RegisterNodeHandler implements ICommandHandler<RegisterNodeCommand,
     return {
       nodeId,
       credential: this.credentials.issue(nodeId),
+      commandKey: this.credentials.commandKey(nodeId),
       reportsTopic: AGENT_REPORTS_TOPIC,
       commandTopic: commandTopicFor(request.domainId),
       heartbeatIntervalSeconds: this.config.heartbeatIntervalSeconds,

@@ -1,0 +1,28 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** JSON with object keys sorted at every level (the bytes a MAC is computed over). */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The MAC of a command (every field but `mac`), with its node's command key: HMAC-SHA256, base64url. */
+export function commandMac(key: string, command: object): string {
+  const { mac: _mac, ...signed } = command as { mac?: unknown };
+  void _mac;
+  return createHmac('sha256', key).update(canonical(signed)).digest('base64url');
+}
+
+/** True when `command.mac` is the MAC of the command with `key` (constant-time). */
+export function commandMacMatches(key: string, command: { mac?: string }): boolean {
+  if (!command.mac) return false;
+  const expected = Buffer.from(commandMac(key, command));
+  const given = Buffer.from(command.mac);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
