@@ -12,6 +12,17 @@ import type {
 
 const DEFAULT_PARTITIONS = 4;
 const MAX_BATCH = 500;
+/** Messages a partition keeps beyond what every group reading it committed (no group: the newest ones). */
+const RETAINED = 10_000;
+
+/** One partition's messages; `base` is the offset of `messages[0]` (what was trimmed before it). */
+interface PartitionLog {
+  base: number;
+  messages: IncomingMessage[];
+}
+
+/** The offset the next message of a partition gets. */
+const end = (log: PartitionLog): number => log.base + log.messages.length;
 
 /** FNV-1a hash of a key, to pick a partition (same key, same partition). */
 function hashKey(key: string): number {
@@ -49,7 +60,7 @@ class MemoryConsumer implements Consumer {
  * partitions, committed offsets, at-least-once delivery and dead-lettering, like the Kafka adapter.
  */
 export class MemoryMessageBus implements MessageBus {
-  private readonly topics = new Map<string, IncomingMessage[][]>();
+  private readonly topics = new Map<string, PartitionLog[]>();
   private readonly groups = new Map<string, Group>();
   private readonly loops = new Map<string, Promise<void>>();
   private readonly wakeup = new Wakeup();
@@ -70,17 +81,25 @@ export class MemoryMessageBus implements MessageBus {
       for (const message of batch.messages) {
         const partition = hashKey(message.key) % partitions.length;
         const log = partitions[partition];
-        log.push({
+        log.messages.push({
           topic: batch.topic,
           partition,
-          offset: String(log.length),
+          offset: String(end(log)),
           key: message.key,
           value: Buffer.isBuffer(message.value) ? message.value : Buffer.from(message.value),
           headers: { ...(message.headers ?? {}) },
         });
       }
+      partitions.forEach((_, p) => this.trim(batch.topic, p));
     }
     this.wakeAll();
+  }
+
+  /** Messages held now (all topics and partitions): what trimming keeps bounded. */
+  get retainedMessages(): number {
+    let count = 0;
+    for (const partitions of this.topics.values()) for (const log of partitions) count += log.messages.length;
+    return count;
   }
 
   async consume(options: ConsumeOptions): Promise<Consumer> {
@@ -90,7 +109,7 @@ export class MemoryMessageBus implements MessageBus {
       const partitions = this.topic(topic);
       partitions.forEach((log, p) => {
         const key = `${topic}:${p}`;
-        if (!group.offsets.has(key)) group.offsets.set(key, options.fromBeginning ? 0 : log.length);
+        if (!group.offsets.has(key)) group.offsets.set(key, options.fromBeginning ? log.base : end(log));
       });
     }
     const member = new MemoryConsumer(options, async (m) => {
@@ -109,10 +128,10 @@ export class MemoryMessageBus implements MessageBus {
     await Promise.all(this.loops.values());
   }
 
-  private topic(name: string, partitions = DEFAULT_PARTITIONS): IncomingMessage[][] {
+  private topic(name: string, partitions = DEFAULT_PARTITIONS): PartitionLog[] {
     let logs = this.topics.get(name);
     if (!logs) {
-      logs = Array.from({ length: partitions }, () => []);
+      logs = Array.from({ length: partitions }, () => ({ base: 0, messages: [] }));
       this.topics.set(name, logs);
     }
     return logs;
@@ -136,7 +155,9 @@ export class MemoryMessageBus implements MessageBus {
           key.slice(0, key.lastIndexOf(':')),
           Number(key.slice(key.lastIndexOf(':') + 1)),
         ];
-        const batch = this.topic(topic)[partition].slice(committed, committed + MAX_BATCH);
+        const log = this.topic(topic)[partition];
+        const from = Math.max(committed, log.base) - log.base;
+        const batch = log.messages.slice(from, from + MAX_BATCH);
         if (batch.length === 0) continue;
         try {
           group.inFlight = handleWithDeadLetters(owner.options, batch, (b) => this.publishAll(b), {
@@ -147,11 +168,33 @@ export class MemoryMessageBus implements MessageBus {
           continue; // dead-lettering failed: not committed, delivered again
         }
         if (owner.stopped) continue;
-        group.offsets.set(key, committed + batch.length);
+        group.offsets.set(key, Math.max(committed, log.base) + batch.length);
+        this.trim(topic, partition);
         delivered = true;
       }
       if (!delivered) await this.wakeup.wait(50);
     }
+  }
+
+  /**
+   * Drops what every group reading a partition has committed (as Kafka's retention would, but never a message a
+   * group with members still has to read); a partition no live group reads keeps its newest RETAINED messages.
+   */
+  private trim(topic: string, partition: number): void {
+    const log = this.topic(topic)[partition];
+    const key = `${topic}:${partition}`;
+    const retained = end(log) - RETAINED;
+    // a group with no member left keeps only what retention keeps (it resumes from the oldest message kept)
+    const committed = [...this.groups.values()].flatMap((g) => {
+      const offset = g.offsets.get(key);
+      if (offset === undefined) return [];
+      return [g.members.some((m) => !m.stopped) ? offset : Math.max(offset, retained)];
+    });
+    const keepFrom = committed.length > 0 ? Math.min(...committed) : retained;
+    const drop = Math.min(log.messages.length, keepFrom - log.base);
+    if (drop <= 0) return;
+    log.messages.splice(0, drop);
+    log.base += drop;
   }
 
   private ownerOf(group: Group, key: string): MemoryConsumer | undefined {
