@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import { DataSource } from 'typeorm';
 import { ProjectionCheckpoints1763770000000 } from './migrations/1763770000000-projection-checkpoints';
 import { NodeState1763770100000 } from './migrations/1763770100000-node-state';
@@ -76,6 +77,9 @@ export function createReadModelDataSource(url: string, poolSize = 10): DataSourc
 export async function openReadModels(url: string, poolSize?: number): Promise<DataSource> {
   const dataSource = createReadModelDataSource(url, poolSize);
   await dataSource.initialize();
+  // as the event store's pool: a server restart must not end the process through an unhandled client 'error'
+  const pool = (dataSource.driver as unknown as { master?: EventEmitter }).master;
+  pool?.on('connect', (client: EventEmitter) => client.on('error', () => undefined));
   const runner = dataSource.createQueryRunner();
   try {
     await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);

@@ -63,6 +63,9 @@ export class PostgresEventStore implements EventStore {
   private constructor(private readonly options: PostgresEventStoreOptions) {
     this.pool = new Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 });
     this.pool.on('error', () => undefined);
+    // A connection the server ends (a restart) while checked out but between queries would emit an unhandled
+    // 'error' and end the process; queries in flight still fail with it, and the pool replaces the client.
+    this.pool.on('connect', (client) => client.on('error', () => undefined));
     this.registry = options.registry ?? hcnEventRegistry;
     this.readAllWaitMs = options.readAllWaitMs ?? 5000;
     this.polling = {
