@@ -7,7 +7,7 @@ import {
   agentCommandSchema,
 } from '@hcn/contracts';
 import { Consumer, MessageBus, PoisonMessageError } from '@hcn/messaging';
-import { DEFAULT_ENGINE_SOCKETS, commandTopicFor } from '@hcn/platform';
+import { commandTopicFor } from '@hcn/platform';
 import { join } from 'node:path';
 import { AppliedCommands } from './applied-commands';
 import type { AgentConfig } from './config';
@@ -15,11 +15,12 @@ import { detectAccelerators, sampleDeviceUsage } from './detectors/accelerators'
 import { UsageSampler, detectHost } from './detectors/host.detector';
 import { HubClient } from './hub-client';
 import { commandRefusal } from './command-check';
+import { containerOptions, engineSocket } from './containers/container-options';
 import { NodeIdentity } from './identity';
 import { Outbox } from './outbox/outbox';
-import { ContainerRuntimeOptions, ReportBody, WorkloadRunner } from './workload-runner';
+import { ReportBody, WorkloadRunner } from './workload-runner';
 import type { Runtime } from '@hcn/contracts';
-import { chmodSync, existsSync } from 'node:fs';
+import { chmodSync } from 'node:fs';
 import { detectCgroupMode } from './isolation/cgroups';
 import { ProcessSandbox } from './isolation/process-sandbox';
 import { resolveWorkloadUser } from './isolation/workload-user';
@@ -28,6 +29,9 @@ import type { ContainerEngine } from './containers/engine';
 
 /** Version the agent reports at registration. */
 export const AGENT_VERSION = '0.1.0';
+
+/** Bytes of reports per publish: under Kafka's default 1 MB message limit, whatever the reports' sizes. */
+const FLUSH_BYTES = 900 * 1024;
 
 /** Tunables of an agent (the hub's registration reply sets the heartbeat interval). */
 export interface AgentOptions {
@@ -73,7 +77,11 @@ export class Agent {
   ) {
     this.identity = new NodeIdentity(config.dataDir);
     chmodSync(config.dataDir, 0o700); // the outbox, identity and allocation state: the agent's alone
-    this.outbox = new Outbox(join(config.dataDir, 'outbox'));
+    this.outbox = new Outbox(join(config.dataDir, 'outbox'), {
+      droppable: (body) => (body as { kind?: string }).kind === 'heartbeat', // never allocation reports
+      onDrop: (n, kept) =>
+        this.log(`outbox full: dropped the ${n} oldest heartbeats, ${kept} bytes of reports kept`),
+    });
     this.sampler = new UsageSampler(config.dataDir);
     this.applied = new AppliedCommands(config.dataDir);
     this.hub = new HubClient(config.hubUrl);
@@ -93,28 +101,9 @@ export class Agent {
         devices: () => this.devices,
         vramGuardPath: config.vramGuardPath,
         sandbox: this.sandbox,
-        ...(this.engine ? { containers: this.containerOptions(this.engine) } : {}),
+        ...(this.engine ? { containers: containerOptions(this.engine, config.containers) } : {}),
       },
     );
-  }
-
-  private containerOptions(engine: ContainerEngine): ContainerRuntimeOptions {
-    const c = this.config.containers;
-    const cgroups = c.cgroups === 'off' ? 'none' : detectCgroupMode();
-    return {
-      engine,
-      policy: {
-        allowedHostPaths: c.allowedHostPaths,
-        pidsLimit: c.pidsLimit,
-        ulimits: [
-          { name: 'nofile', soft: 1024, hard: 1024 },
-          { name: 'nproc', soft: 4096, hard: 4096 },
-        ],
-        ...(cgroups === 'none' ? {} : { cgroupParent: '/hcn-agent' }),
-      },
-      cgroups,
-      keepFinished: c.keepFinished,
-    };
   }
 
   /** The runtimes this node offers now: processes always, containers while the engine answers. */
@@ -294,24 +283,25 @@ export class Agent {
 
   /** Publishes pending reports in order; on failure they stay in the outbox for the next attempt. */
   flush(): Promise<void> {
-    this.flushing = this.flushing.then(async () => {
-      const session = this.session;
-      while (session && this.outbox.size > 0) {
-        const batch = this.outbox.peek(500);
-        try {
-          await this.bus.publish(
-            session.reportsTopic,
-            batch.map((e) => ({ key: session.nodeId, value: JSON.stringify(e.body) })),
-          );
-        } catch (error) {
-          this.log(
-            `bus unreachable, ${this.outbox.size} reports kept in the outbox (${(error as Error).message})`,
-          );
-          return;
+    // a flush that failed in any way never wedges the ones after it
+    this.flushing = this.flushing
+      .catch(() => undefined)
+      .then(async () => {
+        const session = this.session;
+        while (session && this.outbox.size > 0) {
+          const batch = this.outbox.peek(500, FLUSH_BYTES);
+          try {
+            await this.bus.publish(
+              session.reportsTopic,
+              batch.map((e) => ({ key: session.nodeId, value: JSON.stringify(e.body) })),
+            );
+            this.outbox.acknowledge(batch[batch.length - 1].seq);
+          } catch (error) {
+            this.log(`${this.outbox.size} reports kept in the outbox: ${(error as Error).message}`);
+            return;
+          }
         }
-        this.outbox.acknowledge(batch[batch.length - 1].seq);
-      }
-    });
+      });
     return this.flushing;
   }
 
@@ -388,10 +378,4 @@ export class Agent {
       }
     }
   }
-}
-
-/** The engine socket: the configured one, else Docker's or rootful Podman's default when present. */
-function engineSocket(configured: string | undefined): string | undefined {
-  if (configured) return configured;
-  return DEFAULT_ENGINE_SOCKETS.find((path) => existsSync(path));
 }

@@ -37,4 +37,36 @@ describe('agent outbox (on disk)', () => {
     expect(reopened.peek(10).map((e) => e.body.n)).toEqual([1]);
     expect(reopened.sequence).toBe(1);
   });
+
+  it('batches by bytes: a batch stays under the limit, one report at least', () => {
+    const outbox = new Outbox<{ text: string }>(dir);
+    for (let i = 0; i < 10; i++) outbox.add(() => ({ text: 'x'.repeat(1000) }));
+    expect(outbox.peek(500, 3500)).toHaveLength(3);
+    expect(outbox.peek(2, 1_000_000)).toHaveLength(2);
+    expect(outbox.peek(500, 10)).toHaveLength(1);
+  });
+
+  it('when full drops the oldest heartbeats, never allocation reports, says so, and keeps it on disk', () => {
+    const drops: Array<[number, number]> = [];
+    const limits = {
+      maxBytes: 20_000,
+      droppable: (body: unknown) => (body as { kind: string }).kind === 'heartbeat',
+      onDrop: (n: number, kept: number) => void drops.push([n, kept]),
+    };
+    const outbox = new Outbox<{ kind: string; i: number; pad: string }>(dir, limits);
+    const pad = 'p'.repeat(900);
+    for (let i = 0; i < 40; i++)
+      outbox.add(() => ({ kind: i % 4 === 0 ? 'allocation' : 'heartbeat', i, pad }));
+    expect(outbox.bytes).toBeLessThanOrEqual(20_000);
+    expect(outbox.dropped).toBeGreaterThan(0);
+    expect(drops.length).toBeGreaterThan(0);
+    const kept = outbox.peek(1000).map((e) => e.body);
+    expect(kept.filter((b) => b.kind === 'allocation').map((b) => b.i)).toEqual([
+      0, 4, 8, 12, 16, 20, 24, 28, 32, 36,
+    ]);
+    expect(kept.at(-1)?.i).toBe(39); // the newest heartbeats stay
+    expect(new Outbox<{ kind: string; i: number }>(dir, limits).peek(1000).map((e) => e.body.i)).toEqual(
+      kept.map((b) => b.i),
+    );
+  });
 });
