@@ -17,6 +17,7 @@ import { HubClient } from './hub-client';
 import { commandRefusal } from './command-check';
 import { containerOptions, engineSocket } from './containers/container-options';
 import { NodeIdentity } from './identity';
+import { withOpenedSecrets } from './open-secrets';
 import { Outbox } from './outbox/outbox';
 import { ReportBody, WorkloadRunner } from './workload-runner';
 import type { Runtime } from '@hcn/contracts';
@@ -366,7 +367,7 @@ export class Agent {
         this.log(
           `running allocation ${command.placement.allocationId}: ${command.placement.container?.image ?? ''} ${command.placement.command}`,
         );
-        this.runner.run(command);
+        this.runner.run(withOpenedSecrets(command, this.session?.commandKey));
         return;
       case 'stop-allocation':
         this.log(`stopping allocation ${command.allocationId}: ${command.reason}`);

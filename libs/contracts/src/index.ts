@@ -12,3 +12,4 @@ export * from './devices';
 export * from './util/nul';
 export * from './util/label-pattern';
 export * from './messages/command-mac';
+export * from './util/sealing';

@@ -29,6 +29,11 @@ export class AgentCredentials {
     return nodeId;
   }
 
+  /** The hub's key for secrets in workload specs (sealed before they are stored). */
+  secretKey(): string {
+    return this.mac('secret-env');
+  }
+
   /** The key this node's commands are signed with (derived, never stored; sent only when the node registers). */
   commandKey(nodeId: string): string {
     return this.mac(`command-key|${nodeId}`);

@@ -18,6 +18,7 @@ export function placementCommand(
       command: spec.command ?? '',
       args: spec.args,
       env: spec.env,
+      ...(spec.secretEnv && Object.keys(spec.secretEnv).length > 0 ? { secretEnv: spec.secretEnv } : {}),
       ...(spec.workingDir ? { workingDir: spec.workingDir } : {}),
       stopGraceSeconds: spec.stopGraceSeconds,
       ...(placed.devices ? { devices: placed.devices } : {}),

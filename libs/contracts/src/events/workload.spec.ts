@@ -97,6 +97,14 @@ export const workloadSpecSchema = z
         message: `at most ${MAX_ENV_ENTRIES} environment entries`,
       })
       .default({}),
+    /**
+     * Environment entries whose values are secret: sealed by the hub before anything is stored (views, the log and
+     * the change feed only ever hold the sealed text) and delivered sealed for the one node that runs it.
+     */
+    secretEnv: z
+      .record(envName, z.string().max(65536))
+      .refine((env) => Object.keys(env).length <= 64, { message: 'at most 64 secret environment entries' })
+      .optional(),
     /** Process: relative to the allocation's directory. Container: an absolute path inside it. */
     workingDir: z.string().min(1).max(1024).refine(withoutDotDot, 'a path without ..').optional(),
     /** Container image (containers only, like the fields below). */

@@ -137,6 +137,10 @@ export const placementSchema = z.object({
   command: z.string(),
   args: z.array(z.string()),
   env: z.record(z.string(), z.string()),
+  /** Secret environment entries: hub-sealed in the placement, sealed for the node (its command key) on the bus. */
+  secretEnv: z.record(z.string(), z.string()).optional(),
+  /** The secret entries as one value sealed with the node's command key (JSON of name -> value). */
+  sealedEnv: z.string().max(1_000_000).optional(),
   workingDir: z.string().optional(),
   stopGraceSeconds: z.number().min(0),
   /** The devices to expose to the process (whole devices, or a memory slice enforced by the vram-guard). */

@@ -19,6 +19,7 @@ import {
 import { ClusterView } from '../../scheduling/cluster-view';
 import { checkDeviceRequestFits } from './device-request-fit';
 import { checkHostPaths } from './host-paths';
+import { sealSecrets } from './seal-secrets';
 import { checkRequestCaps } from './request-caps';
 import type { HubConfig } from '../../config';
 import { SubmitWorkloadCommand } from './submit-workload.command';
@@ -46,7 +47,12 @@ export class SubmitWorkloadHandler implements ICommandHandler<SubmitWorkloadComm
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
   ) {}
 
-  async execute({ principal, spec, idempotencyKey }: SubmitWorkloadCommand): Promise<SubmitWorkloadResult> {
+  async execute({
+    principal,
+    spec: given,
+    idempotencyKey,
+  }: SubmitWorkloadCommand): Promise<SubmitWorkloadResult> {
+    const spec = sealSecrets(given, this.config);
     requireNamespace(principal, spec.namespace);
     checkRequestCaps([spec], this.config.maxInstancesPerRequest);
     const submit = (workloadId: string) => ({ type: 'Submit' as const, workloadId, spec, idempotencyKey });

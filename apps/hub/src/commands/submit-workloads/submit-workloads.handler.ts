@@ -13,6 +13,7 @@ import { PlacementService, PreparedSubmission } from '../../scheduling/placement
 import { CLOCK, Clock, HUB_CONFIG } from '../../tokens';
 import { checkDeviceRequestFits } from '../submit-workload/device-request-fit';
 import { checkHostPaths } from '../submit-workload/host-paths';
+import { sealSecrets } from '../submit-workload/seal-secrets';
 import { checkRequestCaps } from '../submit-workload/request-caps';
 import type { HubConfig } from '../../config';
 import type { SubmitWorkloadResult } from '../submit-workload/submit-workload.handler';
@@ -65,7 +66,8 @@ export class SubmitWorkloadsHandler implements ICommandHandler<
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
   ) {}
 
-  async execute({ principal, items }: SubmitWorkloadsCommand): Promise<SubmitWorkloadsResult> {
+  async execute({ principal, items: given }: SubmitWorkloadsCommand): Promise<SubmitWorkloadsResult> {
+    const items = given.map((item) => ({ ...item, spec: sealSecrets(item.spec, this.config) }));
     const namespace = oneNamespace(items);
     requireNamespace(principal, namespace);
     checkRequestCaps(

@@ -6,6 +6,7 @@ import { HotStreams } from '../../common/cached-aggregate';
 import { CLOCK, Clock, HUB_CONFIG } from '../../tokens';
 import type { HubConfig } from '../../config';
 import { checkHostPaths } from '../submit-workload/host-paths';
+import { sealSecrets } from '../submit-workload/seal-secrets';
 import { checkRequestCaps } from '../submit-workload/request-caps';
 import {
   WorkloadCommandResult,
@@ -29,7 +30,12 @@ export class UpdateWorkloadHandler implements ICommandHandler<UpdateWorkloadComm
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
   ) {}
 
-  async execute({ principal, workloadId, spec }: UpdateWorkloadCommand): Promise<WorkloadCommandResult> {
+  async execute({
+    principal,
+    workloadId,
+    spec: given,
+  }: UpdateWorkloadCommand): Promise<WorkloadCommandResult> {
+    const spec = sealSecrets(given, this.config);
     const { state } = await loadVisibleWorkload(this.store, principal, workloadId);
     const command = { type: 'Update' as const, spec };
     checkRequestCaps([spec], this.config.maxInstancesPerRequest);
