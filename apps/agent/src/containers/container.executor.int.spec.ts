@@ -179,14 +179,19 @@ describeWithContainers('ContainerExecutor against podman (Docker Engine API)', (
     await eventually('started', async () => events.some((e) => e.kind === 'started'), 20_000);
     const [container] = await engine.list([`${LABELS.allocation}=${s.allocationId}`]);
     await new Promise((r) => setTimeout(r, 1000));
-    const before = await engine.stats(container.id);
-    const t0 = Date.now();
-    await new Promise((r) => setTimeout(r, 4000));
-    const after = await engine.stats(container.id);
-    const cores = (after.cpuSeconds - before.cpuSeconds) / ((Date.now() - t0) / 1000);
+    // Three windows of 2 s: the quota caps every one; on a box busy with other suites the loop may get less than
+    // its quota in some, so the best window shows what it gets when the CPU is there.
+    const windows: number[] = [];
+    for (let w = 0; w < 3; w++) {
+      const before = await engine.stats(container.id);
+      const t0 = Date.now();
+      await new Promise((r) => setTimeout(r, 2000));
+      const after = await engine.stats(container.id);
+      windows.push((after.cpuSeconds - before.cpuSeconds) / ((Date.now() - t0) / 1000));
+    }
     await ex.stop(s.allocationId, 'spec');
-    expect(cores).toBeGreaterThanOrEqual(low);
-    expect(cores).toBeLessThanOrEqual(high);
+    expect(Math.max(...windows)).toBeGreaterThanOrEqual(low);
+    expect(Math.max(...windows)).toBeLessThanOrEqual(high);
   });
 
   it('measures a container from the engine stats when the agent reads no cgroups (usage while running, at its end)', async () => {

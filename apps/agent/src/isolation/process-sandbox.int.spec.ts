@@ -91,13 +91,17 @@ describeIsolated('process workloads in their sandbox (real user switch, real cgr
     executor.start(s);
     await eventually('started', async () => events.some((e) => e.kind === 'started'), 10_000);
     await new Promise((r) => setTimeout(r, 1000));
-    const before = sandbox.usage(s.allocationId)?.cpuSeconds ?? 0;
-    const t0 = Date.now();
-    await new Promise((r) => setTimeout(r, 4000));
-    const cores = ((sandbox.usage(s.allocationId)?.cpuSeconds ?? 0) - before) / ((Date.now() - t0) / 1000);
+    // three windows: the quota caps each; the best one shows what the loop gets when the CPU is there
+    const windows: number[] = [];
+    for (let w = 0; w < 3; w++) {
+      const before = sandbox.usage(s.allocationId)?.cpuSeconds ?? 0;
+      const t0 = Date.now();
+      await new Promise((r) => setTimeout(r, 2000));
+      windows.push(((sandbox.usage(s.allocationId)?.cpuSeconds ?? 0) - before) / ((Date.now() - t0) / 1000));
+    }
     await executor.stop(s.allocationId, 'spec');
-    expect(cores).toBeGreaterThanOrEqual(0.4);
-    expect(cores).toBeLessThanOrEqual(0.6);
+    expect(Math.max(...windows)).toBeGreaterThanOrEqual(0.4);
+    expect(Math.max(...windows)).toBeLessThanOrEqual(0.6);
   });
 
   it('without cgroups caps memory with an address-space rlimit: the limit is in force, a hog fails', async () => {

@@ -1,10 +1,9 @@
-import { ParsedAgentReport, deterministicUuid, inParallel, workloadStream } from '@hcn/contracts';
-import { workloadDecider } from '@hcn/domain';
+import { ParsedAgentReport, deterministicUuid, inParallel } from '@hcn/contracts';
 import type { EventStore } from '@hcn/eventstore';
 import type { MessageBus } from '@hcn/messaging';
 import { commandTopicFor } from '@hcn/platform';
 import type { DataSource } from 'typeorm';
-import { handleOnStream } from '../common/aggregate';
+import { markAllocationLost } from '../sagas/mark-lost';
 import type { CommandSigner } from '../dispatch/command-signer';
 import type { ClusterView } from '../scheduling/cluster-view';
 import type { Clock } from '../tokens';
@@ -94,24 +93,15 @@ export class HeartbeatReconciler {
   ): Promise<void> {
     if (!workloadId) return;
     const seconds = Math.round(this.graceMs / 1000);
-    await handleOnStream(
-      this.store,
-      workloadDecider,
-      workloadStream(workloadId),
-      {
-        type: 'MarkLost',
-        allocationId,
-        nodeId,
-        reason: `ALLOCATION.NOT_RUNNING: node ${nodeId}'s heartbeats have not listed it for ${seconds} s`,
-        at: this.clock().toISOString(),
-      },
-      {
-        correlationId: workloadId,
-        causationId: `reconcile:${nodeId}`,
-        actor: { kind: 'system', id: 'heartbeat-reconciler' },
-        now: this.clock(),
-      },
-    ).catch((error: Error) => console.error(`[reconcile] lost ${allocationId}: ${error.message}`));
+    await markAllocationLost(this.store, {
+      workloadId,
+      allocationId,
+      nodeId,
+      reason: `ALLOCATION.NOT_RUNNING: node ${nodeId}'s heartbeats have not listed it for ${seconds} s`,
+      by: 'heartbeat-reconciler',
+      cause: `reconcile:${nodeId}`,
+      now: this.clock(),
+    }).catch((error: Error) => console.error(`[reconcile] lost ${allocationId}: ${error.message}`));
   }
 
   private async stopStrays(nodeId: string, domainId: string, allocationIds: string[]): Promise<void> {

@@ -1,7 +1,6 @@
-import { EventDataOf, RecordedEvent, inParallel, workloadStream } from '@hcn/contracts';
-import { workloadDecider } from '@hcn/domain';
+import { EventDataOf, RecordedEvent, inParallel } from '@hcn/contracts';
 import { EventStore, Subscription, SubscriptionHealth, superviseSubscription } from '@hcn/eventstore';
-import { handleOnStream } from '../common/aggregate';
+import { markAllocationLost } from './mark-lost';
 import type { Clock } from '../tokens';
 
 /** Events that settle whether a placed allocation started. */
@@ -115,24 +114,15 @@ export class StartDeadlines {
   private async giveUp(waiting: Waiting): Promise<void> {
     const data = waiting.placed.data as EventDataOf<'AllocationPlaced'>;
     const seconds = Math.round(this.options.deadlineMs / 1000);
-    await handleOnStream(
-      this.store,
-      workloadDecider,
-      workloadStream(data.workloadId),
-      {
-        type: 'MarkLost',
-        allocationId: data.allocationId,
-        nodeId: data.nodeId,
-        reason: `ALLOCATION.NOT_STARTED: node ${data.nodeId} reported no start within ${seconds} s of each of ${waiting.sends} run commands`,
-        at: this.clock().toISOString(),
-      },
-      {
-        correlationId: data.workloadId,
-        causationId: waiting.placed.eventId,
-        actor: { kind: 'system', id: 'start-deadlines' },
-        now: this.clock(),
-      },
-    ).then(
+    await markAllocationLost(this.store, {
+      workloadId: data.workloadId,
+      allocationId: data.allocationId,
+      nodeId: data.nodeId,
+      reason: `ALLOCATION.NOT_STARTED: node ${data.nodeId} reported no start within ${seconds} s of each of ${waiting.sends} run commands`,
+      by: 'start-deadlines',
+      cause: waiting.placed.eventId,
+      now: this.clock(),
+    }).then(
       () => this.waiting.delete(data.allocationId),
       (error: Error) => console.error(`[start-deadlines] lost ${data.allocationId}: ${error.message}`),
     );

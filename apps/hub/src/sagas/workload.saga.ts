@@ -8,7 +8,8 @@ import {
   workloadDecider,
 } from '@hcn/domain';
 import { EventStore, Subscription, SubscriptionHealth, superviseSubscription } from '@hcn/eventstore';
-import { handleOnStream, loadKnown } from '../common/aggregate';
+import { loadKnown } from '../common/aggregate';
+import { markAllocationLost } from './mark-lost';
 import type { HotStreams } from '../common/cached-aggregate';
 import { CommandContext } from '../common/command-context';
 import type { ClusterView } from '../scheduling/cluster-view';
@@ -352,18 +353,15 @@ export class WorkloadSaga {
   private markLost(event: RecordedEvent, lost: Array<[string, string]>): void {
     const { nodeId } = event.data as EventDataOf<'NodeWentOffline'>;
     void inParallel(lost, 4, async ([workloadId, allocationId]) => {
-      await handleOnStream(
-        this.store,
-        workloadDecider,
-        workloadStream(workloadId),
-        {
-          type: 'MarkLost',
-          allocationId,
-          reason: `node ${nodeId} went offline`,
-          at: event.metadata.occurredAt,
-        },
-        this.context(event.eventId, workloadId),
-      ).catch((error: Error) => console.error(`[workload-saga] lost ${allocationId}: ${error.message}`));
+      await markAllocationLost(this.store, {
+        workloadId,
+        allocationId,
+        reason: `node ${nodeId} went offline`,
+        by: 'scheduler',
+        cause: event.eventId,
+        now: this.clock(),
+        at: event.metadata.occurredAt,
+      }).catch((error: Error) => console.error(`[workload-saga] lost ${allocationId}: ${error.message}`));
     });
   }
 }
