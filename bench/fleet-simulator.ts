@@ -1,4 +1,4 @@
-import { AcceleratorDevice, AgentReport, RegisterNodeResponse } from '@hcn/contracts';
+import { AcceleratorDevice, AgentReport, RegisterNodeResponse, withMac } from '@hcn/contracts';
 import { mulberry32 } from '@hcn/scheduling';
 import { simulatedDevices } from './heterogeneous-fleet';
 import { MessageBus } from '@hcn/messaging';
@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 /** One simulated node. */
 interface VirtualAgent {
   nodeId: string;
-  credential: string;
+  /** The node's key (registration answer): reports carry its MAC. */
+  commandKey: string;
   domainId: string;
   seq: number;
   silent: boolean;
@@ -87,7 +88,7 @@ export class FleetSimulator {
         const session = (await response.json()) as RegisterNodeResponse;
         this.agents.push({
           nodeId: session.nodeId,
-          credential: session.credential,
+          commandKey: session.commandKey,
           domainId,
           seq: 0,
           silent: false,
@@ -164,16 +165,15 @@ export class FleetSimulator {
         const index = this.cursor % count;
         const agent = this.agents[index];
         if (agent.silent) continue;
-        const report: AgentReport = {
-          kind: 'heartbeat',
+        const report: AgentReport = withMac(agent.commandKey, {
+          kind: 'heartbeat' as const,
           nodeId: agent.nodeId,
           domainId: agent.domainId,
-          credential: agent.credential,
           seq: agent.seq++,
           sentAt: new Date(now).toISOString(),
           usage: { cpuUsage: 0.3, memoryUsedBytes: 100 * 2 ** 30, diskUsedBytes: 2 ** 40 },
           ...(agent.devices.length > 0 ? { devices: deviceUsage(agent.devices) } : {}),
-        };
+        });
         messages.push({ key: agent.nodeId, value: JSON.stringify(report) });
         if (index < this.probed) this.remember(agent.nodeId, report.seq, now);
       }

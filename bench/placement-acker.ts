@@ -1,4 +1,4 @@
-import { AgentReport, agentCommandSchema } from '@hcn/contracts';
+import { AgentReport, agentCommandSchema, withMac } from '@hcn/contracts';
 import { Consumer, MessageBus } from '@hcn/messaging';
 import { AGENT_REPORTS_TOPIC, commandTopicFor } from '@hcn/platform';
 import type { FleetSimulator } from './fleet-simulator';
@@ -42,19 +42,18 @@ export class PlacementAcker {
           if (!this.received.has(workloadId)) this.received.set(workloadId, now);
           const agent = agents.get(command.nodeId);
           if (!agent) continue;
-          const report: AgentReport = {
-            kind: 'allocation',
+          const report: AgentReport = withMac(agent.commandKey, {
+            kind: 'allocation' as const,
             nodeId: agent.nodeId,
             domainId: agent.domainId,
-            credential: agent.credential,
             seq: agent.seq++,
             sentAt: new Date(now).toISOString(),
             workloadId,
             allocationId,
-            status: 'started',
+            status: 'started' as const,
             pid: 1,
             at: new Date(now).toISOString(),
-          };
+          });
           acks.push({ key: agent.nodeId, value: JSON.stringify(report) });
         }
         this.outbox.push(...acks);

@@ -10,6 +10,7 @@ import {
   HubHarness,
   processSpec,
   registerNode,
+  signedReport,
   startHubHarness,
 } from '../../apps/hub/src/testing/hub-harness';
 
@@ -93,12 +94,11 @@ describeWithPostgres('PostgreSQL restarted under load (hub + projector, real Pos
           kind: 'heartbeat',
           nodeId: node.nodeId,
           domainId: 'site-a',
-          credential: node.credential,
           seq: ++seq,
           sentAt: new Date().toISOString(),
           usage: { cpuUsage: 0.2, memoryUsedBytes: 1, diskUsedBytes: 1 },
         };
-        await hub.bus.publish(AGENT_REPORTS_TOPIC, [{ key: node.nodeId, value: JSON.stringify(report) }]);
+        await hub.bus.publish(AGENT_REPORTS_TOPIC, [{ key: node.nodeId, value: signedReport(node, report) }]);
         const r = await hub
           .request('POST', '/v1/workloads', processSpec({ name: `w${seq}` }))
           .catch(() => undefined);

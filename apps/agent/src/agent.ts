@@ -5,6 +5,7 @@ import {
   AgentReport,
   RegisterNodeResponse,
   agentCommandSchema,
+  withMac,
 } from '@hcn/contracts';
 import { Consumer, MessageBus, PoisonMessageError } from '@hcn/messaging';
 import { commandTopicFor } from '@hcn/platform';
@@ -246,19 +247,20 @@ export class Agent {
     const usage = await this.sampler.sample();
     const devices = await this.deviceUsage();
     const allocationUsage = this.runner.usage();
-    this.outbox.add((seq) => ({
-      kind: 'heartbeat',
-      nodeId: session.nodeId,
-      domainId: this.config.domainId,
-      credential: session.credential,
-      seq,
-      sentAt: new Date().toISOString(),
-      usage,
-      ...(devices.length > 0 ? { devices } : {}),
-      runningAllocations: this.runner.running(),
-      ...(allocationUsage.length > 0 ? { allocationUsage } : {}),
-      final,
-    }));
+    this.outbox.add((seq) =>
+      withMac(session.commandKey, {
+        kind: 'heartbeat' as const,
+        nodeId: session.nodeId,
+        domainId: this.config.domainId,
+        seq,
+        sentAt: new Date().toISOString(),
+        usage,
+        ...(devices.length > 0 ? { devices } : {}),
+        runningAllocations: this.runner.running(),
+        ...(allocationUsage.length > 0 ? { allocationUsage } : {}),
+        final,
+      }),
+    );
   }
 
   /** Usage of the registered devices now (the vendor tools are asked only when the node has devices). */
@@ -271,14 +273,15 @@ export class Agent {
   private enqueue(body: ReportBody): void {
     const session = this.session;
     if (!session) return;
-    this.outbox.add((seq) => ({
-      ...body,
-      nodeId: session.nodeId,
-      domainId: this.config.domainId,
-      credential: session.credential,
-      seq,
-      sentAt: new Date().toISOString(),
-    }));
+    this.outbox.add((seq) =>
+      withMac(session.commandKey, {
+        ...body,
+        nodeId: session.nodeId,
+        domainId: this.config.domainId,
+        seq,
+        sentAt: new Date().toISOString(),
+      }),
+    );
     if (body.kind === 'allocation') void this.flush();
   }
 

@@ -14,9 +14,9 @@ type StopAllocationCommand = Extract<AgentCommand, { kind: 'stop-allocation' }>;
 export type ReportBody =
   | Omit<
       Extract<AgentReport, { kind: 'allocation' }>,
-      'nodeId' | 'domainId' | 'credential' | 'seq' | 'sentAt'
+      'nodeId' | 'domainId' | 'mac' | 'seq' | 'sentAt'
     >
-  | Omit<Extract<AgentReport, { kind: 'logs' }>, 'nodeId' | 'domainId' | 'credential' | 'seq' | 'sentAt'>;
+  | Omit<Extract<AgentReport, { kind: 'logs' }>, 'nodeId' | 'domainId' | 'mac' | 'seq' | 'sentAt'>;
 
 /** Where an allocation this agent runs belongs (kept on disk so a restarted agent can account for it). */
 interface Owned {

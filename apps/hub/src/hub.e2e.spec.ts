@@ -1,4 +1,4 @@
-import { AgentReport, heartbeatStream, nodeStream } from '@hcn/contracts';
+import { AgentReport, heartbeatStream, nodeStream, withMac } from '@hcn/contracts';
 
 type HeartbeatReport = Extract<AgentReport, { kind: 'heartbeat' }>;
 import { DLQ_HEADERS, IncomingMessage } from '@hcn/messaging';
@@ -7,22 +7,22 @@ import { describeWithPostgres, eventually } from '@hcn/testing';
 import { randomUUID } from 'node:crypto';
 import { HubHarness, registrationBody, startHubHarness } from './testing/hub-harness';
 
+/** A heartbeat MACed with `key` (the node's, or another one to forge). */
 function heartbeat(
   nodeId: string,
-  credential: string,
+  key: string,
   seq: number,
   overrides: Partial<HeartbeatReport> = {},
 ): HeartbeatReport {
-  return {
-    kind: 'heartbeat',
+  return withMac(key, {
+    kind: 'heartbeat' as const,
     nodeId,
     domainId: 'site-a',
-    credential,
     seq,
     sentAt: new Date().toISOString(),
     usage: { cpuUsage: 0.25, memoryUsedBytes: 8 * 2 ** 30, diskUsedBytes: 100 * 2 ** 30 },
     ...overrides,
-  };
+  });
 }
 
 describeWithPostgres(
@@ -39,7 +39,7 @@ describeWithPostgres(
 
     async function register(
       overrides: Record<string, unknown> = {},
-    ): Promise<{ nodeId: string; credential: string }> {
+    ): Promise<{ nodeId: string; credential: string; commandKey: string }> {
       const response = await h.request('POST', '/v1/agents/register', registrationBody(overrides));
       expect(response.status).toBe(200);
       return response.body;
@@ -179,7 +179,7 @@ describeWithPostgres(
       it('appends heartbeats, updates node_state and domain_summary, and drops replays by (node, seq)', async () => {
         const node = await register({ hostname: 'hb-node', domainId: 'site-hb' });
         const reports = [1, 2, 2, 3].map((seq) =>
-          heartbeat(node.nodeId, node.credential, seq, { domainId: 'site-hb' }),
+          heartbeat(node.nodeId, node.commandKey, seq, { domainId: 'site-hb' }),
         );
         await h.bus.publish(
           AGENT_REPORTS_TOPIC,
@@ -200,7 +200,7 @@ describeWithPostgres(
         expect(site.resourceTags).toEqual(['arch=x64', 'os=linux', 'rack=r1']);
       });
 
-      it("dead-letters malformed reports and reports with another node's credential, counting them, appending nothing", async () => {
+      it("dead-letters malformed reports and reports signed with another node's key or changed after signing, counting them, appending nothing", async () => {
         const victim = await register({ hostname: 'victim' });
         const attacker = await register({ hostname: 'attacker' });
         const dead: IncomingMessage[] = [];
@@ -210,25 +210,26 @@ describeWithPostgres(
           fromBeginning: true,
           handleBatch: async (m) => void dead.push(...m),
         });
-        const forged = heartbeat(victim.nodeId, attacker.credential, 1);
+        const forged = heartbeat(victim.nodeId, attacker.commandKey, 1);
+        const tampered = { ...heartbeat(victim.nodeId, victim.commandKey, 2), seq: 3 }; // changed after signing
         await h.bus.publish(AGENT_REPORTS_TOPIC, [
           { key: victim.nodeId, value: JSON.stringify(forged) },
+          { key: victim.nodeId, value: JSON.stringify(tampered) },
           { key: 'x', value: 'not json' },
           { key: 'y', value: JSON.stringify({ kind: 'heartbeat', nodeId: 'nope' }) },
         ]);
-        await eventually('three dead letters', () => dead.length >= 3);
+        await eventually('four dead letters', () => dead.length >= 4);
         await dlq.stop();
         const codes = dead.map((m) => m.headers[DLQ_HEADERS.code]).sort();
         expect(codes).toEqual([
-          'AUTH.INVALID_AGENT_CREDENTIAL',
+          'AUTH.INVALID_REPORT_MAC',
+          'AUTH.INVALID_REPORT_MAC',
           'REPORT.MALFORMED_JSON',
           'REPORT.SCHEMA_INVALID',
         ]);
         expect(await h.store.readStream(heartbeatStream(victim.nodeId))).toEqual([]);
         const metrics = (await h.request('GET', '/metrics')).body as string;
-        expect(metrics).toMatch(
-          /hcn_agent_reports_rejected_total\{reason="AUTH.INVALID_AGENT_CREDENTIAL"\} [1-9]/,
-        );
+        expect(metrics).toMatch(/hcn_agent_reports_rejected_total\{reason="AUTH.INVALID_REPORT_MAC"\} [2-9]/);
       });
     });
 
@@ -243,7 +244,7 @@ describeWithPostgres(
         const types = (await h.store.readStream(nodeStream(node.nodeId))).map((e) => e.type);
         expect(types).toEqual(['NodeRegistered', 'NodeWentOffline']);
         await h.bus.publish(AGENT_REPORTS_TOPIC, [
-          { key: node.nodeId, value: JSON.stringify(heartbeat(node.nodeId, node.credential, 1)) },
+          { key: node.nodeId, value: JSON.stringify(heartbeat(node.nodeId, node.commandKey, 1)) },
         ]);
         await eventually(
           'online again',

@@ -2,7 +2,7 @@ import { AGENT_REPORTS_TOPIC } from '@hcn/platform';
 import { INSUFFICIENT_CPU, LABEL_MISMATCH } from '@hcn/scheduling';
 import { workloadStream } from '@hcn/contracts';
 import { describeWithPostgres, eventuallyExpect } from '@hcn/testing';
-import { HubHarness, processSpec, registerNode, startHubHarness } from './testing/hub-harness';
+import { signedReport, HubHarness, processSpec, registerNode, startHubHarness } from './testing/hub-harness';
 
 const GiB = 2 ** 30;
 
@@ -137,12 +137,13 @@ describeWithPostgres('hierarchical scheduling (hub, real PostgreSQL)', () => {
           kind: 'heartbeat',
           nodeId: survivor.nodeId,
           domainId: 'edge',
-          credential: survivor.credential,
           seq: seq++,
           sentAt: new Date().toISOString(),
           usage: { cpuUsage: 0.1, memoryUsedBytes: 1, diskUsedBytes: 1 },
         };
-        void h.bus.publish(AGENT_REPORTS_TOPIC, [{ key: survivor.nodeId, value: JSON.stringify(report) }]);
+        void h.bus.publish(AGENT_REPORTS_TOPIC, [
+          { key: survivor.nodeId, value: signedReport(survivor, report) },
+        ]);
       }, 300);
       await eventuallyExpect(async () => {
         const events = await h.store.readStream(workloadStream(response.body.workloadId));

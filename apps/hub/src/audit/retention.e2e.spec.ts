@@ -1,7 +1,7 @@
 import { domainStream, heartbeatStream, nodeStream, quotaStream, workloadStream } from '@hcn/contracts';
 import { AGENT_REPORTS_TOPIC } from '@hcn/platform';
 import { describeWithPostgres, eventually } from '@hcn/testing';
-import { HubHarness, processSpec, registerNode, startHubHarness } from '../testing/hub-harness';
+import { signedReport, HubHarness, processSpec, registerNode, startHubHarness } from '../testing/hub-harness';
 
 describeWithPostgres(
   'retention: audit-relevant streams never expire, heartbeats do (hub, real PostgreSQL)',
@@ -20,12 +20,11 @@ describeWithPostgres(
         kind: 'heartbeat',
         nodeId,
         domainId: 'site-a',
-        credential: node.credential,
         seq: 1,
         usage,
       };
       await h.bus.publish(AGENT_REPORTS_TOPIC, [
-        { key: nodeId, value: JSON.stringify({ ...report, sentAt: new Date().toISOString() }) },
+        { key: nodeId, value: signedReport(node, { ...report, sentAt: new Date().toISOString() }) },
       ]);
       await eventually(
         'heartbeat appended',

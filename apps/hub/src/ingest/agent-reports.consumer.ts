@@ -2,6 +2,7 @@ import {
   HcnError,
   ParsedAgentReport,
   agentReportSchema,
+  commandMacMatches,
   deterministicUuid,
   heartbeatStream,
   inParallel,
@@ -165,10 +166,11 @@ export class AgentReportsConsumer {
       return this.reject('REPORT.SCHEMA_INVALID', reason);
     }
     const report = parsed.data;
-    if (!this.credentials.verify(report.credential, report.nodeId)) {
+    // over the fields as sent (the parsed report has defaults filled in)
+    if (!commandMacMatches(this.credentials.commandKey(report.nodeId), json as { mac?: string })) {
       return this.reject(
-        'AUTH.INVALID_AGENT_CREDENTIAL',
-        `credential does not belong to node ${report.nodeId}`,
+        'AUTH.INVALID_REPORT_MAC',
+        `the report is not signed with node ${report.nodeId}'s key`,
       );
     }
     if (message.key !== null && message.key !== report.nodeId) {

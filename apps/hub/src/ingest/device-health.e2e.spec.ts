@@ -1,7 +1,7 @@
-import { AgentReport, nodeStream, workloadStream } from '@hcn/contracts';
+import { nodeStream, workloadStream } from '@hcn/contracts';
 import { AGENT_REPORTS_TOPIC } from '@hcn/platform';
 import { describeWithPostgres, eventually } from '@hcn/testing';
-import { HubHarness, processSpec, registerNode, startHubHarness } from '../testing/hub-harness';
+import { signedReport, HubHarness, processSpec, registerNode, startHubHarness } from '../testing/hub-harness';
 
 const GiB = 2 ** 30;
 const gpu = (index: number) => ({
@@ -31,11 +31,10 @@ describeWithPostgres('device health from heartbeats (hub, real PostgreSQL, in-pr
       accelerators: 2,
       devices: [gpu(0), gpu(1)],
     });
-    const beat = (seq: number, health0: number): AgentReport => ({
+    const beat = (seq: number, health0: number) => ({
       kind: 'heartbeat',
       nodeId: node.nodeId,
       domainId: 'site-gh',
-      credential: node.credential,
       seq,
       sentAt: new Date().toISOString(),
       usage: { cpuUsage: 0.1, memoryUsedBytes: GiB, diskUsedBytes: GiB },
@@ -46,10 +45,10 @@ describeWithPostgres('device health from heartbeats (hub, real PostgreSQL, in-pr
       runningAllocations: [],
       final: false,
     });
-    const send = (reports: AgentReport[]) =>
+    const send = (reports: Record<string, unknown>[]) =>
       h.bus.publish(
         AGENT_REPORTS_TOPIC,
-        reports.map((r) => ({ key: node.nodeId, value: JSON.stringify(r) })),
+        reports.map((r) => ({ key: node.nodeId, value: signedReport(node, r) })),
       );
     const healthEvents = async () =>
       (await h.store.readStream(nodeStream(node.nodeId))).filter((e) => e.type === 'NodeDeviceHealthChanged');

@@ -3,7 +3,7 @@ import type { IncomingMessage } from '@hcn/messaging';
 import { AGENT_REPORTS_TOPIC, commandTopicFor } from '@hcn/platform';
 import { describeWithPostgres, eventuallyExpect } from '@hcn/testing';
 import { randomUUID } from 'node:crypto';
-import { HubHarness, processSpec, registerNode, startHubHarness } from '../testing/hub-harness';
+import { signedReport, HubHarness, processSpec, registerNode, startHubHarness } from '../testing/hub-harness';
 
 const DOMAIN = 'site-reconcile';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -11,7 +11,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Heartbeats against what the hub holds, both ways (reports published as an agent would, real PostgreSQL). */
 describeWithPostgres('heartbeats reconciled with the hub (hub, real PostgreSQL, in-process bus)', () => {
   let h: HubHarness;
-  let node: { nodeId: string; credential: string };
+  let node: { nodeId: string; credential: string; commandKey: string };
   let seq = 0;
   const commands: IncomingMessage[] = [];
   let stopConsumer: () => Promise<void>;
@@ -36,10 +36,9 @@ describeWithPostgres('heartbeats reconciled with the hub (hub, real PostgreSQL, 
     h.bus.publish(AGENT_REPORTS_TOPIC, [
       {
         key: node.nodeId,
-        value: JSON.stringify({
+        value: signedReport(node, {
           nodeId: node.nodeId,
           domainId: DOMAIN,
-          credential: node.credential,
           seq: ++seq,
           sentAt: new Date().toISOString(),
           ...body,

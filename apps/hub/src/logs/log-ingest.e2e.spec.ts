@@ -1,12 +1,12 @@
 import { workloadStream } from '@hcn/contracts';
 import { AGENT_REPORTS_TOPIC } from '@hcn/platform';
 import { describeWithPostgres, eventuallyExpect } from '@hcn/testing';
-import { HubHarness, processSpec, registerNode, startHubHarness } from '../testing/hub-harness';
+import { signedReport, HubHarness, processSpec, registerNode, startHubHarness } from '../testing/hub-harness';
 
 describeWithPostgres('shipped logs (hub, real PostgreSQL, in-process bus)', () => {
   let h: HubHarness;
-  let owner: { nodeId: string; credential: string };
-  let other: { nodeId: string; credential: string };
+  let owner: { nodeId: string; commandKey: string };
+  let other: { nodeId: string; commandKey: string };
   let workloadId: string;
   let allocationId: string;
   beforeAll(async () => {
@@ -30,17 +30,16 @@ describeWithPostgres('shipped logs (hub, real PostgreSQL, in-process bus)', () =
   afterAll(async () => h?.close());
 
   const logs = (
-    node: { nodeId: string; credential: string },
+    node: { nodeId: string; commandKey: string },
     seq: number,
     chunks: object[],
     domainId: string,
   ) => ({
     key: node.nodeId,
-    value: JSON.stringify({
+    value: signedReport(node, {
       kind: 'logs',
       nodeId: node.nodeId,
       domainId,
-      credential: node.credential,
       seq,
       sentAt: new Date().toISOString(),
       workloadId,

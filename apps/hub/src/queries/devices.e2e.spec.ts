@@ -1,6 +1,6 @@
 import { AGENT_REPORTS_TOPIC } from '@hcn/platform';
 import { describeWithPostgres, eventuallyExpect } from '@hcn/testing';
-import { HubHarness, registerNode, startHubHarness } from '../testing/hub-harness';
+import { signedReport, HubHarness, registerNode, startHubHarness } from '../testing/hub-harness';
 
 const GPU = (index: number) => ({
   index,
@@ -14,7 +14,7 @@ const GPU = (index: number) => ({
 
 describeWithPostgres('GET /v1/devices (device_state read model, hub + projector, real PostgreSQL)', () => {
   let h: HubHarness;
-  let gpuNode: { nodeId: string; credential: string };
+  let gpuNode: { nodeId: string; credential: string; commandKey: string };
 
   beforeAll(async () => {
     h = await startHubHarness({ HCN_NODE_TTL_SECONDS: '600' });
@@ -32,11 +32,10 @@ describeWithPostgres('GET /v1/devices (device_state read model, hub + projector,
     h.bus.publish(AGENT_REPORTS_TOPIC, [
       {
         key: gpuNode.nodeId,
-        value: JSON.stringify({
+        value: signedReport(gpuNode, {
           kind: 'heartbeat',
           nodeId: gpuNode.nodeId,
           domainId: 'dev-gpu',
-          credential: gpuNode.credential,
           seq,
           sentAt: new Date().toISOString(),
           usage: { cpuUsage: 0.1, memoryUsedBytes: 2 ** 30, diskUsedBytes: 2 ** 30 },

@@ -2,7 +2,7 @@ import { workloadStream } from '@hcn/contracts';
 import type { IncomingMessage } from '@hcn/messaging';
 import { AGENT_REPORTS_TOPIC, commandTopicFor } from '@hcn/platform';
 import { describeWithPostgres, eventuallyExpect } from '@hcn/testing';
-import { HubHarness, processSpec, registerNode, startHubHarness } from '../testing/hub-harness';
+import { signedReport, HubHarness, processSpec, registerNode, startHubHarness } from '../testing/hub-harness';
 
 /** A node whose agent never starts what it is sent (its commands go nowhere): only the hub's deadlines act. */
 describeWithPostgres('placed allocations that never start (hub, real PostgreSQL, in-process bus)', () => {
@@ -85,7 +85,6 @@ describeWithPostgres('placed allocations that never start (hub, real PostgreSQL,
       kind: 'allocation',
       nodeId: node.nodeId,
       domainId: 'site-prompt',
-      credential: node.credential,
       seq: 1,
       sentAt: new Date().toISOString(),
       workloadId: id,
@@ -94,7 +93,7 @@ describeWithPostgres('placed allocations that never start (hub, real PostgreSQL,
       pid: 4242,
       at: new Date().toISOString(),
     };
-    await h.bus.publish(AGENT_REPORTS_TOPIC, [{ key: node.nodeId, value: JSON.stringify(report) }]);
+    await h.bus.publish(AGENT_REPORTS_TOPIC, [{ key: node.nodeId, value: signedReport(node, report) }]);
     await eventuallyExpect(async () =>
       expect((await h.store.readStream(workloadStream(id))).map((e) => e.type)).toContain(
         'AllocationStarted',

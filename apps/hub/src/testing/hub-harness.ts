@@ -1,3 +1,4 @@
+import { withMac } from '@hcn/contracts';
 import { PostgresEventStore, SubscriptionHealth } from '@hcn/eventstore';
 import { MemoryMessageBus, MessageBus } from '@hcn/messaging';
 import { openReadModels } from '@hcn/read-models';
@@ -121,7 +122,7 @@ export async function registerNode(
   h: HubHarness,
   overrides: Record<string, unknown> = {},
   credential?: string,
-): Promise<{ nodeId: string; credential: string }> {
+): Promise<{ nodeId: string; credential: string; commandKey: string }> {
   // registering a known node again takes its credential (the join token only creates nodes)
   const auth = credential ? { authorization: `Bearer ${credential}` } : undefined;
   const response = await h.request('POST', '/v1/agents/register', registrationBody(overrides), auth);
@@ -138,4 +139,9 @@ export function processSpec(overrides: Record<string, unknown> = {}): Record<str
     resources: { cpuMillis: 500, memoryBytes: 2 ** 28 },
     ...overrides,
   };
+}
+
+/** A report as an agent publishes it: with the MAC of the node's key (its registration answer's commandKey). */
+export function signedReport(node: { commandKey: string }, report: Record<string, unknown>): string {
+  return JSON.stringify(withMac(node.commandKey, report));
 }

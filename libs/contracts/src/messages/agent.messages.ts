@@ -44,7 +44,8 @@ export interface RegisterNodeResponse {
 const reportBase = {
   nodeId: nodeIdSchema,
   domainId: domainIdSchema,
-  credential: z.string().min(1).max(512),
+  /** HMAC of the report (every other field) with the node's key (`commandMac`): no bearer secret on the wire. */
+  mac: z.string().min(1).max(128),
   /** Per-agent report sequence, strictly increasing across restarts. */
   seq: z.number().int().nonnegative(),
   sentAt: z.string().datetime({ offset: true }),

@@ -12,7 +12,7 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** The MAC of a command (every field but `mac`), with its node's command key: HMAC-SHA256, base64url. */
+/** The MAC of a command or report (every field but `mac`) with its node's key: HMAC-SHA256, base64url. */
 export function commandMac(key: string, command: object): string {
   const { mac: _mac, ...signed } = command as { mac?: unknown };
   void _mac;
@@ -25,4 +25,9 @@ export function commandMacMatches(key: string, command: { mac?: string }): boole
   const expected = Buffer.from(commandMac(key, command));
   const given = Buffer.from(command.mac);
   return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** A report (or command) with its MAC added: the node's key over every other field. */
+export function withMac<T extends object>(key: string, message: T): T & { mac: string } {
+  return { ...message, mac: commandMac(key, message) };
 }
