@@ -12,10 +12,7 @@ type RunCommand = Extract<AgentCommand, { kind: 'run' }>;
 type StopAllocationCommand = Extract<AgentCommand, { kind: 'stop-allocation' }>;
 /** A report body without the fields the agent adds (node, credential, sequence, send time). */
 export type ReportBody =
-  | Omit<
-      Extract<AgentReport, { kind: 'allocation' }>,
-      'nodeId' | 'domainId' | 'mac' | 'seq' | 'sentAt'
-    >
+  | Omit<Extract<AgentReport, { kind: 'allocation' }>, 'nodeId' | 'domainId' | 'mac' | 'seq' | 'sentAt'>
   | Omit<Extract<AgentReport, { kind: 'logs' }>, 'nodeId' | 'domainId' | 'mac' | 'seq' | 'sentAt'>;
 
 /** Where an allocation this agent runs belongs (kept on disk so a restarted agent can account for it). */
