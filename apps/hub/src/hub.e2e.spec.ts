@@ -243,9 +243,8 @@ describeWithPostgres(
         );
         const types = (await h.store.readStream(nodeStream(node.nodeId))).map((e) => e.type);
         expect(types).toEqual(['NodeRegistered', 'NodeWentOffline']);
-        await h.bus.publish(AGENT_REPORTS_TOPIC, [
-          { key: node.nodeId, value: JSON.stringify(heartbeat(node.nodeId, node.commandKey, 1)) },
-        ]);
+        const first = JSON.stringify(heartbeat(node.nodeId, node.commandKey, 1));
+        await h.bus.publish(AGENT_REPORTS_TOPIC, [{ key: node.nodeId, value: first }]);
         await eventually(
           'online again',
           async () => (await h.request('GET', `/v1/nodes/${node.nodeId}`)).body.status === 'online',
@@ -254,6 +253,23 @@ describeWithPostgres(
         expect((await h.store.readStream(nodeStream(node.nodeId))).map((e) => e.type)).toContain(
           'NodeCameOnline',
         );
+        // silent again: offline; the same (validly signed) heartbeat replayed brings nothing back
+        await eventually(
+          'offline again',
+          async () => (await h.request('GET', `/v1/nodes/${node.nodeId}`)).body.status === 'offline',
+          8000,
+        );
+        await h.bus.publish(AGENT_REPORTS_TOPIC, [{ key: node.nodeId, value: first }]);
+        await new Promise((r) => setTimeout(r, 1500));
+        expect((await h.request('GET', `/v1/nodes/${node.nodeId}`)).body.status).toBe('offline');
+        const cameOnline = async () =>
+          (await h.store.readStream(nodeStream(node.nodeId))).filter((e) => e.type === 'NodeCameOnline')
+            .length;
+        expect(await cameOnline()).toBe(1);
+        await h.bus.publish(AGENT_REPORTS_TOPIC, [
+          { key: node.nodeId, value: JSON.stringify(heartbeat(node.nodeId, node.commandKey, 2)) },
+        ]);
+        await eventually('a new heartbeat does', async () => (await cameOnline()) === 2, 8000);
       });
     });
 

@@ -120,12 +120,12 @@ export class AgentReportsConsumer {
         for (const { message } of items)
           rejected.push({ message, ...this.reject('NODE.NOT_FOUND', `node ${nodeId} is not registered`) });
     }
-    await this.appendHeartbeats(known);
+    const fresh = await this.appendHeartbeats(known);
     for (const refused of await this.allocationReports.handle(work.map((w) => w.report))) {
       const message = work.find((w) => w.report === refused.report)?.message;
       if (message) rejected.push({ message, ...this.reject(refused.code, refused.reason) });
     }
-    await this.reconcile(known);
+    await this.reconcile(fresh);
     this.liveness.noteIngestLag(ingestLagMs([...known.values()].flat()));
     if (rejected.length > 0) {
       await this.bus.publishAll(
@@ -188,31 +188,41 @@ export class AgentReportsConsumer {
   }
 
   /**
-   * Appends every node's heartbeats, then updates liveness: one appendMany per round, the k-th heartbeat of each
-   * node in round k (in order), so each request holds one event per stream and the store takes its set-based path
-   * also when a batch that runs behind holds several heartbeats of a node.
+   * Appends every node's heartbeats, then updates liveness from the fresh ones (returned): one appendMany per
+   * round, the k-th heartbeat of each node in round k (in order), so each request holds one event per stream and
+   * the store takes its set-based path also when a batch that runs behind holds several heartbeats of a node.
    */
-  private async appendHeartbeats(byNode: Map<string, Report[]>): Promise<void> {
+  private async appendHeartbeats(byNode: Map<string, Report[]>): Promise<Map<string, Report[]>> {
     const rounds = Math.max(0, ...[...byNode.values()].map((reports) => reports.length));
+    // only a heartbeat stored now, above every sequence seen from its node, says the node is alive: a replay
+    // (stored before, or older than the newest) never keeps a node online or brings it back
+    const fresh = new Map<string, Report[]>();
     for (let k = 0; k < rounds; k++) {
-      await this.appendRound(
-        [...byNode].flatMap(([nodeId, reports]) =>
-          k < reports.length ? [{ nodeId, report: reports[k] }] : [],
-        ),
+      const round = [...byNode].flatMap(([nodeId, reports]) =>
+        k < reports.length ? [{ nodeId, report: reports[k] }] : [],
       );
+      const stored = await this.appendRound(round);
+      round.forEach(({ nodeId, report }, i) => {
+        if (stored[i] && report.seq > (this.liveness.get(nodeId)?.lastSeq ?? -1))
+          fresh.set(nodeId, [...(fresh.get(nodeId) ?? []), report]);
+      });
     }
     const comingBack: Array<[string, Report[]]> = [];
-    for (const [nodeId, reports] of byNode) {
+    for (const [nodeId, reports] of fresh) {
       this.metrics.heartbeatsAppended.inc(reports.length);
-      this.liveness.heard(nodeId, Date.now());
+      this.liveness.heard(nodeId, Date.now(), Math.max(...reports.map((r) => r.seq)));
       if (this.liveness.get(nodeId)?.status === 'offline') comingBack.push([nodeId, reports]);
     }
     await inParallel(comingBack, 8, ([nodeId, reports]) => this.bringOnline(nodeId, reports));
     await this.deviceHealth?.observe(byNode);
+    return fresh;
   }
 
-  /** One heartbeat of each of some nodes in one appendMany; a replay of a stored one is stored once. */
-  private async appendRound(round: Array<{ nodeId: string; report: Report }>): Promise<void> {
+  /**
+   * One heartbeat of each of some nodes in one appendMany; a replay of a stored one is stored once. Says, per
+   * heartbeat, whether it was stored now (false: it was already).
+   */
+  private async appendRound(round: Array<{ nodeId: string; report: Report }>): Promise<boolean[]> {
     const outcomes = await this.store.appendMany(
       round.map(({ nodeId, report }) => ({
         streamId: heartbeatStream(nodeId),
@@ -223,6 +233,7 @@ export class AgentReportsConsumer {
     for (const outcome of outcomes) {
       if (!outcome.ok && !(outcome.error instanceof DuplicateEventIdError)) throw outcome.error;
     }
+    return outcomes.map((outcome) => outcome.ok);
   }
 
   private async bringOnline(nodeId: string, reports: Report[]): Promise<void> {

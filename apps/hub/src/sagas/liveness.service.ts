@@ -14,6 +14,8 @@ export interface TrackedNode {
   domainId: string;
   /** Last time the node was heard from (ms since epoch). */
   lastSeenMs: number;
+  /** Highest heartbeat sequence seen from it (-1: none): a heartbeat at or below it is a replay. */
+  lastSeq: number;
 }
 
 /**
@@ -85,10 +87,11 @@ export class LivenessService {
     this.metrics.ingestLagSeconds.set(lagMs / 1000);
   }
 
-  /** Notes that reports from a node were just appended (so sweeps need not wait for the subscription). */
-  heard(nodeId: string, atMs: number): void {
+  /** Notes that a node's heartbeat `seq` was just appended (so sweeps need not wait for the subscription). */
+  heard(nodeId: string, atMs: number, seq: number): void {
     const node = this.nodes.get(nodeId);
     if (node && atMs > node.lastSeenMs) node.lastSeenMs = atMs;
+    if (node && seq > node.lastSeq) node.lastSeq = seq;
   }
 
   /** Brings an offline node back online after a heartbeat (NodeCameOnline through the decider). */
@@ -112,7 +115,8 @@ export class LivenessService {
       case 'NodeReregistered': {
         const data = event.data as EventDataOf<'NodeRegistered'>;
         const lastSeenMs = Math.max(recordedMs, this.nodes.get(data.nodeId)?.lastSeenMs ?? 0);
-        this.nodes.set(data.nodeId, { status: 'online', domainId: data.domainId, lastSeenMs });
+        const lastSeq = this.nodes.get(data.nodeId)?.lastSeq ?? -1;
+        this.nodes.set(data.nodeId, { status: 'online', domainId: data.domainId, lastSeenMs, lastSeq });
         break;
       }
       case 'NodeCameOnline':
@@ -127,9 +131,14 @@ export class LivenessService {
       case 'NodeDeregistered':
         this.nodes.delete((event.data as { nodeId: string }).nodeId);
         break;
-      case 'NodeHeartbeatRecorded':
-        this.update(event, (n) => (n.lastSeenMs = Math.max(n.lastSeenMs, recordedMs)));
+      case 'NodeHeartbeatRecorded': {
+        const { seq } = event.data as EventDataOf<'NodeHeartbeatRecorded'>;
+        this.update(event, (n) => {
+          n.lastSeenMs = Math.max(n.lastSeenMs, recordedMs);
+          n.lastSeq = Math.max(n.lastSeq, seq);
+        });
         break;
+      }
       default:
         break;
     }
