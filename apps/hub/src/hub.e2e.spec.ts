@@ -200,6 +200,25 @@ describeWithPostgres(
         expect(site.resourceTags).toEqual(['arch=x64', 'os=linux', 'rack=r1']);
       });
 
+      it("measures ingest lag from the broker's append times, not from an agent's clock", async () => {
+        const node = await register({ hostname: 'skewed-clock' });
+        const hourAgo = new Date(Date.now() - 3600_000).toISOString();
+        await h.bus.publish(AGENT_REPORTS_TOPIC, [
+          {
+            key: node.nodeId,
+            value: JSON.stringify(heartbeat(node.nodeId, node.commandKey, 1, { sentAt: hourAgo })),
+          },
+        ]);
+        await eventually(
+          'appended',
+          async () => (await h.store.readStream(heartbeatStream(node.nodeId))).length === 1,
+        );
+        const metrics = (await h.request('GET', '/metrics')).body as string;
+        const lag = Number(/^hcn_report_ingest_lag_seconds (\S+)$/m.exec(metrics)?.[1]);
+        expect(lag).toBeGreaterThanOrEqual(0);
+        expect(lag).toBeLessThan(60); // an hour with the report's own time
+      });
+
       it("dead-letters malformed reports and reports signed with another node's key or changed after signing, counting them, appending nothing", async () => {
         const victim = await register({ hostname: 'victim' });
         const attacker = await register({ hostname: 'attacker' });

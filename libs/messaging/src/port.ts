@@ -23,12 +23,16 @@ export interface IncomingMessage {
   readonly key: string | null;
   readonly value: Buffer;
   readonly headers: Readonly<Record<string, string>>;
+  /** When the broker appended it (ms since the epoch), where the adapter knows. */
+  readonly timestamp?: number;
 }
 
 /** A topic to create. */
 export interface TopicSpec {
   readonly name: string;
   readonly partitions?: number;
+  /** Messages are stamped with the broker's append time, not the producer's clock (Kafka: LogAppendTime). */
+  readonly brokerTimestamps?: boolean;
 }
 
 /** Settings of a group consumer. */

@@ -73,7 +73,7 @@ export class AgentReportsConsumer {
 
   async start(): Promise<void> {
     await this.bus.createTopics([
-      { name: AGENT_REPORTS_TOPIC, partitions: 8 },
+      { name: AGENT_REPORTS_TOPIC, partitions: 8, brokerTimestamps: true }, // lag by the broker's clock
       { name: defaultDeadLetterTopic(AGENT_REPORTS_TOPIC) },
     ]);
     this.consumer = await this.bus.consume({
@@ -126,7 +126,7 @@ export class AgentReportsConsumer {
       if (message) rejected.push({ message, ...this.reject(refused.code, refused.reason) });
     }
     await this.reconcile(fresh);
-    this.liveness.noteIngestLag(ingestLagMs([...known.values()].flat()));
+    this.liveness.noteIngestLag(ingestLagMs(messages, [...known.values()].flat()));
     if (rejected.length > 0) {
       await this.bus.publishAll(
         rejected.map((r) => ({
@@ -256,10 +256,14 @@ export function isInfrastructureFailure(error: unknown): boolean {
   return !(error instanceof HcnError) || TRANSIENT_CODES.has(error.code);
 }
 
-/** How far behind the reports' send times this hub is: the median over a batch (robust to a skewed clock). */
-function ingestLagMs(reports: Report[]): number {
-  if (reports.length === 0) return 0;
-  const lags = reports.map((r) => Date.now() - Date.parse(r.sentAt)).sort((a, b) => a - b);
+/** How far behind the broker's appends this hub reads reports: the median over a batch. */
+function ingestLagMs(messages: readonly IncomingMessage[], reports: Report[]): number {
+  // the broker's append times (an agent's clock, or a forged sentAt, cannot stretch it); reports' send times
+  // only where the adapter gives none
+  const appended = messages.map((m) => m.timestamp).filter((t): t is number => Number.isFinite(t));
+  const times = appended.length > 0 ? appended : reports.map((r) => Date.parse(r.sentAt));
+  if (times.length === 0) return 0;
+  const lags = times.map((t) => Date.now() - t).sort((a, b) => a - b);
   return Math.max(0, lags[Math.floor(lags.length / 2)]);
 }
 

@@ -66,7 +66,13 @@ export class KafkaMessageBus implements MessageBus {
       if (missing.length === 0) return;
       await admin.createTopics({
         waitForLeaders: true,
-        topics: missing.map((t) => ({ topic: t.name, numPartitions: t.partitions ?? 4 })),
+        topics: missing.map((t) => ({
+          topic: t.name,
+          numPartitions: t.partitions ?? 4,
+          ...(t.brokerTimestamps
+            ? { configEntries: [{ name: 'message.timestamp.type', value: 'LogAppendTime' }] }
+            : {}),
+        })),
       });
     });
   }
@@ -125,6 +131,7 @@ export class KafkaMessageBus implements MessageBus {
             offset: m.offset,
             key: m.key ? m.key.toString() : null,
             value: m.value ?? Buffer.alloc(0),
+            timestamp: Number(m.timestamp),
             headers: Object.fromEntries(
               Object.entries(m.headers ?? {}).map(([k, v]) => [k, String(v ?? '')]),
             ),

@@ -88,6 +88,7 @@ export class MemoryMessageBus implements MessageBus {
           key: message.key,
           value: Buffer.isBuffer(message.value) ? message.value : Buffer.from(message.value),
           headers: { ...(message.headers ?? {}) },
+          timestamp: Date.now(),
         });
       }
       partitions.forEach((_, p) => this.trim(batch.topic, p));
