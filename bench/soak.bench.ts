@@ -1,10 +1,10 @@
 import { PostgresEventStore, SubscriptionHealth } from '@hcn/eventstore';
 import { MemoryMessageBus } from '@hcn/messaging';
 import { openReadModels } from '@hcn/read-models';
-import { readFileSync } from 'node:fs';
 import { startProjector } from '../apps/projector/src/projector';
 import { loadHubConfig } from '../apps/hub/src/config';
 import { startHub } from '../apps/hub/src/hub';
+import { rssMiB } from './containers-rss';
 import { FleetSimulator } from './fleet-simulator';
 import { benchDatabase, progress, report } from './support';
 
@@ -16,8 +16,6 @@ const SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
 /** The first readings are left out: the heap grows into its working size. */
 const WARMUP_SECONDS = Number(process.env.BENCH_SOAK_WARMUP_SECONDS ?? 60);
 
-const rssMiB = (): number =>
-  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? NaN) / 1024;
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
 /**
@@ -57,7 +55,7 @@ export async function run(): Promise<void> {
     while (Date.now() - t0 < SECONDS * 1000) {
       await new Promise((r) => setTimeout(r, 5000));
       const atS = Math.round((Date.now() - t0) / 1000);
-      readings.push({ atS, rssMiB: +rssMiB().toFixed(1), busMessages: bus.retainedMessages });
+      readings.push({ atS, rssMiB: rssMiB(process.pid), busMessages: bus.retainedMessages });
       progress('soaking', atS, SECONDS, 30000);
     }
     fleet.stop();

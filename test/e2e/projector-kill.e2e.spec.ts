@@ -1,4 +1,4 @@
-import { NewEvent, heartbeatStream, nodeStream } from '@hcn/contracts';
+import { heartbeatStream, nodeStream } from '@hcn/contracts';
 import { PostgresEventStore } from '@hcn/eventstore';
 import { AppProcess, createTestDatabase, describeWithPostgres, eventuallyExpect } from '@hcn/testing';
 import { randomUUID } from 'node:crypto';
@@ -9,6 +9,7 @@ import { rebuildProjections } from '../../apps/projector/src/rebuild';
 import {
   scenarioIds,
   writeOutcomes,
+  specEvent,
   writePlacements,
   writeSetup,
 } from '../../apps/projector/src/testing/scenario-log';
@@ -27,16 +28,6 @@ const TABLES = [
   'device_state',
   'device_registrations',
 ];
-
-function event(type: string, data: unknown, at: string): NewEvent {
-  const metadata = {
-    correlationId: 'spec',
-    causationId: 'spec',
-    actor: { kind: 'system' as const, id: 'spec' },
-    occurredAt: at,
-  };
-  return { eventId: randomUUID(), type, data, metadata };
-}
 
 /** Every projector table as sorted JSON rows. */
 async function snapshot(db: Client): Promise<Record<string, string[]>> {
@@ -69,23 +60,19 @@ describeWithPostgres('projector SIGKILLed mid-batch (processes, real PostgreSQL)
           streamId: nodeStream(n.id),
           expectedRevision: 'no_stream' as const,
           events: [
-            event(
-              'NodeRegistered',
-              {
-                nodeId: n.id,
-                domainId: `kill-${n.i % 3}`,
-                hostname: `k${n.i}`,
-                arch: 'x64',
-                os: 'linux',
-                cpuCores: 8,
-                memoryBytes: 2 ** 34,
-                diskBytes: 2 ** 40,
-                labels: {},
-                isHead: false,
-                agentVersion: 'spec',
-              },
-              at(0),
-            ),
+            specEvent('NodeRegistered', {
+              nodeId: n.id,
+              domainId: `kill-${n.i % 3}`,
+              hostname: `k${n.i}`,
+              arch: 'x64',
+              os: 'linux',
+              cpuCores: 8,
+              memoryBytes: 2 ** 34,
+              diskBytes: 2 ** 40,
+              labels: {},
+              isHead: false,
+              agentVersion: 'spec',
+            }),
           ],
         })),
       );
@@ -95,17 +82,13 @@ describeWithPostgres('projector SIGKILLed mid-batch (processes, real PostgreSQL)
             streamId: heartbeatStream(n.id),
             expectedRevision: 'any' as const,
             events: [
-              event(
-                'NodeHeartbeatRecorded',
-                {
-                  nodeId: n.id,
-                  seq,
-                  sentAt: at(seq + 1),
-                  runningAllocations: [],
-                  usage: { cpuUsage: ((n.i + seq) % 10) / 10, memoryUsedBytes: seq, diskUsedBytes: 1 },
-                },
-                at(seq + 1),
-              ),
+              specEvent('NodeHeartbeatRecorded', {
+                nodeId: n.id,
+                seq,
+                sentAt: at(seq + 1),
+                runningAllocations: [],
+                usage: { cpuUsage: ((n.i + seq) % 10) / 10, memoryUsedBytes: seq, diskUsedBytes: 1 },
+              }),
             ],
           })),
         );

@@ -8,7 +8,7 @@ import {
   withMac,
 } from '@hcn/contracts';
 import { Consumer, MessageBus, PoisonMessageError } from '@hcn/messaging';
-import { commandTopicFor } from '@hcn/platform';
+import { commandTopicFor, engineSocket } from '@hcn/platform';
 import { join } from 'node:path';
 import { AppliedCommands } from './applied-commands';
 import type { AgentConfig } from './config';
@@ -16,7 +16,7 @@ import { detectAccelerators, sampleDeviceUsage } from './detectors/accelerators'
 import { UsageSampler, detectHost } from './detectors/host.detector';
 import { HubClient } from './hub-client';
 import { commandRefusal } from './command-check';
-import { containerOptions, engineSocket } from './containers/container-options';
+import { containerOptions } from './containers/container-options';
 import { NodeIdentity } from './identity';
 import { withOpenedSecrets } from './open-secrets';
 import { Outbox } from './outbox/outbox';

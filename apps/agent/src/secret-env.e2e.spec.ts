@@ -2,46 +2,27 @@ import { workloadStream } from '@hcn/contracts';
 import type { IncomingMessage } from '@hcn/messaging';
 import { commandTopicFor } from '@hcn/platform';
 import { describeWithPostgres, eventually } from '@hcn/testing';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { HubHarness, TEST_JOIN_TOKEN, processSpec, startHubHarness } from '../../hub/src/testing/hub-harness';
-import { Agent } from './agent';
-import { loadAgentConfig } from './config';
+import { HubHarness, processSpec } from '../../hub/src/testing/hub-harness';
+import { HubAndAgent, startHubAndAgent } from './testing/hub-and-agent';
 
 const DOMAIN = 'site-secrets';
 const SECRET = 'hunter2-very-secret-value';
 
 describeWithPostgres('secret environment entries (hub + agent, real PostgreSQL)', () => {
   let h: HubHarness;
-  let agent: Agent;
-  let dataDir: string;
+  let running: HubAndAgent;
   const onBus: IncomingMessage[] = [];
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'hcn-secrets-'));
-    h = await startHubHarness({ HCN_NODE_TTL_SECONDS: '600' });
+    running = await startHubAndAgent(DOMAIN);
+    h = running.h;
     await h.bus.consume({
       groupId: 'spec-secrets',
       topics: [commandTopicFor(DOMAIN)],
       fromBeginning: true,
       handleBatch: async (m) => void onBus.push(...m),
     });
-    agent = new Agent(
-      loadAgentConfig({
-        HCN_HUB_URL: h.hub.url,
-        HCN_JOIN_TOKEN: TEST_JOIN_TOKEN,
-        HCN_DOMAIN: DOMAIN,
-        HCN_DATA_DIR: dataDir,
-      }),
-      h.bus,
-    );
-    await agent.start();
   });
-  afterAll(async () => {
-    await agent?.stop();
-    await h?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(async () => running?.close());
 
   it('reach the workload, and nowhere else: not the log, not the views, not the bus', async () => {
     const submitted = await h.request(

@@ -2,13 +2,10 @@ import { commandMac, workloadStream } from '@hcn/contracts';
 import { commandTopicFor } from '@hcn/platform';
 import { describeWithPostgres, eventually } from '@hcn/testing';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { AgentCredentials } from '../../hub/src/auth/agent-credentials';
-import { HubHarness, TEST_JOIN_TOKEN, processSpec, startHubHarness } from '../../hub/src/testing/hub-harness';
-import { Agent } from './agent';
-import { loadAgentConfig } from './config';
+import { HubHarness, processSpec } from '../../hub/src/testing/hub-harness';
+import type { Agent } from './agent';
+import { HubAndAgent, startHubAndAgent } from './testing/hub-and-agent';
 
 const DOMAIN = 'site-signed';
 /** The harness hub's agent secret: the spec derives node keys as the hub does, to forge near-valid commands. */
@@ -19,26 +16,12 @@ describeWithPostgres(
   () => {
     let h: HubHarness;
     let agent: Agent;
-    let dataDir: string;
+    let running: HubAndAgent;
     beforeAll(async () => {
-      dataDir = mkdtempSync(join(tmpdir(), 'hcn-signed-'));
-      h = await startHubHarness({ HCN_NODE_TTL_SECONDS: '600' });
-      agent = new Agent(
-        loadAgentConfig({
-          HCN_HUB_URL: h.hub.url,
-          HCN_JOIN_TOKEN: TEST_JOIN_TOKEN,
-          HCN_DOMAIN: DOMAIN,
-          HCN_DATA_DIR: dataDir,
-        }),
-        h.bus,
-      );
-      await agent.start();
+      running = await startHubAndAgent(DOMAIN);
+      ({ h, agent } = running);
     });
-    afterAll(async () => {
-      await agent?.stop();
-      await h?.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    });
+    afterAll(async () => running?.close());
 
     it('runs what the hub sends, and refuses unsigned, foreign-keyed and stale commands, counting them', async () => {
       const submitted = await h.request(

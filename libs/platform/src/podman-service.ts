@@ -71,7 +71,12 @@ export async function startPodmanService(dir: string, timeoutMs = 20000): Promis
 }
 
 /** Where Docker's and rootful Podman's engine sockets are by default. */
-export const DEFAULT_ENGINE_SOCKETS = ['/var/run/docker.sock', '/run/podman/podman.sock'];
+const DEFAULT_ENGINE_SOCKETS = ['/var/run/docker.sock', '/run/podman/podman.sock'];
+
+/** The engine socket to use: the configured one, else Docker's or rootful Podman's default when present. */
+export function engineSocket(configured: string | undefined): string | undefined {
+  return configured ?? DEFAULT_ENGINE_SOCKETS.find((path) => existsSync(path));
+}
 
 /**
  * An agent's container engine when none is configured: none to start when `configured` is set or a default socket
@@ -83,7 +88,7 @@ export async function startEngineIfMissing(
   dir: string,
   log: (line: string) => void,
 ): Promise<RunningEngine | undefined> {
-  if (configured || DEFAULT_ENGINE_SOCKETS.some((path) => existsSync(path))) return undefined;
+  if (engineSocket(configured)) return undefined;
   if (!podmanInstalled()) {
     log(
       'no container engine (DOCKER_HOST, containers.socket) and no podman: container workloads will be unschedulable here',

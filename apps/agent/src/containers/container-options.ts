@@ -1,15 +1,7 @@
-import { DEFAULT_ENGINE_SOCKETS } from '@hcn/platform';
-import { existsSync } from 'node:fs';
 import type { AgentConfig } from '../config';
 import { detectCgroupMode } from '../isolation/cgroups';
 import type { ContainerRuntimeOptions } from '../workload-runner';
 import type { ContainerEngine } from './engine';
-
-/** The engine socket: the configured one, else Docker's or rootful Podman's default when present. */
-export function engineSocket(configured: string | undefined): string | undefined {
-  if (configured) return configured;
-  return DEFAULT_ENGINE_SOCKETS.find((path) => existsSync(path));
-}
 
 /** How the agent runs containers on `engine`: its host policy, cgroups and clean-up, from its configuration. */
 export function containerOptions(

@@ -1,34 +1,19 @@
 import { heartbeatStream } from '@hcn/contracts';
 import { describeWithPostgres, eventually } from '@hcn/testing';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { HubHarness, TEST_JOIN_TOKEN, startHubHarness } from '../../../hub/src/testing/hub-harness';
-import { Agent } from '../agent';
-import { loadAgentConfig } from '../config';
+import type { HubHarness } from '../../../hub/src/testing/hub-harness';
+import type { Agent } from '../agent';
+import { HubAndAgent, startHubAndAgent } from '../testing/hub-and-agent';
 import type { Outbox } from './outbox';
 
 describeWithPostgres("the agent's report pipeline (hub + agent, real PostgreSQL)", () => {
   let h: HubHarness;
   let agent: Agent;
-  let dataDir: string;
+  let running: HubAndAgent;
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'hcn-flush-'));
-    h = await startHubHarness({ HCN_NODE_TTL_SECONDS: '600', HCN_HEARTBEAT_INTERVAL_SECONDS: '0.3' });
-    const config = loadAgentConfig({
-      HCN_HUB_URL: h.hub.url,
-      HCN_JOIN_TOKEN: TEST_JOIN_TOKEN,
-      HCN_DOMAIN: 'site-flush',
-      HCN_DATA_DIR: dataDir,
-    });
-    agent = new Agent(config, h.bus);
-    await agent.start();
+    running = await startHubAndAgent('site-flush', { HCN_HEARTBEAT_INTERVAL_SECONDS: '0.3' });
+    ({ h, agent } = running);
   });
-  afterAll(async () => {
-    await agent?.stop();
-    await h?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(async () => running?.close());
 
   it('a flush that throws (its disk write failed) does not wedge the ones after it', async () => {
     const outbox = (agent as unknown as { outbox: Outbox<unknown> }).outbox;

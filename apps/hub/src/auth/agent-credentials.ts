@@ -1,5 +1,5 @@
-import { HcnError } from '@hcn/contracts';
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { HcnError, sameSecret } from '@hcn/contracts';
+import { createHmac } from 'node:crypto';
 
 /**
  * Agent credentials: `<nodeId>.<HMAC-SHA256(secret, nodeId)>`. Stateless to verify, and bound to one node id,
@@ -15,9 +15,7 @@ export class AgentCredentials {
 
   /** True when `credential` was issued for `nodeId`. */
   verify(credential: string, nodeId: string): boolean {
-    const expected = Buffer.from(this.issue(nodeId));
-    const given = Buffer.from(credential);
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    return sameSecret(credential, this.issue(nodeId));
   }
 
   /** The node id a credential was issued for, or throws AUTH.INVALID_AGENT_CREDENTIAL. */
@@ -54,9 +52,7 @@ export class AgentCredentials {
     if (this.verify(token, nodeId)) return true;
     const [kind, id, expiry] = token.split('.');
     if (kind !== 'reenrol' || id !== nodeId || Number(expiry) * 1000 <= now.getTime()) return false;
-    const expected = Buffer.from(this.issueReenrolment(nodeId, new Date(Number(expiry) * 1000)));
-    const given = Buffer.from(token);
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    return sameSecret(token, this.issueReenrolment(nodeId, new Date(Number(expiry) * 1000)));
   }
 
   private mac(value: string): string {
@@ -66,9 +62,7 @@ export class AgentCredentials {
 
 /** Compares a presented join token with the configured one in constant time. */
 export function joinTokenMatches(presented: string, expected: string): boolean {
-  const a = Buffer.from(presented);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return sameSecret(presented, expected);
 }
 
 /** Extracts a bearer token from an Authorization header. */

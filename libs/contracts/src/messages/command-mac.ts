@@ -21,10 +21,14 @@ export function commandMac(key: string, command: object): string {
 
 /** True when `command.mac` is the MAC of the command with `key` (constant-time). */
 export function commandMacMatches(key: string, command: { mac?: string }): boolean {
-  if (!command.mac) return false;
-  const expected = Buffer.from(commandMac(key, command));
-  const given = Buffer.from(command.mac);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return command.mac !== undefined && sameSecret(command.mac, commandMac(key, command));
+}
+
+/** Compares a presented secret (a MAC, a token) with the expected one in constant time. */
+export function sameSecret(presented: string, expected: string): boolean {
+  const a = Buffer.from(presented);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** A report (or command) with its MAC added: the node's key over every other field. */

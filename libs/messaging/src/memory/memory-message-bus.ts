@@ -91,7 +91,8 @@ export class MemoryMessageBus implements MessageBus {
           timestamp: Date.now(),
         });
       }
-      partitions.forEach((_, p) => this.trim(batch.topic, p));
+      // commits trim what groups read; here only a partition past its retention (one no live group reads)
+      partitions.forEach((log, p) => log.messages.length > RETAINED && this.trim(batch.topic, p));
     }
     this.wakeAll();
   }
