@@ -61,7 +61,10 @@ const schema = z
       .startsWith('esdb', 'EVENTSTORE_URL must be an esdb:// connection string')
       .optional(),
     KAFKA_BROKERS: brokerListSchema.optional(),
-    HCN_JOIN_TOKEN: z.string().min(16, 'HCN_JOIN_TOKEN must be at least 16 characters'),
+    HCN_JOIN_TOKEN: z.preprocess(
+      unsetIfEmpty,
+      z.string().min(16, 'HCN_JOIN_TOKEN must be at least 16 characters').optional(),
+    ),
     HCN_AGENT_SECRET: z.string().min(32, 'HCN_AGENT_SECRET must be at least 32 characters'),
     HCN_NODE_TTL_SECONDS: envNumber(15).pipe(z.number().positive()),
     HCN_HEARTBEAT_INTERVAL_SECONDS: envNumber(5).pipe(z.number().positive()),
@@ -130,7 +133,8 @@ export interface HubConfig {
   readonly databaseUrl: string;
   readonly eventStoreUrl?: string;
   readonly kafkaBrokers?: readonly string[];
-  readonly joinToken: string;
+  /** The shared join token; unset: new nodes join only with per-node bootstrap tokens. */
+  readonly joinToken?: string;
   readonly agentSecret: string;
   readonly nodeTtlSeconds: number;
   readonly heartbeatIntervalSeconds: number;

@@ -28,6 +28,7 @@ import { TemplateCatalog } from './scheduling/template-catalog';
 import { ChangeNodeLabelsHandler } from './commands/change-node-labels/change-node-labels.handler';
 import { DrainNodeHandler } from './commands/drain-node/drain-node.handler';
 import { NodeOperationsController } from './commands/node-operations.controller';
+import { BootstrapTokenController } from './commands/issue-bootstrap-token/bootstrap-token.controller';
 import { ReenrolmentTokenController } from './commands/issue-reenrolment-token/reenrolment-token.controller';
 import { RegisterNodeController } from './commands/register-node/register-node.controller';
 import { RegisterNodeHandler } from './commands/register-node/register-node.handler';
@@ -78,6 +79,7 @@ export class HubModule {
         RegisterNodeController,
         NodeOperationsController,
         ReenrolmentTokenController,
+        BootstrapTokenController,
         NodesController,
         WorkloadsController,
         WorkloadQueriesController,

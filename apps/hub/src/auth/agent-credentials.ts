@@ -55,8 +55,49 @@ export class AgentCredentials {
     return sameSecret(token, this.issueReenrolment(nodeId, new Date(Number(expiry) * 1000)));
   }
 
+  /**
+   * An admin-issued per-node bootstrap token: registers exactly one new node (`nodeId`, optionally only in
+   * `domainId`) until it expires: `boot.<base64url JSON claims>.<HMAC>`. Once that node exists the token is spent:
+   * registering it again needs the node's credential, as for any node.
+   */
+  issueBootstrap(claims: BootstrapClaims): string {
+    const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
+    return `boot.${payload}.${this.mac(`boot|${payload}`)}`;
+  }
+
+  /** The claims of a genuine, unexpired bootstrap token; undefined for anything else. */
+  bootstrapClaims(token: string, now: Date): BootstrapClaims | undefined {
+    const [kind, payload, mac, ...rest] = token.split('.');
+    if (kind !== 'boot' || !payload || !mac || rest.length > 0) return undefined;
+    if (!sameSecret(mac, this.mac(`boot|${payload}`))) return undefined;
+    const claims = parseClaims(payload);
+    return claims && claims.expiresAt * 1000 > now.getTime() ? claims : undefined;
+  }
+
   private mac(value: string): string {
     return createHmac('sha256', this.secret).update(value).digest('base64url');
+  }
+}
+
+/** What a bootstrap token allows: one node id, optionally bound to a domain, until `expiresAt` (epoch seconds). */
+export interface BootstrapClaims {
+  readonly nodeId: string;
+  readonly domainId?: string;
+  readonly expiresAt: number;
+}
+
+function parseClaims(payload: string): BootstrapClaims | undefined {
+  try {
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Partial<BootstrapClaims>;
+    if (typeof claims.nodeId !== 'string' || typeof claims.expiresAt !== 'number') return undefined;
+    if (claims.domainId !== undefined && typeof claims.domainId !== 'string') return undefined;
+    return {
+      nodeId: claims.nodeId,
+      expiresAt: claims.expiresAt,
+      ...(claims.domainId ? { domainId: claims.domainId } : {}),
+    };
+  } catch {
+    return undefined;
   }
 }
 

@@ -7,11 +7,14 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { AgentCredentials, bearer, joinTokenMatches } from '../../auth/agent-credentials';
+import { AgentCredentials, BootstrapClaims, bearer, joinTokenMatches } from '../../auth/agent-credentials';
 import { parseBody } from '../../common/parse-body';
 import type { HubConfig } from '../../config';
 import { HUB_CONFIG } from '../../tokens';
 import { RegisterNodeCommand } from './register-node.command';
+
+/** A registration body as parsed. */
+type Registration = z.output<typeof registerNodeRequestSchema>;
 
 /** Agent registration and self-lookup. */
 @ApiTags('agents')
@@ -36,29 +39,54 @@ export class RegisterNodeController {
     @Headers('authorization') authorization: string | undefined,
   ): Promise<RegisterNodeResponse> {
     const request = parseBody(registerNodeRequestSchema, body, 'REGISTER');
-    if (!joinTokenMatches(request.joinToken, this.config.joinToken)) {
-      throw new HcnError('AUTH.INVALID_JOIN_TOKEN', 'The join token is not valid');
-    }
-    if (request.nodeId) await this.mayRegisterAgain(request.nodeId, bearer(authorization));
+    const nodeId = await this.admit(request, bearer(authorization));
     const { joinToken: _omit, ...rest } = request;
     void _omit;
-    const command = new RegisterNodeCommand({ ...rest, nodeId: rest.nodeId ?? randomUUID() }, randomUUID());
-    return this.commands.execute(command);
+    return this.commands.execute(new RegisterNodeCommand({ ...rest, nodeId }, randomUUID()));
   }
 
   /**
-   * The join token creates nodes; an existing node is registered again only by its own agent (its credential) or
-   * with an admin's re-enrolment token, so the join token never hands out another node's credential.
+   * The node id a registration may use. An existing node is registered again only by its own agent (its
+   * credential) or with an admin's re-enrolment token; a new node needs the shared join token (when configured) or
+   * a per-node bootstrap token, which names the node (and maybe its domain). So no join token ever hands out
+   * another node's credential, and a bootstrap token is spent once its node exists.
    */
-  private async mayRegisterAgain(nodeId: string, token: string | undefined): Promise<void> {
+  private async admit(request: Registration, token: string | undefined): Promise<string> {
+    const now = new Date();
+    const bootstrap = this.credentials.bootstrapClaims(request.joinToken, now);
+    const shared =
+      this.config.joinToken !== undefined && joinTokenMatches(request.joinToken, this.config.joinToken);
+    const nodeId = request.nodeId ?? bootstrap?.nodeId;
+    if (nodeId && (await this.isRegistered(nodeId))) {
+      if (this.credentials.mayReregister(token, nodeId, now)) return nodeId;
+      if (!bootstrap && !shared) throw invalidJoinToken(); // strangers learn nothing about which nodes exist
+      throw new HcnError(
+        'AUTH.NODE_CREDENTIAL_REQUIRED',
+        `Node ${nodeId} is registered: registering it again needs its credential or a re-enrolment token`,
+        { nodeId },
+      );
+    }
+    if (bootstrap) return this.boundNodeId(bootstrap, request);
+    if (!shared) throw invalidJoinToken();
+    return nodeId ?? randomUUID();
+  }
+
+  /** The bootstrap token's node, when the request asks for no other node or domain. */
+  private boundNodeId(claims: BootstrapClaims, request: Registration): string {
+    const otherNode = request.nodeId !== undefined && request.nodeId !== claims.nodeId;
+    const otherDomain = claims.domainId !== undefined && claims.domainId !== request.domainId;
+    if (otherNode || otherDomain)
+      throw new HcnError(
+        'AUTH.BOOTSTRAP_TOKEN_MISMATCH',
+        `This bootstrap token registers only node ${claims.nodeId}${claims.domainId ? ` in domain ${claims.domainId}` : ''}`,
+        { nodeId: claims.nodeId, ...(claims.domainId ? { domainId: claims.domainId } : {}) },
+      );
+    return claims.nodeId;
+  }
+
+  private async isRegistered(nodeId: string): Promise<boolean> {
     const events = await this.store.readStream(nodeStream(nodeId));
-    if (foldRecorded(nodeDecider, events).status === 'unregistered') return;
-    if (this.credentials.mayReregister(token, nodeId, new Date())) return;
-    throw new HcnError(
-      'AUTH.NODE_CREDENTIAL_REQUIRED',
-      `Node ${nodeId} is registered: registering it again needs its credential or a re-enrolment token`,
-      { nodeId },
-    );
+    return foldRecorded(nodeDecider, events).status !== 'unregistered';
   }
 
   @Get('me')
@@ -75,4 +103,8 @@ export class RegisterNodeController {
       throw new HcnError('NODE.NOT_FOUND', `Node ${nodeId} is not registered`, { nodeId });
     return { nodeId, status: state.status };
   }
+}
+
+function invalidJoinToken(): HcnError {
+  return new HcnError('AUTH.INVALID_JOIN_TOKEN', 'The join token is not valid');
 }
