@@ -1,5 +1,6 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomically } from './atomic-file';
 
 const KEEP = 1000;
 
@@ -38,7 +39,7 @@ export class AppliedCommands {
     const forgotten = this.stored.applied.splice(0, Math.max(0, this.stored.applied.length - KEEP));
     for (const [, at] of forgotten)
       if (at && (!this.stored.horizon || at > this.stored.horizon)) this.stored.horizon = at;
-    writeFileSync(this.path, JSON.stringify(this.stored), { mode: 0o600 });
+    writeFileAtomically(this.path, JSON.stringify(this.stored));
     return true;
   }
 }

@@ -1,12 +1,14 @@
 import type { AcceleratorDevice, AgentCommand, AgentReport, AllocationUsage } from '@hcn/contracts';
 import { DeviceRuntime, DeviceRuntimeError, deviceRuntime } from './runtime/device-runtime';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExecutionEvent, ProcessExecutor } from './executors/process.executor';
 import type { Executor } from './executors/execution.types';
 import { ContainerExecutor, ContainerExecutorOptions } from './containers/container.executor';
 import { GUARD_IN_CONTAINER } from './containers/container-request';
 import type { ProcessSandbox } from './isolation/process-sandbox';
+import { ProcessStamp, mayBeOwnGroup, stampOf } from './executors/process-stamp';
+import { writeFileAtomically } from './atomic-file';
 
 type RunCommand = Extract<AgentCommand, { kind: 'run' }>;
 type StopAllocationCommand = Extract<AgentCommand, { kind: 'stop-allocation' }>;
@@ -18,7 +20,10 @@ export type ReportBody =
 /** Where an allocation this agent runs belongs (kept on disk so a restarted agent can account for it). */
 interface Owned {
   workloadId: string;
+  /** A process allocation's process, which leads its process group (and session). */
   pid?: number;
+  /** Which process `pid` was (so a restarted agent never kills a group that merely reuses the number). */
+  stamp?: ProcessStamp;
   /** Absent: a host process. */
   runtime?: 'container';
 }
@@ -97,9 +102,7 @@ export class WorkloadRunner {
    * failed, and so are containers that vanished.
    */
   async recover(): Promise<void> {
-    const left: Record<string, Owned> = existsSync(this.statePath)
-      ? (JSON.parse(readFileSync(this.statePath, 'utf8')) as Record<string, Owned>)
-      : {};
+    const left = this.load();
     const containers = Object.keys(left).filter((id) => left[id].runtime === 'container');
     const adopted = await this.adoptContainers(new Set(containers));
     if (adopted === undefined) containers.forEach((id) => delete left[id]); // the engine is away: nothing to say yet
@@ -107,7 +110,7 @@ export class WorkloadRunner {
       this.owned.set(allocationId, { workloadId, runtime: 'container' });
     for (const [allocationId, owned] of Object.entries(left)) {
       if (this.owned.has(allocationId)) continue;
-      if (owned.pid && owned.runtime !== 'container') killGroup(owned.pid);
+      if (owned.runtime !== 'container') await this.reap(allocationId, owned);
       const reason =
         owned.runtime === 'container'
           ? 'the container was gone when the agent restarted'
@@ -115,6 +118,18 @@ export class WorkloadRunner {
       this.failed(allocationId, owned.workloadId, reason);
     }
     this.save();
+  }
+
+  /** What the previous life of this agent ran (nothing when it left no state file). */
+  private load(): Record<string, Owned> {
+    if (!existsSync(this.statePath)) return {};
+    return JSON.parse(readFileSync(this.statePath, 'utf8')) as Record<string, Owned>;
+  }
+
+  /** Kills what is left of a process allocation of a previous life: its process group, then its cgroup. */
+  private async reap(allocationId: string, owned: Owned): Promise<void> {
+    if (owned.pid && mayBeOwnGroup(owned.pid, owned.stamp)) killGroup(owned.pid);
+    await this.devices.sandbox?.reap(allocationId);
   }
 
   /** The containers re-adopted; undefined when the engine did not answer. */
@@ -283,7 +298,8 @@ export class WorkloadRunner {
         ? { usage: e.usage }
         : {}),
     };
-    if (e.kind === 'started') owned.pid = e.pid;
+    if (e.kind === 'started')
+      Object.assign(owned, { pid: e.pid, stamp: stampOf(e.pid) }); // not reaped yet
     else this.shipFinalOutput(e.allocationId, owned);
     switch (e.kind) {
       case 'started':
@@ -324,7 +340,7 @@ export class WorkloadRunner {
   private save(): void {
     const running = new Set(this.running());
     const state = Object.fromEntries([...this.owned].filter(([id]) => running.has(id)));
-    writeFileSync(this.statePath, JSON.stringify(state), { mode: 0o600 });
+    writeFileAtomically(this.statePath, JSON.stringify(state));
   }
 }
 

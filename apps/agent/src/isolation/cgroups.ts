@@ -111,6 +111,33 @@ function removeTree(dir: string): void {
   }
 }
 
+/**
+ * SIGKILLs every process in a cgroup (v2: `cgroup.kill` where the kernel has it; else each pid in `cgroup.procs`,
+ * v1: the memory controller's) and says how many it found; 0 where the cgroup does not exist.
+ */
+export function killCgroup(mode: CgroupMode, path: string): number {
+  if (mode === 'none') return 0;
+  const dir = mode === 'v1' ? join(ROOT, 'memory', path) : join(ROOT, path);
+  const pids = cgroupPids(dir);
+  if (mode === 'v2' && existsSync(join(dir, 'cgroup.kill'))) write(join(dir, 'cgroup.kill'), '1', true);
+  else
+    for (const pid of pids)
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
+  return pids.length;
+}
+
+function cgroupPids(dir: string): number[] {
+  try {
+    return readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
 /** Limits of a cgroup: CPU in millicores, memory in bytes (swap not beyond it), processes (0: no limit). */
 export interface CgroupLimits {
   readonly cpuMillis: number;

@@ -1,7 +1,7 @@
 import { accessSync, chmodSync, chownSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { AllocationLimits } from '@hcn/contracts';
-import { CgroupMode, CgroupUsage, cgroupUsage, createCgroup, removeCgroup } from './cgroups';
+import { CgroupMode, CgroupUsage, cgroupUsage, createCgroup, killCgroup, removeCgroup } from './cgroups';
 import type { WorkloadUser } from './workload-user';
 
 /** How a process is started inside its sandbox: the program and arguments to spawn, the user, extra variables. */
@@ -100,6 +100,18 @@ export class ProcessSandbox {
     const usage = this.usage(allocationId);
     removeCgroup(this.cgroups, this.path(allocationId));
     return usage;
+  }
+
+  /**
+   * Kills whatever is left in the cgroup of an allocation a previous life of the agent ran (descendants that left
+   * its process group included) and removes the cgroup once empty (waiting at most `waitMs`).
+   */
+  async reap(allocationId: string, waitMs = 2000): Promise<void> {
+    if (this.cgroups === 'none') return;
+    const deadline = Date.now() + waitMs;
+    while (killCgroup(this.cgroups, this.path(allocationId)) > 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    removeCgroup(this.cgroups, this.path(allocationId));
   }
 
   private path(allocationId: string): string {
