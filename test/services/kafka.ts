@@ -7,12 +7,34 @@ import { join, resolve } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { freePort, waitUntil } from './ports';
 
+/** The broker's SASL_PLAINTEXT listener and the one SCRAM user created when its storage was formatted. */
+export interface KafkaSaslListener {
+  readonly brokers: string[];
+  readonly mechanism: 'scram-sha-512';
+  readonly username: string;
+  readonly password: string;
+}
+
 /** A Kafka broker the tests can use. */
 export interface RunningKafka {
   readonly brokers: string[];
   /** Where a test proxy must listen, and forward to, for clients bootstrapped on `127.0.0.1:<listen>`. */
   readonly proxy?: { readonly listen: number; readonly target: number };
+  /** The SCRAM-SHA-512 listener (absent for an external broker given by KAFKA_BROKERS). */
+  readonly sasl?: KafkaSaslListener;
+  /** Stops the broker and removes its data. */
   stop(): Promise<void>;
+}
+
+/** A broker this process started: it can be stopped and started again on the same data and ports. */
+export interface LocalKafka extends RunningKafka {
+  readonly sasl: KafkaSaslListener;
+  /** Stops the broker process (a clean shutdown, SIGKILL after 10 s); its data directory and ports stay. */
+  stopBroker(): Promise<void>;
+  /** Starts the stopped broker again on the same data and ports, and waits until both listeners answer. */
+  startBroker(): Promise<void>;
+  /** stopBroker, `downMs` of silence, startBroker. */
+  restart(downMs?: number): Promise<void>;
 }
 
 /** How the broker's JVM runs. */
@@ -79,6 +101,8 @@ interface ListenerPorts {
   /** Listener reached only through a test proxy (to cut a client off the broker). */
   proxiedInternal: number;
   proxy: number;
+  /** SASL_PLAINTEXT listener with SCRAM-SHA-512. */
+  sasl: number;
 }
 
 function serverProperties(logDir: string, ports: ListenerPorts): string {
@@ -87,11 +111,15 @@ function serverProperties(logDir: string, ports: ListenerPorts): string {
     'process.roles=broker,controller',
     'node.id=1',
     `controller.quorum.voters=1@127.0.0.1:${controllerPort}`,
-    `listeners=PLAINTEXT://127.0.0.1:${brokerPort},PROXIED://127.0.0.1:${ports.proxiedInternal},CONTROLLER://127.0.0.1:${controllerPort}`,
-    `advertised.listeners=PLAINTEXT://127.0.0.1:${brokerPort},PROXIED://127.0.0.1:${ports.proxy}`,
+    `listeners=PLAINTEXT://127.0.0.1:${brokerPort},PROXIED://127.0.0.1:${ports.proxiedInternal},SASL_PLAINTEXT://127.0.0.1:${ports.sasl},CONTROLLER://127.0.0.1:${controllerPort}`,
+    `advertised.listeners=PLAINTEXT://127.0.0.1:${brokerPort},PROXIED://127.0.0.1:${ports.proxy},SASL_PLAINTEXT://127.0.0.1:${ports.sasl}`,
     'controller.listener.names=CONTROLLER',
     'inter.broker.listener.name=PLAINTEXT',
-    'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,PROXIED:PLAINTEXT',
+    'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,PROXIED:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT',
+    // SCRAM users live in the cluster metadata (created by `format --add-scram`); no authorizer: any user may do all
+    'sasl.enabled.mechanisms=SCRAM-SHA-512',
+    'listener.name.sasl_plaintext.sasl.enabled.mechanisms=SCRAM-SHA-512',
+    'listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;',
     `log.dirs=${logDir}`,
     'num.partitions=4',
     'offsets.topic.replication.factor=1',
@@ -122,11 +150,17 @@ function runToEnd(child: ChildProcess): Promise<{ code: number | null; output: s
   });
 }
 
-/** Starts a single-node KRaft broker on loopback and waits until it answers metadata requests. */
+/** The SCRAM user every locally started broker has. */
+const SASL_USER = 'hcn-test';
+
+/**
+ * Starts a single-node KRaft broker on loopback and waits until it answers metadata requests, on its PLAINTEXT
+ * listener and on its SASL_PLAINTEXT one (SCRAM-SHA-512, user `hcn-test` with a random password).
+ */
 export async function startKafka(
   log: (line: string) => void,
   options: KafkaJvmOptions = {},
-): Promise<RunningKafka> {
+): Promise<LocalKafka> {
   const started = Date.now();
   const jars = ensureKafkaJars(log);
   const classpath = `${jars}/*`;
@@ -136,6 +170,7 @@ export async function startKafka(
     controller: await freePort(),
     proxiedInternal: await freePort(),
     proxy: await freePort(),
+    sasl: await freePort(),
   };
   const brokerPort = ports.broker;
   const config = join(home, 'server.properties');
@@ -146,74 +181,117 @@ export async function startKafka(
   );
   const log4j = `-Dlog4j.configuration=file:${join(home, 'log4j.properties')}`;
   const clusterId = randomBytes(16).toString('base64url');
+  const sasl: KafkaSaslListener = {
+    brokers: [`127.0.0.1:${ports.sasl}`],
+    mechanism: 'scram-sha-512',
+    username: SASL_USER,
+    password: randomBytes(18).toString('hex'), // hex: nothing the --add-scram syntax would read as a separator
+  };
   // `--cluster-id=<id>` in one argument: an id that starts with '-' (1 in 64) would read as an option otherwise
   const format = await runToEnd(
     java(
       classpath,
-      ['kafka.tools.StorageTool', 'format', `--cluster-id=${clusterId}`, '-c', config, '-g'],
+      [
+        'kafka.tools.StorageTool',
+        'format',
+        `--cluster-id=${clusterId}`,
+        '-c',
+        config,
+        '-g',
+        '--add-scram',
+        `SCRAM-SHA-512=[name=${SASL_USER},password=${sasl.password}]`,
+      ],
       [log4j],
     ),
   );
   if (format.code !== 0)
     throw new Error(`Kafka: storage format failed (exit ${format.code}): ${format.output}`);
-  const broker = java(
-    classpath,
-    ['kafka.Kafka', config],
-    // HCN_KAFKA_JAVA_OPTS: extra JVM options for investigations (e.g. -Xlog:gc:file=/tmp/kafka-gc.log)
-    [
-      log4j,
-      ...JVM_PROFILES[options.jvm ?? 'tests'],
-      ...(process.env.HCN_KAFKA_JAVA_OPTS ?? '').split(' ').filter(Boolean),
-    ],
-  );
+  const brokers = [`127.0.0.1:${brokerPort}`];
+  let broker: ChildProcess | undefined;
+  let exited = true;
   let brokerOutput = '';
-  broker.stdout?.on('data', (d) => (brokerOutput = (brokerOutput + d).slice(-20000)));
-  broker.stderr?.on('data', (d) => (brokerOutput = (brokerOutput + d).slice(-20000)));
-  let exited = false;
-  broker.on('exit', () => (exited = true));
   // The broker runs in its own process group; never leave it behind when this process ends.
-  const killOnExit = (): void => {
-    if (!exited && broker.pid) {
+  process.once('exit', () => {
+    if (!exited && broker?.pid) {
       try {
         process.kill(-broker.pid, 'SIGKILL');
       } catch {
         // already gone
       }
     }
+  });
+  const stopBroker = async (): Promise<void> => {
+    const current = broker;
+    if (exited || !current?.pid) return;
+    const pid = current.pid;
+    const gone = new Promise((r) => current.once('exit', r));
+    process.kill(-pid, 'SIGTERM');
+    const timer = setTimeout(() => !exited && process.kill(-pid, 'SIGKILL'), 10000);
+    await gone;
+    clearTimeout(timer);
   };
-  process.once('exit', killOnExit);
-  const brokers = [`127.0.0.1:${brokerPort}`];
-  const stop = async (): Promise<void> => {
-    if (!exited && broker.pid) {
-      const gone = new Promise((r) => broker.once('exit', r));
-      process.kill(-broker.pid, 'SIGTERM');
-      const timer = setTimeout(() => broker.pid && !exited && process.kill(-broker.pid, 'SIGKILL'), 10000);
-      await gone;
-      clearTimeout(timer);
-    }
-    await rm(home, { recursive: true, force: true });
-  };
-  try {
+  const startBroker = async (): Promise<void> => {
+    if (!exited) return;
+    const child = java(
+      classpath,
+      ['kafka.Kafka', config],
+      // HCN_KAFKA_JAVA_OPTS: extra JVM options for investigations (e.g. -Xlog:gc:file=/tmp/kafka-gc.log)
+      [
+        log4j,
+        ...JVM_PROFILES[options.jvm ?? 'tests'],
+        ...(process.env.HCN_KAFKA_JAVA_OPTS ?? '').split(' ').filter(Boolean),
+      ],
+    );
+    broker = child;
+    exited = false;
+    brokerOutput = '';
+    child.stdout?.on('data', (d) => (brokerOutput = (brokerOutput + d).slice(-20000)));
+    child.stderr?.on('data', (d) => (brokerOutput = (brokerOutput + d).slice(-20000)));
+    child.on('exit', () => {
+      if (broker === child) exited = true;
+    });
     await waitUntil(
       'Kafka broker',
       async () => {
         if (exited) throw new Error(`broker exited: ${brokerOutput}`);
-        return probeKafka(brokers);
+        return (await probeKafka(brokers)) && (await probeKafka(sasl.brokers, sasl));
       },
       90000,
     );
+  };
+  const stop = async (): Promise<void> => {
+    await stopBroker();
+    await rm(home, { recursive: true, force: true });
+  };
+  try {
+    await startBroker();
   } catch (error) {
     await stop();
     throw error;
   }
-  log(`Kafka: broker ${brokers[0]} ready in ${Date.now() - started} ms`);
-  return { brokers, stop, proxy: { listen: ports.proxy, target: ports.proxiedInternal } };
+  log(`Kafka: broker ${brokers[0]} (SASL ${sasl.brokers[0]}) ready in ${Date.now() - started} ms`);
+  return {
+    brokers,
+    sasl,
+    stop,
+    stopBroker,
+    startBroker,
+    restart: async (downMs = 0) => {
+      await stopBroker();
+      await new Promise((r) => setTimeout(r, downMs));
+      await startBroker();
+    },
+    proxy: { listen: ports.proxy, target: ports.proxiedInternal },
+  };
 }
 
-async function probeKafka(brokers: string[]): Promise<boolean> {
+async function probeKafka(brokers: string[], sasl?: KafkaSaslListener): Promise<boolean> {
   const admin = new Kafka({
     clientId: 'hcn-probe',
     brokers,
+    ...(sasl
+      ? { sasl: { mechanism: sasl.mechanism, username: sasl.username, password: sasl.password } }
+      : {}),
     logLevel: logLevel.NOTHING,
     retry: { retries: 0 },
   }).admin();

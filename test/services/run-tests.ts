@@ -111,6 +111,14 @@ async function main(): Promise<void> {
     ...(postgres ? { HCN_TEST_DATABASE_URL: postgres.url } : {}),
     ...(kafka ? { HCN_TEST_KAFKA_BROKERS: kafka.brokers.join(',') } : {}),
     ...(kafka?.proxy ? { HCN_TEST_KAFKA_PROXY: `${kafka.proxy.listen}:${kafka.proxy.target}` } : {}),
+    ...(kafka?.sasl
+      ? {
+          HCN_TEST_KAFKA_SASL_BROKERS: kafka.sasl.brokers.join(','),
+          HCN_TEST_KAFKA_SASL_MECHANISM: kafka.sasl.mechanism,
+          HCN_TEST_KAFKA_SASL_USERNAME: kafka.sasl.username,
+          HCN_TEST_KAFKA_SASL_PASSWORD: kafka.sasl.password,
+        }
+      : {}),
     ...(engine ? { HCN_TEST_DOCKER_SOCKET: engine.socketPath, HCN_TEST_IMAGE: TEST_IMAGE } : {}),
   };
   const jestBin = resolve(__dirname, '..', '..', 'node_modules', 'jest', 'bin', 'jest.js');

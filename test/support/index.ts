@@ -35,6 +35,16 @@ export const describeWithKafka = describeNeeding(
   process.env.HCN_SKIP_KAFKA,
 );
 
+/** `describe` for suites that need the SCRAM-SHA-512 listener of the broker `npm test` started (not an external one). */
+export const describeWithKafkaSasl = describeNeeding(
+  'the Kafka SASL listener',
+  process.env.HCN_TEST_KAFKA_SASL_BROKERS,
+  process.env.HCN_SKIP_KAFKA ??
+    (process.env.HCN_TEST_KAFKA_BROKERS
+      ? 'the broker has no SASL listener (KAFKA_BROKERS was set)'
+      : undefined),
+);
+
 /** `describe` for suites that need the real container engine (podman's Docker API service) started by `npm test`. */
 export const describeWithContainers = describeNeeding(
   'a container engine (podman)',
@@ -55,6 +65,19 @@ export function testKafkaBrokers(): string[] {
   const brokers = process.env.HCN_TEST_KAFKA_BROKERS;
   if (!brokers) throw new Error('HCN_TEST_KAFKA_BROKERS is not set');
   return brokers.split(',');
+}
+
+/** The SASL_PLAINTEXT listener of the test Kafka and its SCRAM user. */
+export function testKafkaSasl(): {
+  brokers: string[];
+  mechanism: 'scram-sha-512';
+  username: string;
+  password: string;
+} {
+  const { HCN_TEST_KAFKA_SASL_BROKERS: brokers, HCN_TEST_KAFKA_SASL_USERNAME: username } = process.env;
+  const password = process.env.HCN_TEST_KAFKA_SASL_PASSWORD;
+  if (!brokers || !username || !password) throw new Error('HCN_TEST_KAFKA_SASL_* are not set');
+  return { brokers: brokers.split(','), mechanism: 'scram-sha-512', username, password };
 }
 
 /** A throw-away database on the test server, for one suite or one test. */

@@ -1,17 +1,22 @@
-import { onShutdown, openMessageBus, runMain } from '@hcn/platform';
+import { describeKafkaSecurity, loadKafkaSecurity, onShutdown, openMessageBus, runMain } from '@hcn/platform';
 import { Agent } from './agent';
 import { loadAgentConfig } from './config';
 
-/** Agent entry point: configuration from HCN_AGENT_CONFIG (YAML) and the environment; Kafka required. */
+/**
+ * Agent entry point: configuration from HCN_AGENT_CONFIG (YAML) and the environment; Kafka required, with its
+ * TLS/SASL settings from KAFKA_SSL* and KAFKA_SASL* (environment only).
+ */
 async function main(): Promise<void> {
   const config = loadAgentConfig(process.env);
+  const kafkaSecurity = loadKafkaSecurity('agent', process.env);
   if (!config.kafkaBrokers) {
     console.error(
       'Invalid agent configuration:\n  - KAFKA_BROKERS (or kafkaBrokers in the file) is required outside embedded mode',
     );
     process.exit(2);
   }
-  const bus = openMessageBus(config.kafkaBrokers, 'hcn-agent');
+  const bus = openMessageBus(config.kafkaBrokers, 'hcn-agent', kafkaSecurity);
+  console.log(`[agent] Kafka: ${describeKafkaSecurity(kafkaSecurity)}`);
   const agent = new Agent(config, bus, {
     log: (line) => console.log(line),
     onRemoteStop: () => void bus.close().finally(() => process.exit(0)),

@@ -9,7 +9,24 @@ export class PoisonMessageError extends HcnError {
 
 /** The broker cannot be reached or refused a request. */
 export class BusUnavailableError extends HcnError {
-  constructor(message: string, cause?: unknown) {
-    super('BUS.UNAVAILABLE', message, { cause: cause instanceof Error ? cause.message : String(cause) });
+  constructor(message: string, cause?: unknown, details: Record<string, unknown> = {}) {
+    super('BUS.UNAVAILABLE', message, {
+      cause: cause instanceof Error ? cause.message : String(cause),
+      ...details,
+    });
+  }
+}
+
+/**
+ * The broker refused this client's credentials (SASL): a configuration problem that retrying does not mend. Still
+ * BUS.UNAVAILABLE for callers that only tell the bus up from down; the message says authentication failed.
+ */
+export class BusAuthenticationError extends BusUnavailableError {
+  constructor(operation: string, reason: string, cause?: unknown) {
+    super(
+      `Kafka authentication failed (${operation}): ${reason}; check KAFKA_SASL_MECHANISM, KAFKA_SASL_USERNAME and the password against the broker's users`,
+      cause,
+      { authentication: 'failed' },
+    );
   }
 }

@@ -1,6 +1,7 @@
 import type { EventRegistry } from '@hcn/contracts';
 import type { EventStore } from '@hcn/eventstore';
 import type { MessageBus } from '@hcn/messaging';
+import type { KafkaSecurity } from './kafka-security';
 
 /** Where the event store lives: EventStoreDB when its URL is set, else the PostgreSQL adapter. */
 export interface EventStoreSettings {
@@ -30,10 +31,17 @@ export async function openEventStore(
   });
 }
 
-/** Opens the configured message bus: Kafka when brokers are set, else the in-process bus (embedded mode). */
-export function openMessageBus(kafkaBrokers: readonly string[] | undefined, clientId: string): MessageBus {
+/**
+ * Opens the configured message bus: Kafka when brokers are set (with the TLS/SASL settings of loadKafkaSecurity),
+ * else the in-process bus (embedded mode).
+ */
+export function openMessageBus(
+  kafkaBrokers: readonly string[] | undefined,
+  clientId: string,
+  security: KafkaSecurity = {},
+): MessageBus {
   const { KafkaMessageBus, MemoryMessageBus } = require('@hcn/messaging') as typeof import('@hcn/messaging');
   if (kafkaBrokers && kafkaBrokers.length > 0)
-    return new KafkaMessageBus({ brokers: kafkaBrokers, clientId });
+    return new KafkaMessageBus({ brokers: kafkaBrokers, clientId, ...security });
   return new MemoryMessageBus();
 }

@@ -1,5 +1,6 @@
 export * from './config';
 export * from './adapters';
+export * from './kafka-security';
 export * from './topics';
 export * from './embedded-postgres';
 export * from './process';

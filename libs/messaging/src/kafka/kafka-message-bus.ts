@@ -1,6 +1,16 @@
-import { Admin, Kafka, KafkaJSError, Partitioners, Producer, logLevel } from 'kafkajs';
+import {
+  Admin,
+  Kafka,
+  KafkaJSError,
+  KafkaJSSASLAuthenticationError,
+  Partitioners,
+  Producer,
+  SASLOptions,
+  logLevel,
+} from 'kafkajs';
+import type { ConnectionOptions } from 'node:tls';
 import { ConsumerStoppedError, defaultDeadLetterTopic, handleWithDeadLetters } from '../dead-letter';
-import { BusUnavailableError } from '../errors';
+import { BusAuthenticationError, BusUnavailableError } from '../errors';
 import type {
   ConsumeOptions,
   Consumer,
@@ -11,10 +21,33 @@ import type {
   TopicSpec,
 } from '../port';
 
+/** TLS to the brokers: PEM text of the CA to trust, and of a client certificate and key for mutual TLS. */
+export interface KafkaTlsOptions {
+  readonly ca?: string;
+  readonly cert?: string;
+  readonly key?: string;
+  /** Refuse brokers whose certificate the CAs do not vouch for; default true. */
+  readonly rejectUnauthorized?: boolean;
+}
+
+/** SASL mechanisms the Kafka bus can authenticate with. */
+export type KafkaSaslMechanism = 'scram-sha-512' | 'scram-sha-256' | 'plain';
+
+/** SASL credentials of the Kafka bus. */
+export interface KafkaSaslOptions {
+  readonly mechanism: KafkaSaslMechanism;
+  readonly username: string;
+  readonly password: string;
+}
+
 /** Settings of the Kafka message bus. */
 export interface KafkaMessageBusOptions {
   readonly brokers: readonly string[];
   readonly clientId?: string;
+  /** TLS to the brokers: true (the system's CAs) or PEM settings; default none. */
+  readonly ssl?: boolean | KafkaTlsOptions;
+  /** SASL authentication on connecting; default none. */
+  readonly sasl?: KafkaSaslOptions;
   /** How long `consume` waits for the group join; default 30 s. */
   readonly joinTimeoutMs?: number;
   /** Consumer session timeout; default 10 s. */
@@ -24,7 +57,7 @@ export interface KafkaMessageBusOptions {
 /**
  * Message bus on Apache Kafka through kafkajs: Java-compatible partitioner, `sendBatch` publishing, `eachBatch`
  * consumption with explicit offset commits after the handler, dead-lettering of poison messages. Only this
- * file imports kafkajs; its errors become BusUnavailableError.
+ * file imports kafkajs; its errors become BusUnavailableError (BusAuthenticationError when SASL is refused).
  */
 export class KafkaMessageBus implements MessageBus {
   private readonly kafka: Kafka;
@@ -36,6 +69,8 @@ export class KafkaMessageBus implements MessageBus {
     this.kafka = new Kafka({
       clientId: options.clientId ?? 'hcn',
       brokers: [...options.brokers],
+      ssl: tlsSettings(options.ssl),
+      sasl: options.sasl ? ({ ...options.sasl } as SASLOptions) : undefined,
       logLevel: logLevel.NOTHING,
       retry: { retries: 5, initialRetryTime: 100 },
     });
@@ -210,8 +245,34 @@ export class KafkaMessageBus implements MessageBus {
   }
 }
 
+function tlsSettings(ssl: KafkaMessageBusOptions['ssl']): ConnectionOptions | boolean | undefined {
+  if (ssl === undefined || typeof ssl === 'boolean') return ssl;
+  return {
+    ...(ssl.ca ? { ca: [ssl.ca] } : {}),
+    ...(ssl.cert ? { cert: ssl.cert } : {}),
+    ...(ssl.key ? { key: ssl.key } : {}),
+    ...(ssl.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: ssl.rejectUnauthorized }),
+  };
+}
+
+/** The SASL refusal somewhere in a kafkajs error's causes (the retrier wraps it), if any. */
+function authenticationRefusal(error: unknown): Error | undefined {
+  let current: unknown = error;
+  for (let depth = 0; current instanceof Error && depth < 8; depth++) {
+    if (
+      current instanceof KafkaJSSASLAuthenticationError ||
+      current.name === 'KafkaJSSASLAuthenticationError'
+    )
+      return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
 function translate(error: unknown, operation: string): Error {
   if (error instanceof BusUnavailableError) return error;
+  const refusal = authenticationRefusal(error);
+  if (refusal) return new BusAuthenticationError(operation, refusal.message, refusal);
   const message = error instanceof Error ? error.message : String(error);
   const kind = error instanceof KafkaJSError ? 'Kafka' : 'Kafka client';
   return new BusUnavailableError(`${kind} ${operation} failed: ${message}`, error);
