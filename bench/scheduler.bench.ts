@@ -11,7 +11,7 @@ import { constraintsOf, decide, mulberry32, SchedulingIndex } from '@hcn/schedul
 import { loadavg } from 'node:os';
 import { percentile, progress, report } from './support';
 
-const SIZES = (process.env.BENCH_SCHED_SIZES ?? '1000,10000,50000').split(',').map(Number);
+const SIZES = (process.env.BENCH_SCHED_SIZES ?? '100,1000,10000,50000').split(',').map(Number);
 const DECISIONS = Number(process.env.BENCH_SCHED_DECISIONS ?? 5000);
 const WARMUP = Number(process.env.BENCH_SCHED_WARMUP ?? 1000);
 /** Placements kept live; older ones are released first in, first out (a steady utilisation). */
@@ -63,6 +63,7 @@ export function buildSnapshot(nodeCount: number, makeNode: NodeMaker = nodeView)
   const perSite = nodeCount >= 50_000 ? 500 : 250;
   const siteCount = Math.max(2, Math.round(nodeCount / perSite));
   const regionCount = Math.max(2, Math.round(Math.sqrt(siteCount)));
+  const perSiteHere = Math.min(perSite, Math.ceil(nodeCount / siteCount)); // small fleets: the same shape, smaller sites
   const domains: DomainView[] = [domainView('global', null, null, 'least-loaded')];
   for (let g = 0; g < regionCount; g++) {
     domains.push(domainView(`r${g}`, 'global', `region-${g}`, REGION_POLICIES[g % REGION_POLICIES.length]));
@@ -71,7 +72,7 @@ export function buildSnapshot(nodeCount: number, makeNode: NodeMaker = nodeView)
   for (let s = 0; s < siteCount; s++) {
     const siteId = `r${s % regionCount}-s${s}`;
     domains.push(domainView(siteId, `r${s % regionCount}`, null, SITE_POLICIES[s % SITE_POLICIES.length]));
-    const count = s === siteCount - 1 ? nodeCount - nodes.length : perSite;
+    const count = s === siteCount - 1 ? nodeCount - nodes.length : perSiteHere;
     for (let n = 0; n < count; n++) nodes.push(makeNode(`${siteId}-n${n}`, siteId, rnd));
   }
   return { domains, nodes };
@@ -142,19 +143,31 @@ export interface Placer {
   warm?(): void;
 }
 
-function hierarchical(snapshot: ClusterSnapshot): Placer & { fallbacks: number } {
+/**
+ * The scheduler deciding and reserving on its index; `sampleLimit` overrides the requests' (0: every member of
+ * every scope, the scheduler before bounded sampling). Counts fallbacks and the verdicts judged per decision.
+ */
+function hierarchical(
+  snapshot: ClusterSnapshot,
+  sampleLimit?: number,
+): Placer & { fallbacks: number; verdicts: number; decisions: number } {
   const index = SchedulingIndex.fromSnapshot(snapshot);
   const placer = {
     fallbacks: 0,
+    verdicts: 0,
+    decisions: 0,
     place(request: PlacementRequest) {
-      const decision = decide(index, request);
+      const decision = decide(index, sampleLimit === undefined ? request : { ...request, sampleLimit });
+      placer.decisions++;
+      for (const scope of [...decision.hops, ...decision.rejections])
+        placer.verdicts += scope.candidates.length;
       if (decision.rejections.length > 0) placer.fallbacks++;
       if (decision.outcome !== 'placed') return undefined;
       index.reserve(decision.nodeId, request.resources);
       return decision.nodeId;
     },
     release: (nodeId: string, resources: Resources) => index.release(nodeId, resources),
-    warm: () => void (placer.fallbacks = 0),
+    warm: () => void Object.assign(placer, { fallbacks: 0, verdicts: 0, decisions: 0 }),
   };
   return placer;
 }
@@ -288,15 +301,29 @@ async function one(nodeCount: number) {
   console.log(`[bench] ${nodeCount} nodes, ${sites} sites: index built in ${buildMs} ms`);
   const baseline = measure(`first-fit ${nodeCount}`, linearScan(snapshot, 'first-fit'), requests);
   const scan = measure(`linear best ${nodeCount}`, linearScan(snapshot, 'best'), requests);
+  const unbounded = hierarchical(snapshot, 0);
+  const unsampled = measure(`scheduler, every member ${nodeCount}`, unbounded, requests);
   const placer = hierarchical(snapshot);
   const scheduler = measure(`scheduler ${nodeCount}`, placer, requests);
+  const perDecision = (p: { verdicts: number; decisions: number }) => +(p.verdicts / p.decisions).toFixed(1);
   const row = {
     nodes: nodeCount,
     sites,
     indexBuildMs: buildMs,
     baselineFirstFit: baseline,
     referenceLinearBest: scan,
-    scheduler: { ...scheduler, decisionsWithFallback: placer.fallbacks },
+    scheduler: {
+      ...scheduler,
+      decisionsWithFallback: placer.fallbacks,
+      verdictsPerDecision: perDecision(placer),
+    },
+    /** The same decisions judging every member of every scope (no sampling): the in-run baseline of sampling. */
+    everyMember: {
+      ...unsampled,
+      decisionsWithFallback: unbounded.fallbacks,
+      verdictsPerDecision: perDecision(unbounded),
+    },
+    samplingSpeedup: +(scheduler.decisionsPerSec / unsampled.decisionsPerSec).toFixed(2),
     throughputRatio: +(scheduler.decisionsPerSec / baseline.decisionsPerSec).toFixed(3),
     p99Ratio: +(scheduler.p99Us / baseline.p99Us).toFixed(3),
     throughputRatioToLinearBest: +(scheduler.decisionsPerSec / scan.decisionsPerSec).toFixed(3),
@@ -316,6 +343,8 @@ export async function run(): Promise<void> {
   const loadBefore = loadavg()[0];
   for (const size of SIZES) rows.push(await one(size));
   const atTarget = rows.find((row) => row.nodes === TARGET_NODES);
+  const smallest = rows.find((row) => row.nodes === 100);
+  const meanUs = (perSec: number) => 1e6 / perSec;
   report('scheduler', {
     decisionsPerSize: DECISIONS,
     warmup: WARMUP,
@@ -324,6 +353,18 @@ export async function run(): Promise<void> {
     /** 1-minute load average before and after: other processes on the box inflate the tail latencies. */
     loadAverage: { before: +loadBefore.toFixed(2), after: +loadavg()[0].toFixed(2) },
     sizes: rows,
+    /** Mean time per decision at 10,000 nodes over that at 100 (same tree shape: global, regions, sites). */
+    costRatio10kTo100:
+      atTarget && smallest
+        ? {
+            sampled: +(
+              meanUs(atTarget.scheduler.decisionsPerSec) / meanUs(smallest.scheduler.decisionsPerSec)
+            ).toFixed(2),
+            everyMember: +(
+              meanUs(atTarget.everyMember.decisionsPerSec) / meanUs(smallest.everyMember.decisionsPerSec)
+            ).toFixed(2),
+          }
+        : null,
     target: {
       p99Ms: TARGET_P99_MS,
       atNodes: TARGET_NODES,

@@ -1,7 +1,7 @@
 import type { CompiledLabelConstraint } from './labels';
 import { compileLabelConstraint } from './labels';
 import type { Constraints, DeviceRequest, PlacementRequest, Resources } from './model';
-import { NO_CONSTRAINTS } from './model';
+import { DEFAULT_SAMPLE_LIMIT, NO_CONSTRAINTS } from './model';
 import { decisionSeed } from './random';
 import type { DomainState, NodeState } from './tree/states';
 
@@ -30,6 +30,8 @@ export interface CompiledRequest {
   readonly judgedNodes: NodeState[];
   /** The runtime the workload needs; `process` is offered by every agent. */
   readonly runtime: string;
+  /** Feasible candidates a scope looks for before it stops filtering (Infinity: all). */
+  readonly sampleLimit: number;
 }
 
 /** Looks a domain up by id. */
@@ -58,6 +60,7 @@ export function compileRequest(request: PlacementRequest, lookup: DomainLookup):
     devices: request.devices ?? null,
     judgedNodes: [],
     runtime: request.runtime ?? 'process',
+    sampleLimit: sampleLimitOf(request),
   };
 }
 
@@ -68,4 +71,10 @@ export function constraintsOf(partial: Partial<Constraints> = {}): Constraints {
 
 function setOrNull(list: readonly string[] | undefined): ReadonlySet<string> | null {
   return list && list.length > 0 ? new Set(list) : null;
+}
+
+/** The request's sample limit as a number of feasible candidates (0 or absent-and-unbounded: Infinity). */
+export function sampleLimitOf(request: Pick<PlacementRequest, 'sampleLimit'>): number {
+  const limit = request.sampleLimit ?? DEFAULT_SAMPLE_LIMIT;
+  return limit > 0 ? limit : Infinity;
 }

@@ -24,7 +24,10 @@ export interface Hop {
   readonly policy: PolicyName;
   readonly chosen: string;
   readonly chosenKind: CandidateKind;
+  /** The candidates judged (all members, or a seeded sample of a large scope), in member order. */
   readonly candidates: CandidateVerdict[];
+  /** How many members the scope had (more than `candidates` when it was sampled). */
+  readonly members: number;
 }
 
 /** A scope that was entered and failed (every candidate rejected or failed below). */
@@ -34,6 +37,8 @@ export interface ScopeRejection {
   readonly reason: string;
   readonly detail: string;
   readonly candidates: CandidateVerdict[];
+  /** How many members the scope had (a failed scope judged every one). */
+  readonly members: number;
 }
 
 /** The devices picked on the chosen node, and how each device scorer rated them. */
@@ -61,6 +66,8 @@ export interface PlacedDecision {
   readonly rejections: ScopeRejection[];
   /** The devices picked, when the request asked for devices. */
   readonly devices?: ChosenDevices;
+  /** The sample limit the scopes were judged under (absent: every member). */
+  readonly sampleLimit?: number;
 }
 
 /** No node can take the request; `reasons` counts every reason code met on the way. */
@@ -69,6 +76,8 @@ export interface UnschedulableDecision {
   readonly hops: Hop[];
   readonly rejections: ScopeRejection[];
   readonly reasons: Record<string, number>;
+  /** The sample limit the scopes were judged under (absent: every member). */
+  readonly sampleLimit?: number;
 }
 
 /** The result of `decide`. */

@@ -152,7 +152,15 @@ export interface PlacementRequest {
   readonly devices?: DeviceRequest;
   /** The runtime the workload needs (absent: `process`, which every agent offers). */
   readonly runtime?: string;
+  /**
+   * Feasible candidates a scope looks for before it stops filtering (a seeded sample, see `sampleLimitOf`);
+   * absent: DEFAULT_SAMPLE_LIMIT; 0: every candidate of every scope.
+   */
+  readonly sampleLimit?: number;
 }
+
+/** Feasible candidates per scope by default: bounds the work of one decision whatever the fleet's size. */
+export const DEFAULT_SAMPLE_LIMIT = 64;
 
 /** Constraints that constrain nothing. */
 export const NO_CONSTRAINTS: Constraints = Object.freeze({

@@ -74,18 +74,23 @@ export function toDecisionRecord(
   decision: Decision,
   allocationId: string,
 ): DecisionRecord {
+  const sampled = decision.sampleLimit !== undefined ? { sampleLimit: decision.sampleLimit } : {};
   const hops = decision.hops.map((hop) => ({
     fromScope: hop.scope,
     to: hop.chosen,
     toKind: hop.chosenKind,
     policy: hop.policy,
     candidates: hop.candidates.map((c) => ({ ...c })),
+    members: hop.members,
+    ...sampled,
   }));
   const rejections = decision.rejections.map((r) => ({
     scope: r.scope ?? '(root)',
     reason: r.reason,
     detail: r.detail.slice(0, 2000),
     candidates: r.candidates.map((c) => ({ ...c })),
+    members: r.members,
+    ...sampled,
   }));
   const base = { instance: instance.instance, attempt: instance.attempt, hops, rejections };
   if (decision.outcome === 'placed') {

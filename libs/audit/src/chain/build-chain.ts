@@ -104,12 +104,24 @@ function apply(b: Builder, event: RecordedEvent): void {
 
 function addHop(b: Builder, event: RecordedEvent, d: Data<'WorkloadDelegated'>): void {
   const { fromScope, to, toKind, policy, candidates, hop } = d;
-  b.hops.push({ ...eventRef(event), seq: b.hopSeq++, hop, fromScope, to, toKind, policy, candidates });
+  const seq = b.hopSeq++;
+  b.hops.push({ ...eventRef(event), seq, hop, fromScope, to, toKind, policy, candidates, ...samplingOf(d) });
 }
 
 function addRejection(b: Builder, event: RecordedEvent, d: Data<'DelegationRejected'>): void {
   const { scope, reason, detail, candidates } = d;
-  b.rejections.push({ ...eventRef(event), scope, reason, detail, candidates });
+  b.rejections.push({ ...eventRef(event), scope, reason, detail, candidates, ...samplingOf(d) });
+}
+
+/** The sampling fields of a hop or rejection, when recorded. */
+function samplingOf(d: { members?: number; sampleLimit?: number }): {
+  members?: number;
+  sampleLimit?: number;
+} {
+  return {
+    ...(d.members !== undefined ? { members: d.members } : {}),
+    ...(d.sampleLimit !== undefined ? { sampleLimit: d.sampleLimit } : {}),
+  };
 }
 
 function close(b: Builder, event: RecordedEvent): void {

@@ -36,6 +36,10 @@ export interface ChainHop extends EventRef {
   readonly toKind: 'domain' | 'node';
   readonly policy: string;
   readonly candidates: readonly ChainCandidate[];
+  /** How many members the scope had (absent in older records: as many as candidates). */
+  readonly members?: number;
+  /** The sample limit the scope was judged under (absent in older records: every member). */
+  readonly sampleLimit?: number;
 }
 
 /** A scope that failed during a decision; its parent fell back to a peer. */
@@ -44,6 +48,10 @@ export interface ChainRejection extends EventRef {
   readonly reason: string;
   readonly detail: string;
   readonly candidates: readonly ChainCandidate[];
+  /** How many members the scope had (absent in older records: as many as candidates). */
+  readonly members?: number;
+  /** The sample limit the scope was judged under (absent in older records: every member). */
+  readonly sampleLimit?: number;
 }
 
 /** Why a decision was taken. */

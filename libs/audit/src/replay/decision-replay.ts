@@ -42,12 +42,14 @@ export interface ComparableDecision {
     toKind: string;
     policy: string;
     candidates: ChainCandidate[];
+    members: number;
   }>;
   readonly rejections: ReadonlyArray<{
     scope: string;
     reason: string;
     detail: string;
     candidates: ChainCandidate[];
+    members: number;
   }>;
   readonly outcome:
     | { kind: 'placed'; nodeId: string; domainId: string; devices?: ComparableDevices }
@@ -113,6 +115,7 @@ export function decisionBasis(events: readonly RecordedEvent[], selector: Decisi
     resources: spec.resources,
     constraints: spec.constraints,
     excludeNodes: excludedNodes(decision),
+    sampleLimit: recordedSampleLimit(decision),
     ...devicesOf(spec),
     ...(spec.type === 'container' ? { runtime: 'container' } : {}),
   };
@@ -123,6 +126,11 @@ export function decisionBasis(events: readonly RecordedEvent[], selector: Decisi
 function devicesOf(spec: object): Pick<PlacementRequest, 'devices'> {
   const devices = (spec as { devices?: PlacementRequest['devices'] }).devices;
   return devices ? { devices } : {};
+}
+
+/** The sample limit the decision was taken under (0: every member, as decisions recorded before sampling). */
+function recordedSampleLimit(decision: ChainDecision): number {
+  return (decision.hops[0] ?? decision.rejections[0])?.sampleLimit ?? 0;
 }
 
 /** Nodes the hub excluded for this decision (refused reservations): the filter's verdicts name each one. */
@@ -222,12 +230,14 @@ export function comparableOf(decision: Decision): ComparableDecision {
     toKind: h.chosenKind,
     policy: h.policy,
     candidates: candidates(h.candidates),
+    members: h.members,
   }));
   const rejections = decision.rejections.map((r) => ({
     scope: r.scope ?? '(root)',
     reason: r.reason,
     detail: r.detail.slice(0, 2000),
     candidates: candidates(r.candidates),
+    members: r.members,
   }));
   if (decision.outcome === 'placed') {
     const domainId = decision.domainPath[decision.domainPath.length - 1];
@@ -249,12 +259,14 @@ export function comparableRecord(d: ChainDecision): ComparableDecision {
     toKind: h.toKind,
     policy: h.policy,
     candidates: candidates(h.candidates),
+    members: h.members ?? h.candidates.length,
   }));
   const rejections = d.rejections.map((r) => ({
     scope: r.scope,
     reason: r.reason,
     detail: r.detail,
     candidates: candidates(r.candidates),
+    members: r.members ?? r.candidates.length,
   }));
   const o = d.outcome;
   const outcome: ComparableDecision['outcome'] =

@@ -21,6 +21,12 @@ export const candidateVerdictSchema = z.object({
   score: z.number().optional(),
 });
 
+/** How many members a scope had, and the sample limit it was judged under (absent in older events: all). */
+const sampling = {
+  members: z.number().int().min(0).optional(),
+  sampleLimit: z.number().int().min(1).optional(),
+};
+
 /** A workload was admitted. */
 export const WorkloadSubmitted = defineEvent(
   'WorkloadSubmitted',
@@ -41,6 +47,7 @@ export const WorkloadDelegated = defineEvent(
     toKind: z.enum(['domain', 'node']),
     policy: schedulingPolicySchema,
     candidates: z.array(candidateVerdictSchema),
+    ...sampling,
   }),
 );
 /** A scope could not place an instance; the parent backs off to a sibling. */
@@ -55,6 +62,7 @@ export const DelegationRejected = defineEvent(
     reason: z.string().max(64),
     detail: z.string().max(2000),
     candidates: z.array(candidateVerdictSchema),
+    ...sampling,
   }),
 );
 /** An instance has capacity reserved on a node and will run there. */

@@ -38,6 +38,7 @@ describe('decide: descent with fallback to peers', () => {
       {
         scope: 'eu-a',
         reason: 'SCHEDULE.NO_FEASIBLE_NODE',
+        members: 2,
         detail: '2 candidate(s), none usable: FILTER.INSUFFICIENT_CPU ×1, FILTER.INSUFFICIENT_MEMORY ×1',
         candidates: [
           {
@@ -140,6 +141,7 @@ describe('decide: descent with fallback to peers', () => {
         {
           scope: null,
           reason: 'SCHEDULE.NO_FEASIBLE_NODE',
+          members: 1,
           detail: '1 candidate(s), none usable: FILTER.DOMAIN_INSUFFICIENT_CPU ×1',
           candidates: [
             {
@@ -153,6 +155,7 @@ describe('decide: descent with fallback to peers', () => {
         },
       ],
       reasons: { 'SCHEDULE.NO_FEASIBLE_NODE': 1, 'FILTER.DOMAIN_INSUFFICIENT_CPU': 1 },
+      sampleLimit: 64,
     });
   });
 
@@ -191,11 +194,13 @@ describe('decide: descent with fallback to peers', () => {
         {
           scope: null,
           reason: 'SCHEDULE.NO_CANDIDATES',
+          members: 0,
           detail: 'no child domains and no nodes',
           candidates: [],
         },
       ],
       reasons: { 'SCHEDULE.NO_CANDIDATES': 1 },
+      sampleLimit: 64,
     });
   });
 

@@ -1,6 +1,6 @@
 import type { CompiledRequest } from '../constraints';
 import { compileRequest } from '../constraints';
-import type { ChosenDevices, Decision, Hop, ScopeRejection } from '../decision';
+import type { CandidateVerdict, ChosenDevices, Decision, Hop, ScopeRejection } from '../decision';
 import { deviceOutcome, forgetDeviceOutcomes } from '../devices/device-outcome';
 import {
   SCHEDULE_INVALID_REQUEST,
@@ -15,7 +15,8 @@ import { isValidAmount } from '../resources';
 import type { SchedulingIndex } from '../tree/scheduling-index';
 import type { DomainState, NodeState } from '../tree/states';
 import { markSubtreeFailed, reasonCounts, summarize } from './explain';
-import { deviceScores, evaluateScope, nextBest } from './evaluate';
+import type { ScopeEvaluation } from './evaluate';
+import { deviceScores, evaluateScope, firstWindow, nextBest } from './evaluate';
 
 interface Descent {
   readonly index: SchedulingIndex;
@@ -42,14 +43,15 @@ export function decide(index: SchedulingIndex, request: PlacementRequest): Decis
   const descent: Descent = { index, request: compiled, filters, hops: [], rejections: [] };
   const node = visit(descent, start);
   const { hops, rejections } = descent;
+  const sampled = Number.isFinite(compiled.sampleLimit) ? { sampleLimit: compiled.sampleLimit } : {};
   if (!node) {
     forgetDeviceOutcomes(compiled);
-    return { outcome: 'unschedulable', hops, rejections, reasons: reasonCounts(rejections) };
+    return { outcome: 'unschedulable', hops, rejections, reasons: reasonCounts(rejections), ...sampled };
   }
   const domainPath = node.home.chain.slice(start ? start.depth : 0);
   const devices = chosenDevices(node, compiled);
   forgetDeviceOutcomes(compiled);
-  const placed = { outcome: 'placed' as const, nodeId: node.id, domainPath, hops, rejections };
+  const placed = { outcome: 'placed' as const, nodeId: node.id, domainPath, hops, rejections, ...sampled };
   return devices ? { ...placed, devices } : placed;
 }
 
@@ -64,11 +66,44 @@ function chosenDevices(node: NodeState, request: CompiledRequest): ChosenDevices
   return sliceMemoryBytes === undefined ? base : { ...base, sliceMemoryBytes };
 }
 
-/** Tries one scope; on success the hops hold the chain down to the node, on failure its rejection is recorded. */
+/**
+ * Tries one scope; on success the hops hold the chain down to the node, on failure its rejection is recorded. A
+ * large scope is judged in seeded windows (`sampleLimit` feasible members each); a further window is judged only
+ * when every survivor of the ones before failed below, so a fitting node is found whenever the scope has one.
+ */
 function visit(descent: Descent, scope: DomainState | null): NodeState | undefined {
   const members = scope ? scope.members : descent.index.roots;
-  const evaluation = evaluateScope(scope, members, descent.request, descent.filters);
-  const { policy, verdicts, survivors, slots } = evaluation;
+  const judged: CandidateVerdict[] = [];
+  for (let window = firstWindow(scope, members, descent.request); ;) {
+    const evaluation = evaluateScope(scope, members, descent.request, descent.filters, window);
+    const base = judged.length;
+    for (const verdict of evaluation.verdicts) judged.push(verdict);
+    const node = tryBest(descent, scope, evaluation, judged, base, members.length);
+    if (node) return node;
+    if (evaluation.visited >= members.length) break;
+    window = { ...window, from: evaluation.visited };
+  }
+  const reason = members.length === 0 ? SCHEDULE_NO_CANDIDATES : SCHEDULE_NO_FEASIBLE_NODE;
+  descent.rejections.push({
+    scope: scope?.id ?? null,
+    reason,
+    detail: summarize(judged),
+    candidates: judged,
+    members: members.length,
+  });
+  return undefined;
+}
+
+/** Descends into the evaluation's survivors, best first, until one leads to a node. */
+function tryBest(
+  descent: Descent,
+  scope: DomainState | null,
+  evaluation: ScopeEvaluation,
+  judged: CandidateVerdict[],
+  base: number,
+  members: number,
+): NodeState | undefined {
+  const { policy, survivors, slots } = evaluation;
   const tried = new Uint8Array(survivors.length);
   for (let best = nextBest(evaluation, tried); best >= 0; best = nextBest(evaluation, tried)) {
     tried[best] = 1;
@@ -78,21 +113,15 @@ function visit(descent: Descent, scope: DomainState | null): NodeState | undefin
       policy,
       chosen: chosen.id,
       chosenKind: chosen.kind,
-      candidates: verdicts,
+      candidates: judged,
+      members,
     });
     if (chosen.kind === 'node') return chosen;
     const node = visit(descent, chosen);
     if (node) return node;
     descent.hops.pop();
-    markSubtreeFailed(verdicts[slots[best]]);
+    markSubtreeFailed(judged[base + slots[best]]);
   }
-  const reason = members.length === 0 ? SCHEDULE_NO_CANDIDATES : SCHEDULE_NO_FEASIBLE_NODE;
-  descent.rejections.push({
-    scope: scope?.id ?? null,
-    reason,
-    detail: summarize(verdicts),
-    candidates: verdicts,
-  });
   return undefined;
 }
 
@@ -100,7 +129,7 @@ function refuse(scope: string | null, reason: string, detail: string): Decision 
   return {
     outcome: 'unschedulable',
     hops: [],
-    rejections: [{ scope, reason, detail, candidates: [] }],
+    rejections: [{ scope, reason, detail, candidates: [], members: 0 }],
     reasons: { [reason]: 1 },
   };
 }

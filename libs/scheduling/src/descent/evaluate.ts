@@ -16,10 +16,10 @@ export const TIE_SALT = 0x54494542;
 /** The policy of the virtual root scope above the tree's roots. */
 export const ROOT_POLICY: PolicyName = 'least-loaded';
 
-/** One scope after filtering and scoring: a verdict per member, the survivors with their order keys. */
+/** One scope after filtering and scoring: a verdict per judged member, the survivors with their order keys. */
 export interface ScopeEvaluation {
   readonly policy: PolicyName;
-  /** One verdict per member, in member (id) order. */
+  /** One verdict per judged member, in member (id) order. */
   readonly verdicts: CandidateVerdict[];
   readonly survivors: Candidate[];
   /** Index into `verdicts` of each survivor. */
@@ -28,6 +28,43 @@ export interface ScopeEvaluation {
   readonly scores: Float64Array;
   /** The decision's seed (tie-break draws are made from it when needed). */
   readonly seed: number;
+  /** Members judged so far in the scope's rotation (all of them: `members.length`). */
+  readonly visited: number;
+}
+
+/**
+ * Which members one evaluation judges: the scope's members are walked in a rotation starting at `start` (drawn
+ * from the decision's seed), from position `from`, until `limit` of them pass the filters or all were judged.
+ */
+export interface SampleWindow {
+  readonly start: number;
+  readonly from: number;
+  readonly limit: number;
+}
+
+/** Salt of the draw that picks where a sampled scope's rotation starts. */
+export const SAMPLE_SALT = 0x53414d50;
+
+/**
+ * The first window of a scope: every member when the scope is small or the request unbounded; in a large
+ * round-robin scope, the members from the one whose turn it is (the scope's placement counter) to the first that
+ * passes; else a rotation from a seeded start that stops once `sampleLimit` members passed.
+ */
+export function firstWindow(
+  scope: DomainState | null,
+  members: readonly Candidate[],
+  request: CompiledRequest,
+): SampleWindow {
+  const n = members.length;
+  if (n <= request.sampleLimit) return { start: 0, from: 0, limit: Infinity };
+  if (scope?.policy === 'round-robin') return { start: scope.placements % n, from: 0, limit: 1 };
+  const start = drawFor(request.seed, SAMPLE_SALT, scope?.idHash ?? 0) % n;
+  return { start, from: 0, limit: request.sampleLimit };
+}
+
+/** The scope's policy (the virtual root's is ROOT_POLICY). */
+export function policyOf(scope: DomainState | null): PolicyName {
+  return scope ? scope.policy : ROOT_POLICY;
 }
 
 /** Runs node checks in order; the first rejection wins. */
@@ -57,34 +94,20 @@ export function filterDomain(
 }
 
 /**
- * Filters every member of a scope, then scores the survivors with the scope's policy. Verdicts are built once,
- * in their final shape (accepted ones get their score filled in), to keep a 1,000-node scope cheap.
+ * Filters the members of a scope's window, then scores the survivors with the scope's policy. Verdicts are built
+ * once, in their final shape (accepted ones get their score filled in), to keep a 1,000-node scope cheap.
  */
 export function evaluateScope(
   scope: DomainState | null,
   members: readonly Candidate[],
   request: CompiledRequest,
   filters: ActiveFilters,
+  window: SampleWindow = { start: 0, from: 0, limit: Infinity },
 ): ScopeEvaluation {
-  const n = members.length;
-  const verdicts: CandidateVerdict[] = new Array(n);
-  const survivors: Candidate[] = new Array(n);
-  const slots = new Int32Array(n);
-  let count = 0;
-  for (let i = 0; i < n; i++) {
-    const m = members[i];
-    const r =
-      m.kind === 'node' ? filterNode(filters.node, m, request) : filterDomain(filters.domain, m, request);
-    if (r) {
-      verdicts[i] = { id: m.id, kind: m.kind, accepted: false, reason: r.reason, detail: r.detail };
-      continue;
-    }
-    verdicts[i] = { id: m.id, kind: m.kind, accepted: true, score: NaN };
-    survivors[count] = m;
-    slots[count++] = i;
-  }
-  survivors.length = count;
-  const policy = scope ? scope.policy : ROOT_POLICY;
+  const judged = judgeWindow(members, request, filters, window);
+  const { verdicts, survivors, slots } = judged;
+  const count = survivors.length;
+  const policy = policyOf(scope);
   const scores = new Float64Array(count);
   scorerFor(policy).score(survivors, { request, scope }, scores);
   if (request.devices) blendDeviceScores(survivors, request, scores);
@@ -92,7 +115,49 @@ export function evaluateScope(
     scores[j] = roundScore(scores[j]);
     verdicts[slots[j]].score = scores[j];
   }
-  return { policy, verdicts, survivors, slots: slots.subarray(0, count), scores, seed: request.seed };
+  return { policy, verdicts, survivors, slots, scores, seed: request.seed, visited: judged.visited };
+}
+
+/** The members of a window filtered: verdicts and survivors in member order, and how far the rotation got. */
+function judgeWindow(
+  members: readonly Candidate[],
+  request: CompiledRequest,
+  filters: ActiveFilters,
+  window: SampleWindow,
+): { verdicts: CandidateVerdict[]; survivors: Candidate[]; slots: Int32Array; visited: number } {
+  const n = members.length;
+  const order: number[] = [];
+  const rejections: Array<Rejection | undefined> = [];
+  let passed = 0;
+  let p = window.from;
+  for (; p < n && passed < window.limit; p++) {
+    const i = (window.start + p) % n;
+    const m = members[i];
+    const rejected =
+      m.kind === 'node' ? filterNode(filters.node, m, request) : filterDomain(filters.domain, m, request);
+    if (!rejected) passed++;
+    order.push(i);
+    rejections.push(rejected);
+  }
+  const wrap = order.findIndex((i, k) => k > 0 && i < order[k - 1]); // the rotation passed the last member
+  const first = wrap < 0 ? 0 : wrap; // member (id) order, as an unsampled scope has it
+  const verdicts: CandidateVerdict[] = new Array(order.length);
+  const survivors: Candidate[] = new Array(passed);
+  const slots = new Int32Array(passed);
+  let count = 0;
+  for (let k = 0; k < order.length; k++) {
+    const at = (first + k) % order.length;
+    const m = members[order[at]];
+    const r = rejections[at];
+    if (r) {
+      verdicts[k] = { id: m.id, kind: m.kind, accepted: false, reason: r.reason, detail: r.detail };
+      continue;
+    }
+    verdicts[k] = { id: m.id, kind: m.kind, accepted: true, score: NaN };
+    survivors[count] = m;
+    slots[count++] = k;
+  }
+  return { verdicts, survivors, slots, visited: p };
 }
 
 /** Each device scorer's rating of a choice, by scorer name. */
