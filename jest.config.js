@@ -16,6 +16,7 @@ const aliases = {
   '^@hcn/testing$': '<rootDir>/test/support',
   '^@hcn/platform$': '<rootDir>/libs/platform/src',
   '^@hcn/audit$': '<rootDir>/libs/audit/src',
+  '^@hcn/commands$': '<rootDir>/libs/commands/src',
 };
 module.exports = {
   rootDir: __dirname,

@@ -33,7 +33,7 @@ import { ReenrolmentTokenController } from './commands/issue-reenrolment-token/r
 import { RegisterNodeController } from './commands/register-node/register-node.controller';
 import { RegisterNodeHandler } from './commands/register-node/register-node.handler';
 import { StopNodeHandler } from './commands/stop-node/stop-node.handler';
-import { HotStreams } from './common/cached-aggregate';
+import { HotStreams } from './common/hot-streams';
 import { HubMetrics } from './common/metrics';
 import type { HubConfig } from './config';
 import { HealthController } from './health/health.controller';

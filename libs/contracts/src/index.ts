@@ -13,3 +13,4 @@ export * from './util/nul';
 export * from './util/label-pattern';
 export * from './messages/command-mac';
 export * from './util/sealing';
+export * from './util/bounded-map';

@@ -2,8 +2,7 @@ import { labelsSchema, nodeStream, z } from '@hcn/contracts';
 import { NodeCommand, nodeDecider } from '@hcn/domain';
 import type { EventStore } from '@hcn/eventstore';
 import { randomUUID } from 'node:crypto';
-import { handleOnStream } from '../common/aggregate';
-import { requestContext } from '../common/command-context';
+import { CommandEngine, requestContext } from '@hcn/commands';
 import type { ClusterView } from '../scheduling/cluster-view';
 import type { Clock } from '../tokens';
 
@@ -28,7 +27,8 @@ export async function runNodeCommand(
   view?: ClusterView,
 ): Promise<NodeCommandResult> {
   const context = requestContext({ kind: 'user', id: 'operator' }, clock(), randomUUID());
-  const handled = await handleOnStream(store, nodeDecider, nodeStream(command.nodeId), command, context);
+  const nodes = new CommandEngine(store, nodeDecider);
+  const handled = await nodes.handle(nodeStream(command.nodeId), command, context);
   handled.events.forEach((e) => view?.applyNode(e));
   return { nodeId: command.nodeId, revision: handled.revision, events: handled.events.map((e) => e.type) };
 }

@@ -21,9 +21,8 @@ import {
 import type { EventStore } from '@hcn/eventstore';
 import { randomUUID } from 'node:crypto';
 import { Principal, requireNamespace } from '../auth/principal';
-import { handleOnStream } from '../common/aggregate';
-import type { HotStreams } from '../common/cached-aggregate';
-import { CommandContext, requestContext, toNewEvents } from '../common/command-context';
+import type { HotStreams } from '../common/hot-streams';
+import { CommandContext, CommandEngine, requestContext, toNewEvents } from '@hcn/commands';
 import type { Clock } from '../tokens';
 
 /** What a workload command answers: the workload's state after it. */
@@ -164,7 +163,8 @@ export async function runWorkloadCommand(
 ): Promise<WorkloadCommandResult> {
   await loadVisibleWorkload(store, principal, workloadId);
   const context = userContext(principal, clock, workloadId);
-  const handled = await handleOnStream(store, workloadDecider, workloadStream(workloadId), command, context);
+  const workloads = new CommandEngine(store, workloadDecider);
+  const handled = await workloads.handle(workloadStream(workloadId), command, context);
   const { state } = await loadWorkload(store, workloadId);
   return {
     workloadId,

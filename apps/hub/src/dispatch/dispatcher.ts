@@ -1,5 +1,6 @@
 import {
   AgentCommand,
+  BoundedMap,
   EventDataOf,
   Position,
   RecordedEvent,
@@ -13,7 +14,6 @@ import { MessageBus } from '@hcn/messaging';
 import { commandTopicFor } from '@hcn/platform';
 import { loadCheckpoint, saveCheckpoint } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
-import { BoundedMap } from '../common/bounded-map';
 import type { HubMetrics } from '../common/metrics';
 import type { PlacementListener } from '../scheduling/placement.service';
 import { placementCommand } from './placement-command';

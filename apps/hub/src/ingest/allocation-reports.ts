@@ -1,8 +1,6 @@
 import { ParsedAgentReport, workloadStream } from '@hcn/contracts';
-import { DomainError, WorkloadCommand, WorkloadState, workloadDecider } from '@hcn/domain';
-import type { EventStore } from '@hcn/eventstore';
-import { handleManyOnCached, loadKnown } from '../common/aggregate';
-import type { HotStreams } from '../common/cached-aggregate';
+import { DomainError, WorkloadCommand, WorkloadState } from '@hcn/domain';
+import type { HotStreams } from '../common/hot-streams';
 import type { LogStore } from '../logs/log-store';
 
 type AllocationReport = Extract<ParsedAgentReport, { kind: 'allocation' }>;
@@ -48,7 +46,6 @@ function commandOf(report: AllocationReport): WorkloadCommand {
  */
 export class AllocationReports {
   constructor(
-    private readonly store: EventStore,
     private readonly logs: LogStore,
     private readonly hot: HotStreams,
   ) {}
@@ -69,12 +66,11 @@ export class AllocationReports {
       const streamId = workloadStream(items[0].workloadId);
       // The hub that placed the allocation usually still holds the workload's state: no read of the stream.
       const commands = items.map((report) => ({ command: commandOf(report), context: contextOf(report) }));
-      return { streamId, cached: this.hot.workloads.get(streamId), commands };
+      return { streamId, commands };
     });
-    const outcomes = await handleManyOnCached(this.store, workloadDecider, streams);
+    const outcomes = await this.hot.workloads.handleMany(streams);
     const refused: RefusedReport[] = [];
     for (const [i, outcome] of outcomes.entries()) {
-      if (outcome.known) this.hot.workloads.set(streams[i].streamId, outcome.known);
       for (const { index, error } of outcome.refused) {
         if (!(error instanceof DomainError)) throw error;
         refused.push({ report: groups[i][index], code: error.code, reason: error.message });
@@ -93,11 +89,11 @@ export class AllocationReports {
     const states = new Map<string, WorkloadState>();
     for (const report of logs) {
       const streamId = workloadStream(report.workloadId);
-      const cached = states.get(report.workloadId) ?? this.hot.workloads.get(streamId)?.state;
+      const cached = states.get(report.workloadId) ?? this.hot.workloads.cached(streamId)?.state;
       // a cached state may predate a placement another hub made: the stream decides before a refusal
       const state = cached?.allocations[report.allocationId]
         ? cached
-        : (await loadKnown(this.store, workloadDecider, streamId)).state;
+        : (await this.hot.workloads.load(streamId)).state;
       states.set(report.workloadId, state);
     }
     const accepted: LogsReport[] = [];

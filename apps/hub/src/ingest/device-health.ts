@@ -1,6 +1,6 @@
 import { AcceleratorVendor, nodeStream } from '@hcn/contracts';
-import type { HotStreams } from '../common/cached-aggregate';
-import { requestContext } from '../common/command-context';
+import type { HotStreams } from '../common/hot-streams';
+import { requestContext } from '@hcn/commands';
 import type { Clock } from '../tokens';
 
 /** The parts of a heartbeat report the watch reads. */

@@ -1,7 +1,7 @@
 import { workloadStream } from '@hcn/contracts';
 import { workloadDecider } from '@hcn/domain';
 import type { EventStore } from '@hcn/eventstore';
-import { handleOnStream } from '../common/aggregate';
+import { CommandEngine } from '@hcn/commands';
 
 /** What a system part says when it gives an allocation up. */
 export interface Loss {
@@ -19,9 +19,7 @@ export interface Loss {
 
 /** Appends AllocationLost through the workload's decider (nothing when the allocation already ended). */
 export async function markAllocationLost(store: EventStore, loss: Loss): Promise<void> {
-  await handleOnStream(
-    store,
-    workloadDecider,
+  await new CommandEngine(store, workloadDecider).handle(
     workloadStream(loss.workloadId),
     {
       type: 'MarkLost',

@@ -1,7 +1,7 @@
 import { nodeStream, quotaStream, workloadStream } from '@hcn/contracts';
 import { describeWithPostgres, eventuallyExpect } from '@hcn/testing';
 import { randomUUID } from 'node:crypto';
-import { requestContext, toNewEvents } from '../common/command-context';
+import { requestContext, toNewEvents } from '@hcn/commands';
 import { HubHarness, processSpec, registerNode, startHubHarness } from '../testing/hub-harness';
 
 const ORPHAN_REASON = 'its workload was never recorded';

@@ -2,8 +2,7 @@ import { nodeStream, workloadStream } from '@hcn/contracts';
 import { nodeDecider, workloadDecider } from '@hcn/domain';
 import { PostgresEventStore } from '@hcn/eventstore';
 import { describeWithPostgres, eventuallyExpect } from '@hcn/testing';
-import { handleOnStream } from '../common/aggregate';
-import { requestContext } from '../common/command-context';
+import { CommandEngine, requestContext } from '@hcn/commands';
 import { allocationIdFor } from '../scheduling/placement.service';
 import { HubHarness, processSpec, registerNode, startHubHarness } from '../testing/hub-harness';
 
@@ -27,7 +26,7 @@ describeWithPostgres(
     });
 
     const onWorkload = (workloadId: string, command: Parameters<typeof workloadDecider.decide>[0]) =>
-      handleOnStream(writer, workloadDecider, workloadStream(workloadId), command, context());
+      new CommandEngine(writer, workloadDecider).handle(workloadStream(workloadId), command, context());
 
     it('marks the allocation lost when its node went offline before the read returned', async () => {
       const submitted = await h.request('POST', '/v1/workloads', processSpec({ name: 'reloaded' }));
@@ -69,7 +68,7 @@ describeWithPostgres(
           ttlSeconds: 1,
           lastSeenAt: '2000-01-01T00:00:00Z',
         };
-        await handleOnStream(writer, nodeDecider, nodeStream(nodeId), offline as never, context());
+        await new CommandEngine(writer, nodeDecider).handle(nodeStream(nodeId), offline as never, context());
         await new Promise((r) => setTimeout(r, 1000)); // the saga has seen the node go offline meanwhile
       } finally {
         release();

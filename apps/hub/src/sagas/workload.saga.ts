@@ -8,10 +8,9 @@ import {
   workloadDecider,
 } from '@hcn/domain';
 import { EventStore, Subscription, SubscriptionHealth, superviseSubscription } from '@hcn/eventstore';
-import { loadKnown } from '../common/aggregate';
 import { markAllocationLost } from './mark-lost';
-import type { HotStreams } from '../common/cached-aggregate';
-import { CommandContext } from '../common/command-context';
+import type { HotStreams } from '../common/hot-streams';
+import { CommandContext } from '@hcn/commands';
 import type { ClusterView } from '../scheduling/cluster-view';
 import type { PlacementService } from '../scheduling/placement.service';
 import type { Clock } from '../tokens';
@@ -183,7 +182,8 @@ export class WorkloadSaga {
    */
   private reload(workloadId: string, first: RecordedEvent): void {
     this.reloading.set(workloadId, [first]);
-    void loadKnown(this.store, workloadDecider, workloadStream(workloadId))
+    void this.hot.workloads
+      .load(workloadStream(workloadId))
       .catch((error: Error) => {
         console.error(`[workload-saga] reading ${workloadId} back: ${error.message}`);
         return undefined;

@@ -21,9 +21,8 @@ import {
 } from '@hcn/domain';
 import { ConcurrencyError, type EventStore } from '@hcn/eventstore';
 import { ChosenDevices, Decision, decide } from '@hcn/scheduling';
-import { Handled, Known, handleOnKnown, loadKnown } from '../common/aggregate';
-import { CommandContext, toNewEvents } from '../common/command-context';
-import type { HotStreams } from '../common/cached-aggregate';
+import { CommandContext, Handled, Known, toNewEvents } from '@hcn/commands';
+import type { HotStreams } from '../common/hot-streams';
 import type { HubMetrics } from '../common/metrics';
 import type { ClusterView } from './cluster-view';
 
@@ -61,7 +60,7 @@ export interface PreparedSubmission {
 export interface SubmittedWorkload {
   readonly ok: true;
   readonly outcomes: PlacementOutcome[];
-  readonly workload: Known<WorkloadState> & Handled<WorkloadEvent>;
+  readonly workload: Handled<WorkloadEvent, WorkloadState>;
 }
 
 /** A prepared submission committed, or why not (its reservations given back). */
@@ -238,7 +237,7 @@ export class PlacementService {
       }
       const { state, events, outcomes } = p;
       const revision = outcome.result.nextExpectedRevision;
-      this.hot.workloads.set(workloadStream(p.workloadId), { state, revision });
+      this.hot.workloads.remember(workloadStream(p.workloadId), { state, revision });
       for (const placed of p.placed) await this.announcePlaced(p.spec, placed, appended[i], p.context);
       committed.push({ ok: true, outcomes, workload: { state, revision, events, appended: appended[i] } });
     }
@@ -265,7 +264,7 @@ export class PlacementService {
   }
 
   private load(workloadId: string): Promise<Known<WorkloadState>> {
-    return loadKnown(this.store, workloadDecider, workloadStream(workloadId));
+    return this.hot.workloads.load(workloadStream(workloadId));
   }
 
   private async placeInstance(
@@ -355,18 +354,15 @@ export class PlacementService {
     context: CommandContext,
   ): Promise<{ outcome: PlacementOutcome; workload: Known<WorkloadState> }> {
     const outcome = record.outcome;
-    let after: Known<WorkloadState> & Handled<unknown>;
+    let after: Handled<WorkloadEvent, WorkloadState>;
     try {
-      after = await handleOnKnown(
-        this.store,
-        workloadDecider,
+      // the agent's report follows at once: the engine keeps the state it will be decided on
+      after = await this.hot.workloads.handleOnKnown(
         workloadStream(workloadId),
         workload,
         { type: 'RecordDecision', decision: record },
         context,
       );
-      // the agent's report follows at once: keep the state it will be decided on
-      this.hot.workloads.set(workloadStream(workloadId), { state: after.state, revision: after.revision });
     } catch (error) {
       if (!(error instanceof DomainError) || error.code !== 'WORKLOAD.STALE_DECISION') throw error;
       if (outcome.kind === 'placed')
@@ -374,7 +370,7 @@ export class PlacementService {
       return { outcome: 'skipped', workload: await this.load(workloadId) };
     }
     if (outcome.kind !== 'placed') return { outcome: 'unschedulable', workload: after };
-    await this.announcePlaced(spec, outcome, after.appended ?? [], context);
+    await this.announcePlaced(spec, outcome, after.appended, context);
     return { outcome: 'placed', workload: after };
   }
 

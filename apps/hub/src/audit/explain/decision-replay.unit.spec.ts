@@ -10,7 +10,7 @@ import {
 import { WAITING_INSTANCE, foldRecorded, nodeDecider, workloadDecider } from '@hcn/domain';
 import { MemoryEventStore } from '@hcn/eventstore';
 import { NODE_EXCLUDED, decide, mulberry32 } from '@hcn/scheduling';
-import { CommandContext, toNewEvents } from '../../common/command-context';
+import { CommandContext, toNewEvents } from '@hcn/commands';
 import { CLUSTER_EVENT_TYPES, ClusterView } from '../../scheduling/cluster-view';
 import { allocationIdFor, toDecisionRecord } from '../../scheduling/placement.service';
 

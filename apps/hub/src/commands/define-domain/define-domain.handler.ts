@@ -1,10 +1,17 @@
 import { DomainDefinition, domainStream } from '@hcn/contracts';
-import { DomainError, checkTreePlacement, domainDecider, foldRecorded } from '@hcn/domain';
+import {
+  DomainCommand,
+  DomainError,
+  DomainEvent,
+  DomainState,
+  checkTreePlacement,
+  domainDecider,
+  foldRecorded,
+} from '@hcn/domain';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { handleOnStream } from '../../common/aggregate';
-import { requestContext } from '../../common/command-context';
+import { CommandEngine, requestContext } from '@hcn/commands';
 import { ClusterView } from '../../scheduling/cluster-view';
 import { CLOCK, Clock } from '../../tokens';
 import { DefineDomainCommand } from './define-domain.command';
@@ -22,19 +29,21 @@ export interface DomainCommandResult {
  */
 @CommandHandler(DefineDomainCommand)
 export class DefineDomainHandler implements ICommandHandler<DefineDomainCommand, DomainCommandResult> {
+  private readonly domains: CommandEngine<DomainCommand, DomainEvent, DomainState>;
+
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly view: ClusterView,
-  ) {}
+  ) {
+    this.domains = new CommandEngine(store, domainDecider);
+  }
 
   async execute({ definition, mode, actor }: DefineDomainCommand): Promise<DomainCommandResult> {
     await this.checkTree(definition);
     const context = requestContext({ kind: 'user', id: actor }, this.clock());
     const command = mode === 'create' ? ('DefineDomain' as const) : ('UpdateDomain' as const);
-    const handled = await handleOnStream(
-      this.store,
-      domainDecider,
+    const handled = await this.domains.handle(
       domainStream(definition.domainId),
       { type: command, definition },
       context,

@@ -1,12 +1,11 @@
 import { RegisterNodeResponse, heartbeatStream, nodeStream } from '@hcn/contracts';
-import { nodeDecider } from '@hcn/domain';
+import { NodeCommand, NodeEvent, NodeState, nodeDecider } from '@hcn/domain';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { AGENT_REPORTS_TOPIC, commandTopicFor } from '@hcn/platform';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { AgentCredentials } from '../../auth/agent-credentials';
-import { handleOnStream } from '../../common/aggregate';
-import { requestContext } from '../../common/command-context';
+import { CommandEngine, requestContext } from '@hcn/commands';
 import type { HubConfig } from '../../config';
 import { ClusterView } from '../../scheduling/cluster-view';
 import { CLOCK, Clock, HUB_CONFIG } from '../../tokens';
@@ -15,13 +14,17 @@ import { RegisterNodeCommand } from './register-node.command';
 /** Appends NodeRegistered / NodeReregistered (idempotent on node id) and issues the agent's credential. */
 @CommandHandler(RegisterNodeCommand)
 export class RegisterNodeHandler implements ICommandHandler<RegisterNodeCommand, RegisterNodeResponse> {
+  private readonly nodes: CommandEngine<NodeCommand, NodeEvent, NodeState>;
+
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly credentials: AgentCredentials,
     private readonly view: ClusterView,
-  ) {}
+  ) {
+    this.nodes = new CommandEngine(store, nodeDecider);
+  }
 
   async execute({ request, requestId }: RegisterNodeCommand): Promise<RegisterNodeResponse> {
     const { nodeId } = request;
@@ -45,9 +48,7 @@ export class RegisterNodeHandler implements ICommandHandler<RegisterNodeCommand,
     await this.store.setStreamMetadata(heartbeatStream(nodeId), {
       maxAge: this.config.heartbeatRetentionSeconds,
     });
-    const handled = await handleOnStream(
-      this.store,
-      nodeDecider,
+    const handled = await this.nodes.handle(
       nodeStream(nodeId),
       { type: 'RegisterNode', registration },
       context,

@@ -1,10 +1,9 @@
 import { quotaStream } from '@hcn/contracts';
-import { quotaDecider } from '@hcn/domain';
+import { QuotaCommand, QuotaEvent, QuotaState, quotaDecider } from '@hcn/domain';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { handleOnStream } from '../../common/aggregate';
-import { requestContext } from '../../common/command-context';
+import { CommandEngine, requestContext } from '@hcn/commands';
 import { CLOCK, Clock } from '../../tokens';
 import { SetQuotaCommand } from './set-quota.command';
 
@@ -14,16 +13,18 @@ export class SetQuotaHandler implements ICommandHandler<
   SetQuotaCommand,
   { namespace: string; revision: number; events: string[] }
 > {
+  private readonly quotas: CommandEngine<QuotaCommand, QuotaEvent, QuotaState>;
+
   constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(EVENT_STORE) store: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+  ) {
+    this.quotas = new CommandEngine(store, quotaDecider);
+  }
 
   async execute({ namespace, limits, actor }: SetQuotaCommand) {
     const context = requestContext({ kind: 'user', id: actor }, this.clock());
-    const handled = await handleOnStream(
-      this.store,
-      quotaDecider,
+    const handled = await this.quotas.handle(
       quotaStream(namespace),
       { type: 'SetLimits', namespace, limits },
       context,

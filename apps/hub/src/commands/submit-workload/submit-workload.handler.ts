@@ -6,7 +6,7 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { requireNamespace } from '../../auth/principal';
 import { HubMetrics } from '../../common/metrics';
 import { PlacementService } from '../../scheduling/placement.service';
-import { HotStreams } from '../../common/cached-aggregate';
+import { HotStreams } from '../../common/hot-streams';
 import { CLOCK, Clock, HUB_CONFIG } from '../../tokens';
 import {
   WorkloadCommandResult,

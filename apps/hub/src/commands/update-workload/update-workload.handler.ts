@@ -2,7 +2,7 @@ import { workloadDecider } from '@hcn/domain';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { HotStreams } from '../../common/cached-aggregate';
+import { HotStreams } from '../../common/hot-streams';
 import { CLOCK, Clock, HUB_CONFIG } from '../../tokens';
 import type { HubConfig } from '../../config';
 import { checkHostPaths } from '../submit-workload/host-paths';

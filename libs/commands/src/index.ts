@@ -1,0 +1,3 @@
+export * from './command-context';
+export * from './command-engine';
+export * from './types';
