@@ -2,9 +2,13 @@ import { heartbeatStream, workloadStream } from '@hcn/contracts';
 import { DLQ_HEADERS, IncomingMessage } from '@hcn/messaging';
 import { AGENT_REPORTS_TOPIC, freePort } from '@hcn/platform';
 import { describeWithPostgres, eventuallyExpect, sleep } from '@hcn/testing';
-import { ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import {
+  PostgresServer,
+  postgresDataFolder,
+  startPostgresServer,
+  stopPostgresServer,
+} from '../support/postgres-server';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   HubHarness,
@@ -19,54 +23,24 @@ import {
  * coming: the API answers 503 meanwhile, every subscription resumes, nothing accepted is lost, nothing valid is
  * dead-lettered.
  */
-/** Starts the server process and resolves with its URL once it is ready. */
-function startServer(dataDir: string, port: number): Promise<{ process: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    ['-r', './scripts/register-ts.js', 'test/services/postgres-process.ts', dataDir, String(port)],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const ready = /ready (\S+)/.exec(out);
-      if (ready) resolve({ process: child, url: ready[1] });
-    });
-    child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-    child.once('exit', (code) => reject(new Error(`postgres process exited ${code}: ${out}`)));
-  });
-}
-
-/** Stops the server process (a clean shutdown) and waits for it. */
-async function stopServer(server: { process: ChildProcess } | undefined): Promise<void> {
-  if (!server || server.process.exitCode !== null) return;
-  const exited = new Promise((r) => server.process.once('exit', r));
-  server.process.kill('SIGTERM');
-  await exited;
-}
-
 describeWithPostgres('PostgreSQL restarted under load (hub + projector, real PostgreSQL)', () => {
-  let pg: { process: ChildProcess; url: string } | undefined;
+  let pg: PostgresServer | undefined;
   let h: HubHarness | undefined;
   let dataDir: string;
   let port: number;
   const suiteUrl = process.env.HCN_TEST_DATABASE_URL;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'hcn-pg-restart-'));
-    chmodSync(dataDir, 0o755); // the postgres user enters it to reach its data directory
+    dataDir = postgresDataFolder('hcn-pg-restart-');
     port = await freePort();
-    pg = await startServer(join(dataDir, 'pg'), port);
+    pg = await startPostgresServer(join(dataDir, 'pg'), port);
     process.env.HCN_TEST_DATABASE_URL = pg.url;
     h = await startHubHarness({ HCN_NODE_TTL_SECONDS: '600', HCN_START_DEADLINE_SECONDS: '600' });
   }, 60000);
   afterAll(async () => {
     process.env.HCN_TEST_DATABASE_URL = suiteUrl;
     await h?.close().catch(() => undefined);
-    await stopServer(pg);
+    await stopPostgresServer(pg);
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -108,10 +82,10 @@ describeWithPostgres('PostgreSQL restarted under load (hub + projector, real Pos
       }
     })();
     await sleep(2000);
-    await stopServer(pg);
+    await stopPostgresServer(pg);
     await eventuallyExpect(async () => expect((await hub.request('GET', '/readyz')).status).toBe(503), 10000);
     await sleep(3000);
-    pg = await startServer(join(dataDir, 'pg'), port);
+    pg = await startPostgresServer(join(dataDir, 'pg'), port);
     await eventuallyExpect(async () => expect((await hub.request('GET', '/readyz')).status).toBe(200), 60000);
     await sleep(2000);
     running = false;

@@ -51,6 +51,9 @@ const opsPort = z.preprocess(
     .optional(),
 );
 
+const SESSION_TIMEOUT_RANGE =
+  "HCN_KAFKA_SESSION_TIMEOUT_MS: whole milliseconds, 6000 to 1800000 (the broker's default session bounds)";
+
 const schema = z
   .object({
     HCN_HTTP_HOST: z.string().default('127.0.0.1'),
@@ -61,6 +64,13 @@ const schema = z
       .startsWith('esdb', 'EVENTSTORE_URL must be an esdb:// connection string')
       .optional(),
     KAFKA_BROKERS: brokerListSchema.optional(),
+    HCN_KAFKA_SESSION_TIMEOUT_MS: envNumber(10_000).pipe(
+      z
+        .number()
+        .int(SESSION_TIMEOUT_RANGE)
+        .min(6000, SESSION_TIMEOUT_RANGE)
+        .max(1_800_000, SESSION_TIMEOUT_RANGE),
+    ),
     HCN_JOIN_TOKEN: z.preprocess(
       unsetIfEmpty,
       z.string().min(16, 'HCN_JOIN_TOKEN must be at least 16 characters').optional(),
@@ -133,6 +143,8 @@ export interface HubConfig {
   readonly databaseUrl: string;
   readonly eventStoreUrl?: string;
   readonly kafkaBrokers?: readonly string[];
+  /** Kafka consumer session timeout: a member silent this long loses its partitions (a store outage does not). */
+  readonly kafkaSessionTimeoutMs: number;
   /** The shared join token; unset: new nodes join only with per-node bootstrap tokens. */
   readonly joinToken?: string;
   readonly agentSecret: string;
@@ -172,6 +184,7 @@ export function loadHubConfig(env: NodeJS.ProcessEnv): HubConfig {
     databaseUrl: c.DATABASE_URL,
     eventStoreUrl: c.EVENTSTORE_URL,
     kafkaBrokers: c.KAFKA_BROKERS,
+    kafkaSessionTimeoutMs: c.HCN_KAFKA_SESSION_TIMEOUT_MS,
     joinToken: c.HCN_JOIN_TOKEN,
     agentSecret: c.HCN_AGENT_SECRET,
     nodeTtlSeconds: c.HCN_NODE_TTL_SECONDS,

@@ -16,6 +16,13 @@ describe('hub configuration', () => {
     expect(config.storePoolSize).toBe(20);
   });
 
+  it('keeps a Kafka consumer session of 10 s unless configured', () => {
+    expect(loadHubConfig(minimal).kafkaSessionTimeoutMs).toBe(10_000);
+    expect(loadHubConfig({ ...minimal, HCN_KAFKA_SESSION_TIMEOUT_MS: '6000' }).kafkaSessionTimeoutMs).toBe(
+      6000,
+    );
+  });
+
   it('reads the orphan sweep in seconds', () => {
     expect(loadHubConfig({ ...minimal, HCN_ORPHAN_SWEEP_SECONDS: '0.5' }).orphanSweepMs).toBe(500);
   });
@@ -26,6 +33,8 @@ describe('hub configuration', () => {
     ['HCN_SCHEDULER_TICK_MS', '-1'],
     ['HCN_NODE_TTL_SECONDS', '1'],
     ['HCN_STORE_POOL_SIZE', '1'],
+    ['HCN_KAFKA_SESSION_TIMEOUT_MS', '3000'],
+    ['HCN_KAFKA_SESSION_TIMEOUT_MS', '6000.5'],
     ['HCN_MAX_INSTANCES_PER_REQUEST', '0'],
     ['HCN_MAX_INSTANCES_PER_REQUEST', '1.5'],
     ['HCN_DEFAULT_QUOTA', '{cpuMillis: 1}'],

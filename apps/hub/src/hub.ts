@@ -6,7 +6,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { DataSource } from 'typeorm';
 import { AgentCredentials } from './auth/agent-credentials';
-import { HotStreams } from './common/hot-streams';
+import { HotStreams } from './common/cached-aggregate';
 import { RequireBodyInterceptor } from './common/require-body.interceptor';
 import { HcnExceptionFilter } from './common/hcn-exception.filter';
 import { HubMetrics } from './common/metrics';
@@ -16,10 +16,11 @@ import { Dispatcher } from './dispatch/dispatcher';
 import { registerProjectionLag } from './health/projection-lag.metric';
 import { HubModule } from './hub.module';
 import { OpsListener, openApiDocument, serveDocs, startOpsListener } from './ops-listener';
-import { AgentReportsConsumer } from './ingest/agent-reports.consumer';
+import { AgentReportsConsumer, REPORTS_RETRY_BACKOFF_CAP_MS } from './ingest/agent-reports.consumer';
 import { DeviceHealthWatch } from './ingest/device-health';
 import { HeartbeatReconciler } from './ingest/heartbeat-reconciler';
 import { AllocationReports } from './ingest/allocation-reports';
+import { IngestStalls } from './ingest/ingest-stalls';
 import { LogStore } from './logs/log-store';
 import { LivenessService } from './sagas/liveness.service';
 import { StartDeadlines } from './sagas/start-deadlines';
@@ -68,10 +69,12 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
   registerProjectionLag(metrics, ports.readModels);
   const credentials = new AgentCredentials(config.agentSecret);
   const signer = new CommandSigner(credentials, clock);
-  const liveness = new LivenessService(ports.store, config, clock, metrics);
+  const stalls = new IngestStalls(clock, REPORTS_RETRY_BACKOFF_CAP_MS);
+  const ingestResumedAt = () => stalls.resumedAt();
+  const liveness = new LivenessService(ports.store, config, clock, metrics, ingestResumedAt);
   const logs = new LogStore(ports.readModels);
   const hot = new HotStreams(ports.store);
-  const allocationReports = new AllocationReports(logs, hot);
+  const allocationReports = new AllocationReports(ports.store, logs, hot);
   const view = new ClusterView(ports.store, metrics.subscriptions);
   const consumer = new AgentReportsConsumer(
     ports.bus,
@@ -90,6 +93,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
       clock,
       config.startDeadlineMs,
     ),
+    stalls,
   );
   const dispatcher = new Dispatcher(ports.store, ports.bus, ports.readModels, metrics, signer);
   const placement = new PlacementService(ports.store, view, metrics, hot, dispatcher);
@@ -112,7 +116,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
     ports.store,
     dispatcher,
     clock,
-    { deadlineMs: config.startDeadlineMs, resends: config.startResends },
+    { deadlineMs: config.startDeadlineMs, resends: config.startResends, ingestResumedAt },
     metrics.subscriptions,
   );
   const app = await NestFactory.create<NestExpressApplication>(

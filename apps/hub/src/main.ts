@@ -23,7 +23,10 @@ async function main(): Promise<void> {
     eventStoreUrl: config.eventStoreUrl,
     poolSize: config.storePoolSize,
   });
-  const bus = openMessageBus(config.kafkaBrokers, 'hcn-hub', kafkaSecurity);
+  const bus = openMessageBus(config.kafkaBrokers, 'hcn-hub', {
+    ...kafkaSecurity,
+    sessionTimeoutMs: config.kafkaSessionTimeoutMs,
+  });
   if (config.kafkaBrokers) console.log(`[hub] Kafka: ${describeKafkaSecurity(kafkaSecurity)}`);
   const readModels = await openReadModels(config.databaseUrl);
   const hub = await startHub(config, { store, bus, readModels });

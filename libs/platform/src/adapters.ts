@@ -1,6 +1,6 @@
 import type { EventRegistry } from '@hcn/contracts';
 import type { EventStore } from '@hcn/eventstore';
-import type { MessageBus } from '@hcn/messaging';
+import type { KafkaMessageBusOptions, MessageBus } from '@hcn/messaging';
 import type { KafkaSecurity } from './kafka-security';
 
 /** Where the event store lives: EventStoreDB when its URL is set, else the PostgreSQL adapter. */
@@ -31,6 +31,9 @@ export async function openEventStore(
   });
 }
 
+/** Settings of the Kafka bus besides its brokers: TLS/SASL (loadKafkaSecurity) and the consumer session timeout. */
+export type KafkaBusSettings = KafkaSecurity & Pick<KafkaMessageBusOptions, 'sessionTimeoutMs'>;
+
 /**
  * Opens the configured message bus: Kafka when brokers are set (with the TLS/SASL settings of loadKafkaSecurity),
  * else the in-process bus (embedded mode).
@@ -38,10 +41,10 @@ export async function openEventStore(
 export function openMessageBus(
   kafkaBrokers: readonly string[] | undefined,
   clientId: string,
-  security: KafkaSecurity = {},
+  settings: KafkaBusSettings = {},
 ): MessageBus {
   const { KafkaMessageBus, MemoryMessageBus } = require('@hcn/messaging') as typeof import('@hcn/messaging');
   if (kafkaBrokers && kafkaBrokers.length > 0)
-    return new KafkaMessageBus({ brokers: kafkaBrokers, clientId, ...security });
+    return new KafkaMessageBus({ brokers: kafkaBrokers, clientId, ...settings });
   return new MemoryMessageBus();
 }

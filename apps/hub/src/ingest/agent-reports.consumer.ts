@@ -23,12 +23,16 @@ import type { LivenessService } from '../sagas/liveness.service';
 import type { AllocationReports } from './allocation-reports';
 import type { DeviceHealthWatch } from './device-health';
 import type { HeartbeatReconciler } from './heartbeat-reconciler';
+import type { IngestStalls } from './ingest-stalls';
 
 type Report = Extract<ParsedAgentReport, { kind: 'heartbeat' }>;
 type Rejected = { message: IncomingMessage; code: string; reason: string };
 
 /** Consumer group of the hubs reading agent reports. */
 export const REPORTS_GROUP = 'hcn-hub-reports';
+
+/** Longest pause between two attempts at a batch the store or the bus keeps failing. */
+export const REPORTS_RETRY_BACKOFF_CAP_MS = 5000;
 
 /** The heartbeat event of a report; its id derives from (node, seq) so a replayed report is stored once. */
 export function heartbeatEvent(report: Report): NewEvent {
@@ -69,6 +73,7 @@ export class AgentReportsConsumer {
     private readonly allocationReports: AllocationReports,
     private readonly deviceHealth?: DeviceHealthWatch,
     private readonly reconciler?: HeartbeatReconciler,
+    private readonly stalls?: IngestStalls,
   ) {}
 
   async start(): Promise<void> {
@@ -83,15 +88,22 @@ export class AgentReportsConsumer {
       batchWindowMs: 200,
       // reports are keyed by node: partitions in parallel keep each node's reports in order
       concurrentPartitions: 4,
-      handleBatch: (messages) => this.handle(messages),
+      handleBatch: (messages) => this.handle(messages).catch((error: unknown) => this.failed(error)),
       // bad reports are dead-lettered by handle() itself; when the store or the bus fails, dead-lettering valid
       // reports would lose them, so those batches are retried until the infrastructure is back
       isTransient: isInfrastructureFailure,
+      maxRetryBackoffMs: REPORTS_RETRY_BACKOFF_CAP_MS,
     });
   }
 
   async stop(): Promise<void> {
     await this.consumer?.stop();
+  }
+
+  /** A failed batch: a failure of the infrastructure holds off judging reports missing (IngestStalls). */
+  private failed(error: unknown): never {
+    if (isInfrastructureFailure(error)) this.stalls?.failed();
+    throw error;
   }
 
   /** Handles one batch of one partition: valid reports are appended per node, the others dead-lettered. */

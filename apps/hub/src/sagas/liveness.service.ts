@@ -1,8 +1,9 @@
 import { EventDataOf, inParallel, nodeStream, RecordedEvent } from '@hcn/contracts';
-import { NodeCommand, NodeEvent, NodeState, nodeDecider } from '@hcn/domain';
+import { nodeDecider } from '@hcn/domain';
 import { EventStore, Subscription, superviseSubscription } from '@hcn/eventstore';
 import { randomUUID } from 'node:crypto';
-import { CommandEngine, requestContext } from '@hcn/commands';
+import { handleOnStream } from '../common/aggregate';
+import { requestContext } from '../common/command-context';
 import type { HubMetrics } from '../common/metrics';
 import type { HubConfig } from '../config';
 import type { Clock } from '../tokens';
@@ -24,8 +25,6 @@ export interface TrackedNode {
  */
 export class LivenessService {
   private readonly nodes = new Map<string, TrackedNode>();
-  /** Node streams, read afresh for each command. */
-  private readonly engine: CommandEngine<NodeCommand, NodeEvent, NodeState>;
   private subscription: Subscription | undefined;
   private timer: NodeJS.Timeout | undefined;
   private sweeping = false;
@@ -38,9 +37,9 @@ export class LivenessService {
     private readonly config: HubConfig,
     private readonly clock: Clock,
     private readonly metrics: HubMetrics,
-  ) {
-    this.engine = new CommandEngine(store, nodeDecider);
-  }
+    /** From when silence may count: report ingestion stalled until then (IngestStalls). */
+    private readonly ingestResumedAt: () => number = () => Number.NEGATIVE_INFINITY,
+  ) {}
 
   /** Starts following the log and sweeping. */
   start(): void {
@@ -100,7 +99,9 @@ export class LivenessService {
   /** Brings an offline node back online after a heartbeat (NodeCameOnline through the decider). */
   async markOnline(nodeId: string, seenAt: Date): Promise<void> {
     const context = requestContext({ kind: 'system', id: 'liveness' }, this.clock(), randomUUID());
-    await this.engine.handle(
+    await handleOnStream(
+      this.store,
+      nodeDecider,
       nodeStream(nodeId),
       { type: 'ObserveHeartbeat', nodeId, seenAt: seenAt.toISOString() },
       context,
@@ -157,11 +158,13 @@ export class LivenessService {
     try {
       let online = 0;
       const silent: Array<[string, TrackedNode]> = [];
+      // reports sent while ingestion stalled are in the topic still: that silence is the hub's, not the node's
+      const resumedAt = this.ingestResumedAt();
       for (const [nodeId, node] of this.nodes) {
         if (node.status !== 'online') continue;
         online++;
         const allowedMs = this.config.nodeTtlSeconds * 1000 + this.ingestLagMs;
-        if (now.getTime() - node.lastSeenMs > allowedMs) silent.push([nodeId, node]);
+        if (now.getTime() - Math.max(node.lastSeenMs, resumedAt) > allowedMs) silent.push([nodeId, node]);
       }
       await inParallel(silent, 8, ([nodeId, node]) => this.markOffline(nodeId, node, now));
       this.metrics.nodesTracked.set({ status: 'online' }, online);
@@ -182,7 +185,7 @@ export class LivenessService {
       ttlSeconds: this.config.nodeTtlSeconds,
       lastSeenAt: new Date(node.lastSeenMs).toISOString(),
     };
-    const handled = await this.engine.handle(nodeStream(nodeId), command, context);
+    const handled = await handleOnStream(this.store, nodeDecider, nodeStream(nodeId), command, context);
     node.status = 'offline';
     if (handled.events.length > 0) this.metrics.nodesWentOffline.inc();
   }

@@ -19,6 +19,8 @@ export interface StartDeadlineOptions {
   readonly deadlineMs: number;
   /** Sends after the first (same command id: an agent that applied it ignores it). */
   readonly resends: number;
+  /** From when a missing start report may count: report ingestion stalled until then (IngestStalls). */
+  readonly ingestResumedAt?: () => number;
 }
 
 /** Publishes a placement's run command again (the dispatcher). */
@@ -94,7 +96,11 @@ export class StartDeadlines {
     this.checking = true;
     try {
       const now = this.clock().getTime();
-      const due = [...this.waiting.values()].filter((w) => now - w.sentAt >= this.options.deadlineMs);
+      // a start reported while ingestion stalled is in the topic still: its deadline runs from the resumption
+      const from = this.options.ingestResumedAt?.() ?? Number.NEGATIVE_INFINITY;
+      const due = [...this.waiting.values()].filter(
+        (w) => now - Math.max(w.sentAt, from) >= this.options.deadlineMs,
+      );
       await inParallel(due, 4, (w) =>
         w.sends > this.options.resends ? this.giveUp(w) : this.resend(w, now),
       );

@@ -1,6 +1,7 @@
 import { withMac } from '@hcn/contracts';
 import { PostgresEventStore, SubscriptionHealth } from '@hcn/eventstore';
-import { MemoryMessageBus, MessageBus } from '@hcn/messaging';
+import type { MessageBus } from '@hcn/messaging';
+import { openMessageBus } from '@hcn/platform';
 import { openReadModels } from '@hcn/read-models';
 import { TestDatabase, createTestDatabase } from '@hcn/testing';
 import type { DataSource } from 'typeorm';
@@ -33,12 +34,14 @@ export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
 /** The join token every harness hub accepts. */
 export const TEST_JOIN_TOKEN = 'test-join-token-0123456789';
 
-/** Starts a hub for a spec: short TTL and sweeps, memory bus unless one is given. */
+/**
+ * Starts a hub for a spec: short TTL and sweeps. Its bus: the one given, else the one its configuration names (as
+ * the hub's main opens it: Kafka when `KAFKA_BROKERS` is among the overrides), else an in-process one.
+ */
 export async function startHubHarness(
   overrides: Record<string, string> = {},
   sharedBus?: MessageBus,
 ): Promise<HubHarness> {
-  const bus = sharedBus ?? new MemoryMessageBus();
   const database = await createTestDatabase('hub');
   const config = loadHubConfig({
     DATABASE_URL: database.url,
@@ -53,6 +56,9 @@ export async function startHubHarness(
     HCN_SCHEDULER_TICK_MS: '50',
     ...overrides,
   });
+  const bus =
+    sharedBus ??
+    openMessageBus(config.kafkaBrokers, 'hcn-hub', { sessionTimeoutMs: config.kafkaSessionTimeoutMs });
   const store = await PostgresEventStore.connect({
     connectionString: database.url,
     polling: { pollIntervalMs: 200 },
