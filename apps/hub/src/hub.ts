@@ -6,7 +6,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { DataSource } from 'typeorm';
 import { AgentCredentials } from './auth/agent-credentials';
-import { HotStreams } from './common/cached-aggregate';
+import { HotStreams } from './common/hot-streams';
 import { RequireBodyInterceptor } from './common/require-body.interceptor';
 import { HcnExceptionFilter } from './common/hcn-exception.filter';
 import { HubMetrics } from './common/metrics';
@@ -74,7 +74,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
   const liveness = new LivenessService(ports.store, config, clock, metrics, ingestResumedAt);
   const logs = new LogStore(ports.readModels);
   const hot = new HotStreams(ports.store);
-  const allocationReports = new AllocationReports(ports.store, logs, hot);
+  const allocationReports = new AllocationReports(logs, hot);
   const view = new ClusterView(ports.store, metrics.subscriptions);
   const consumer = new AgentReportsConsumer(
     ports.bus,

@@ -1,9 +1,8 @@
 import { EventDataOf, inParallel, nodeStream, RecordedEvent } from '@hcn/contracts';
-import { nodeDecider } from '@hcn/domain';
+import { NodeCommand, NodeEvent, NodeState, nodeDecider } from '@hcn/domain';
 import { EventStore, Subscription, superviseSubscription } from '@hcn/eventstore';
 import { randomUUID } from 'node:crypto';
-import { handleOnStream } from '../common/aggregate';
-import { requestContext } from '../common/command-context';
+import { CommandEngine, requestContext } from '@hcn/commands';
 import type { HubMetrics } from '../common/metrics';
 import type { HubConfig } from '../config';
 import type { Clock } from '../tokens';
@@ -25,6 +24,8 @@ export interface TrackedNode {
  */
 export class LivenessService {
   private readonly nodes = new Map<string, TrackedNode>();
+  /** Node streams, read afresh for each command. */
+  private readonly engine: CommandEngine<NodeCommand, NodeEvent, NodeState>;
   private subscription: Subscription | undefined;
   private timer: NodeJS.Timeout | undefined;
   private sweeping = false;
@@ -39,7 +40,9 @@ export class LivenessService {
     private readonly metrics: HubMetrics,
     /** From when silence may count: report ingestion stalled until then (IngestStalls). */
     private readonly ingestResumedAt: () => number = () => Number.NEGATIVE_INFINITY,
-  ) {}
+  ) {
+    this.engine = new CommandEngine(store, nodeDecider);
+  }
 
   /** Starts following the log and sweeping. */
   start(): void {
@@ -99,9 +102,7 @@ export class LivenessService {
   /** Brings an offline node back online after a heartbeat (NodeCameOnline through the decider). */
   async markOnline(nodeId: string, seenAt: Date): Promise<void> {
     const context = requestContext({ kind: 'system', id: 'liveness' }, this.clock(), randomUUID());
-    await handleOnStream(
-      this.store,
-      nodeDecider,
+    await this.engine.handle(
       nodeStream(nodeId),
       { type: 'ObserveHeartbeat', nodeId, seenAt: seenAt.toISOString() },
       context,
@@ -185,7 +186,7 @@ export class LivenessService {
       ttlSeconds: this.config.nodeTtlSeconds,
       lastSeenAt: new Date(node.lastSeenMs).toISOString(),
     };
-    const handled = await handleOnStream(this.store, nodeDecider, nodeStream(nodeId), command, context);
+    const handled = await this.engine.handle(nodeStream(nodeId), command, context);
     node.status = 'offline';
     if (handled.events.length > 0) this.metrics.nodesWentOffline.inc();
   }
