@@ -1,4 +1,4 @@
-import { DomainError } from '@hcn/domain';
+import { DomainError, defineDecider } from '@hcn/domain';
 import { ConcurrencyError, MemoryEventStore } from '@hcn/eventstore';
 import { testEventRegistry } from '../../eventstore/src/testing/test-events';
 import type { CommandContext } from './command-context';
@@ -8,14 +8,14 @@ import type { EngineOptions } from './types';
 /** A counter that holds at most 10: `Add` appends ThingHappened (a negative n takes away), 0 is a no-op, over 10 refused. */
 type Add = { type: 'Add'; n: number };
 type Added = { type: 'ThingHappened'; data: { n: number } };
-const counter = {
+const counter = defineDecider({
   initialState: 0,
-  decide(command: Add, total: number): Added[] {
-    if (total + command.n > 10) throw new DomainError('COUNTER.FULL', `${total} + ${command.n} > 10`);
-    return command.n === 0 ? [] : [{ type: 'ThingHappened', data: { n: command.n } }];
-  },
+  validate: (command: Add, total: number) =>
+    total + command.n > 10 ? new DomainError('COUNTER.FULL', `${total} + ${command.n} > 10`) : undefined,
+  decideAccepted: (command: Add): Added[] =>
+    command.n === 0 ? [] : [{ type: 'ThingHappened', data: { n: command.n } }],
   evolve: (total: number, event: Added) => total + event.data.n,
-};
+});
 const add = (n: number): Add => ({ type: 'Add', n });
 const context: CommandContext = {
   correlationId: 'spec',

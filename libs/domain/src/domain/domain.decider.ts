@@ -1,5 +1,6 @@
 import type { DomainDefinition, EventDataOf } from '@hcn/contracts';
 import { sameJson } from '../equality';
+import { defineDecider } from '../decider';
 import { DomainError, assertNever } from '../errors';
 
 /** Commands on a domain's definition. */
@@ -20,14 +21,16 @@ export interface DomainState {
 /** Before definition. */
 export const initialDomainState: DomainState = { definition: null };
 
-/** Decides definition changes; tree checks (parent exists, no cycle) need other domains and live in the handler. */
-export function decideDomain(command: DomainCommand, state: DomainState): DomainEvent[] {
+/**
+ * Why a definition change is refused: defining another definition under a used id, updating an undefined domain.
+ * Tree checks (parent exists, no cycle) need other domains and live in the handler.
+ */
+export function validateDomain(command: DomainCommand, state: DomainState): DomainError | undefined {
   const id = command.definition.domainId;
   switch (command.type) {
     case 'DefineDomain':
-      if (!state.definition) return [{ type: 'DomainDefined', data: command.definition }];
-      if (sameJson(state.definition, command.definition)) return [];
-      throw new DomainError(
+      if (!state.definition || sameJson(state.definition, command.definition)) return undefined;
+      return new DomainError(
         'DOMAIN.ALREADY_EXISTS',
         `Domain ${id} is already defined; use PUT to change it`,
         {
@@ -35,13 +38,18 @@ export function decideDomain(command: DomainCommand, state: DomainState): Domain
         },
       );
     case 'UpdateDomain':
-      if (!state.definition)
-        throw new DomainError('DOMAIN.NOT_FOUND', `Domain ${id} is not defined`, { domainId: id });
-      if (sameJson(state.definition, command.definition)) return [];
-      return [{ type: 'DomainUpdated', data: command.definition }];
+      if (state.definition) return undefined;
+      return new DomainError('DOMAIN.NOT_FOUND', `Domain ${id} is not defined`, { domainId: id });
     default:
       return assertNever(command);
   }
+}
+
+/** Decides accepted definition changes: nothing when the definition is already the one given. */
+function decideAcceptedDomain(command: DomainCommand, state: DomainState): DomainEvent[] {
+  if (sameJson(state.definition, command.definition)) return [];
+  const type = command.type === 'DefineDomain' ? 'DomainDefined' : 'DomainUpdated';
+  return [{ type, data: command.definition }];
 }
 
 /** Folds one domain event. */
@@ -56,7 +64,15 @@ export function evolveDomain(_state: DomainState, event: DomainEvent): DomainSta
 }
 
 /** The domain decider. */
-export const domainDecider = { initialState: initialDomainState, decide: decideDomain, evolve: evolveDomain };
+export const domainDecider = defineDecider({
+  initialState: initialDomainState,
+  validate: validateDomain,
+  decideAccepted: decideAcceptedDomain,
+  evolve: evolveDomain,
+});
+
+/** Decides definition changes; throws DomainError when refused. */
+export const decideDomain = domainDecider.decide;
 
 /**
  * Checks a definition against the tree (ids to parent ids): the parent must be defined and the domain must not

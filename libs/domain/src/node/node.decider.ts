@@ -1,6 +1,7 @@
 import { sameJson } from '../equality';
 import { DEFAULT_MIN_DEVICE_HEALTH } from '@hcn/contracts';
 import type { DeviceGrant, EventDataOf, ResourceAmounts } from '@hcn/contracts';
+import { defineDecider } from '../decider';
 import { DomainError, assertNever } from '../errors';
 import { NO_RESOURCES, RESOURCE_KINDS, shortfalls, retotal } from '../resources';
 import type { NodeCommand, NodeEvent } from './node.commands';
@@ -10,16 +11,38 @@ function sameRegistration(state: NodeState, next: NodeEvent & { type: 'NodeRegis
   return sameJson(state.registration, next.data);
 }
 
-function requireKnown(state: NodeState, nodeId: string): void {
+/** A node that is not registered (never, or no more) refuses every command about it. */
+function unknownNode(state: NodeState, nodeId: string): DomainError | undefined {
   if (state.status === 'unregistered')
-    throw new DomainError('NODE.NOT_FOUND', `Node ${nodeId} is not registered`, { nodeId });
-  if (state.status === 'deregistered') {
-    throw new DomainError('NODE.DEREGISTERED', `Node ${nodeId} has been deregistered`, { nodeId });
+    return new DomainError('NODE.NOT_FOUND', `Node ${nodeId} is not registered`, { nodeId });
+  if (state.status === 'deregistered')
+    return new DomainError('NODE.DEREGISTERED', `Node ${nodeId} has been deregistered`, { nodeId });
+  return undefined;
+}
+
+/** Why a command on one node is refused, or undefined when it is accepted. */
+export function validateNode(command: NodeCommand, state: NodeState): DomainError | undefined {
+  switch (command.type) {
+    case 'RegisterNode':
+    case 'CheckLiveness':
+    case 'ReleaseCapacity':
+      return undefined;
+    case 'ObserveHeartbeat':
+    case 'RequestDrain':
+    case 'RequestStop':
+    case 'ChangeLabels':
+    case 'Deregister':
+    case 'ObserveDeviceHealth':
+      return unknownNode(state, command.nodeId);
+    case 'ReserveCapacity':
+      return reservationRefusal(command, state);
+    default:
+      return assertNever(command);
   }
 }
 
-/** Decides which events a command causes on one node; throws DomainError when it is refused. */
-export function decideNode(command: NodeCommand, state: NodeState): NodeEvent[] {
+/** Decides which events an accepted command causes on one node. */
+function decideAcceptedNode(command: NodeCommand, state: NodeState): NodeEvent[] {
   switch (command.type) {
     case 'RegisterNode': {
       const event: NodeEvent & { type: 'NodeRegistered' } = {
@@ -31,7 +54,6 @@ export function decideNode(command: NodeCommand, state: NodeState): NodeEvent[] 
       return [{ type: 'NodeReregistered', data: command.registration }];
     }
     case 'ObserveHeartbeat':
-      requireKnown(state, command.nodeId);
       return state.status === 'offline'
         ? [{ type: 'NodeCameOnline', data: { nodeId: command.nodeId, seenAt: command.seenAt } }]
         : [];
@@ -48,19 +70,15 @@ export function decideNode(command: NodeCommand, state: NodeState): NodeEvent[] 
       ];
     }
     case 'RequestDrain':
-      requireKnown(state, command.nodeId);
       return state.draining
         ? []
         : [{ type: 'NodeDrainRequested', data: { nodeId: command.nodeId, reason: command.reason } }];
     case 'RequestStop':
-      requireKnown(state, command.nodeId);
       return [{ type: 'NodeStopRequested', data: { nodeId: command.nodeId, reason: command.reason } }];
     case 'ChangeLabels':
-      requireKnown(state, command.nodeId);
       if (sameJson(state.labels, command.labels)) return [];
       return [{ type: 'NodeLabelsChanged', data: { nodeId: command.nodeId, labels: command.labels } }];
     case 'Deregister':
-      requireKnown(state, command.nodeId);
       return [{ type: 'NodeDeregistered', data: { nodeId: command.nodeId, reason: command.reason } }];
     case 'ReserveCapacity':
       return reserve(command, state);
@@ -92,13 +110,27 @@ export function nodeReserved(state: NodeState): ResourceAmounts {
   return state.reserved;
 }
 
-function reserve(command: NodeCommand & { type: 'ReserveCapacity' }, state: NodeState): NodeEvent[] {
-  requireKnown(state, command.nodeId);
-  if (state.reservations.has(command.allocationId)) return [];
+/** Why a reservation is refused: an unknown, offline or draining node, too little room, devices not free. */
+function reservationRefusal(
+  command: NodeCommand & { type: 'ReserveCapacity' },
+  state: NodeState,
+): DomainError | undefined {
+  const unknown = unknownNode(state, command.nodeId);
+  if (unknown || state.reservations.has(command.allocationId)) return unknown;
   const details = { nodeId: command.nodeId, allocationId: command.allocationId };
   if (state.status !== 'online')
-    throw new DomainError('NODE.OFFLINE', `Node ${command.nodeId} is offline`, details);
-  if (state.draining) throw new DomainError('NODE.DRAINING', `Node ${command.nodeId} is draining`, details);
+    return new DomainError('NODE.OFFLINE', `Node ${command.nodeId} is offline`, details);
+  if (state.draining) return new DomainError('NODE.DRAINING', `Node ${command.nodeId} is draining`, details);
+  return (
+    shortfallRefusal(command, state, details) ?? deviceGrantRefusal(state, command.devices ?? [], details)
+  );
+}
+
+function shortfallRefusal(
+  command: NodeCommand & { type: 'ReserveCapacity' },
+  state: NodeState,
+  details: Record<string, unknown>,
+): DomainError | undefined {
   const capacity = nodeCapacity(state);
   const reserved = nodeReserved(state);
   const free = {
@@ -107,20 +139,19 @@ function reserve(command: NodeCommand & { type: 'ReserveCapacity' }, state: Node
     accelerators: capacity.accelerators - reserved.accelerators,
   };
   const missing = shortfalls(command.resources, free);
-  if (missing.length > 0) {
-    throw new DomainError(
-      'NODE.INSUFFICIENT_CAPACITY',
-      `Node ${command.nodeId} cannot fit: ${missing.join('; ')}`,
-      {
-        ...details,
-        missing,
-      },
-    );
-  }
+  if (missing.length === 0) return undefined;
+  return new DomainError(
+    'NODE.INSUFFICIENT_CAPACITY',
+    `Node ${command.nodeId} cannot fit: ${missing.join('; ')}`,
+    { ...details, missing },
+  );
+}
+
+function reserve(command: NodeCommand & { type: 'ReserveCapacity' }, state: NodeState): NodeEvent[] {
+  if (state.reservations.has(command.allocationId)) return [];
   const { nodeId, allocationId, workloadId, resources, devices } = command;
   if (!devices?.length)
     return [{ type: 'CapacityReserved', data: { nodeId, allocationId, workloadId, resources } }];
-  checkDeviceGrants(state, devices, details);
   return [
     {
       type: 'CapacityReserved',
@@ -145,7 +176,6 @@ function observeDeviceHealth(
   command: NodeCommand & { type: 'ObserveDeviceHealth' },
   state: NodeState,
 ): NodeEvent[] {
-  requireKnown(state, command.nodeId);
   const changed = command.devices.filter((d) => {
     const known = knownDeviceHealth(state, d.vendor, d.index);
     if (known === undefined) return false;
@@ -172,19 +202,19 @@ export function deviceHoldings(state: NodeState): Map<string, { whole: boolean; 
   return held;
 }
 
-/** Every grant names a registered device that is free enough: no device handed out twice, no slice overcommit. */
-function checkDeviceGrants(
+/** Every grant must name a registered device that is free enough: no device handed out twice, no slice overcommit. */
+function deviceGrantRefusal(
   state: NodeState,
   grants: readonly DeviceGrant[],
   details: Record<string, unknown>,
-): void {
+): DomainError | undefined {
   const held = deviceHoldings(state);
   const devices = state.registration?.devices ?? [];
   for (const g of grants) {
     const key = `${g.vendor}/${g.index}`;
     const device = devices.find((d) => d.vendor === g.vendor && d.index === g.index);
     if (!device)
-      throw new DomainError('NODE.DEVICE_UNKNOWN', `Node has no device ${key}`, { ...details, device: key });
+      return new DomainError('NODE.DEVICE_UNKNOWN', `Node has no device ${key}`, { ...details, device: key });
     const h = held.get(key) ?? { whole: false, slicedBytes: 0 };
     const busy =
       h.whole ||
@@ -192,12 +222,16 @@ function checkDeviceGrants(
         ? h.slicedBytes > 0
         : h.slicedBytes + g.sliceMemoryBytes > (device.memoryBytes ?? 0));
     if (busy)
-      throw new DomainError('NODE.DEVICE_BUSY', `Device ${key} is already held`, { ...details, device: key });
+      return new DomainError('NODE.DEVICE_BUSY', `Device ${key} is already held`, {
+        ...details,
+        device: key,
+      });
     held.set(key, {
       whole: g.sliceMemoryBytes === undefined,
       slicedBytes: h.slicedBytes + (g.sliceMemoryBytes ?? 0),
     });
   }
+  return undefined;
 }
 
 /** Folds one node event into the state. */
@@ -261,5 +295,13 @@ function released(state: NodeState, allocationId: string): NodeState {
   return { ...next, deviceGrants: grants };
 }
 
-/** The node decider: initial state, decide, evolve. */
-export const nodeDecider = { initialState: initialNodeState, decide: decideNode, evolve: evolveNode };
+/** The node decider: initial state, validate, decide, evolve. */
+export const nodeDecider = defineDecider({
+  initialState: initialNodeState,
+  validate: validateNode,
+  decideAccepted: decideAcceptedNode,
+  evolve: evolveNode,
+});
+
+/** Decides which events a command causes on one node; throws DomainError when it is refused. */
+export const decideNode = nodeDecider.decide;

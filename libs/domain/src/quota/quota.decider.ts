@@ -1,5 +1,6 @@
 import type { EventDataOf, QuotaAmounts, QuotaLimits } from '@hcn/contracts';
 import { sameJson } from '../equality';
+import { defineDecider } from '../decider';
 import { DomainError, assertNever } from '../errors';
 import { BucketMap } from '../bucket-map';
 import { NO_QUOTA_AMOUNTS, QUOTA_KINDS, retotal } from '../resources';
@@ -82,72 +83,106 @@ function overLimits(
  * A namespace limiting accelerator memory or compute units admits device workloads only when their request
  * names that amount; otherwise what they would take is unknown and could not be counted.
  */
-function requireDeclaredDeviceAmounts(
+function undeclaredDeviceAmounts(
   limits: QuotaLimits | null,
   namespace: string,
   held: QuotaAmounts,
-): void {
-  if (!limits || held.accelerators === 0) return;
+): DomainError | undefined {
+  if (!limits || held.accelerators === 0) return undefined;
   const missing = [
     limits.acceleratorMemoryBytes !== undefined && held.acceleratorMemoryBytes === 0
       ? 'memoryPerDeviceBytes'
       : null,
     limits.computeUnits !== undefined && held.computeUnits === 0 ? 'computeUnits' : null,
   ].filter((m): m is string => m !== null);
-  if (missing.length > 0) {
-    throw new DomainError(
-      'QUOTA.DEVICE_AMOUNT_UNDECLARED',
-      `Namespace ${namespace} limits accelerator amounts: the device request must name ${missing.join(' and ')}`,
-      { namespace, missing },
-    );
-  }
+  if (missing.length === 0) return undefined;
+  return new DomainError(
+    'QUOTA.DEVICE_AMOUNT_UNDECLARED',
+    `Namespace ${namespace} limits accelerator amounts: the device request must name ${missing.join(' and ')}`,
+    { namespace, missing },
+  );
 }
 
-/** Admission of one workload's total: a QuotaConsumed, none when it already holds exactly that, or QUOTA.EXCEEDED. */
-function hold(
-  state: QuotaState,
-  namespace: string,
-  workloadId: string,
-  resources: QuotaAmounts,
-  defaultLimits: QuotaLimits | null | undefined,
-): QuotaEvent[] {
-  if (sameJson(state.held.get(workloadId), resources)) return [];
-  const limits = effectiveQuotaLimits(state, defaultLimits);
-  requireDeclaredDeviceAmounts(limits, namespace, resources);
+/** One workload's holding as a command asks for it. */
+interface Holding {
+  readonly namespace: string;
+  readonly workloadId: string;
+  readonly resources: QuotaAmounts;
+  readonly defaultLimits?: QuotaLimits | null;
+}
+
+/** Why admitting one workload's total is refused (device amounts undeclared, QUOTA.EXCEEDED); none if held already. */
+function holdRefusal(state: QuotaState, holding: Holding): DomainError | undefined {
+  const { namespace, workloadId, resources } = holding;
+  if (sameJson(state.held.get(workloadId), resources)) return undefined;
+  const limits = effectiveQuotaLimits(state, holding.defaultLimits);
   const over = overLimits(state, limits, workloadId, resources);
-  if (over.length > 0) {
-    const source = state.limits ? '' : ' (the default quota)';
-    throw new DomainError(
-      'QUOTA.EXCEEDED',
-      `Namespace ${namespace} quota${source} exceeded: ${over.join('; ')}`,
-      { namespace, workloadId, over },
-    );
-  }
+  const undeclared = undeclaredDeviceAmounts(limits, namespace, resources);
+  if (undeclared || over.length === 0) return undeclared;
+  const source = state.limits ? '' : ' (the default quota)';
+  return new DomainError(
+    'QUOTA.EXCEEDED',
+    `Namespace ${namespace} quota${source} exceeded: ${over.join('; ')}`,
+    { namespace, workloadId, over },
+  );
+}
+
+/** An admitted holding: a QuotaConsumed, none when the workload already holds exactly that. */
+function hold(state: QuotaState, { namespace, workloadId, resources }: Holding): QuotaEvent[] {
+  if (sameJson(state.held.get(workloadId), resources)) return [];
   return [{ type: 'QuotaConsumed', data: { namespace, workloadId, resources } }];
 }
 
-/** Admission of a batch as a whole: every holding in order on the state the ones before it leave, or none. */
-function holdAll(state: QuotaState, command: QuotaCommand & { type: 'HoldAll' }): QuotaEvent[] {
-  const events: QuotaEvent[] = [];
-  let after = state;
+/** The holdings of a batch, each with the state the ones before it leave. */
+function* batchHoldings(
+  state: QuotaState,
+  command: QuotaCommand & { type: 'HoldAll' },
+): Generator<{ state: QuotaState; holding: Holding }> {
+  const { namespace, defaultLimits } = command;
   for (const { workloadId, resources } of command.holds) {
-    const decided = hold(after, command.namespace, workloadId, resources, command.defaultLimits);
-    after = decided.reduce(evolveQuota, after);
-    events.push(...decided);
+    const holding = { namespace, workloadId, resources, defaultLimits };
+    yield { state, holding };
+    state = hold(state, holding).reduce(evolveQuota, state);
   }
-  return events;
 }
 
-/** Decides quota changes: limits, holding a workload's total (admission, alone or a batch's) and releasing it. */
-export function decideQuota(command: QuotaCommand, state: QuotaState): QuotaEvent[] {
+/** A batch is admitted as a whole: the first holding refused refuses it. */
+function holdAllRefusal(
+  state: QuotaState,
+  command: QuotaCommand & { type: 'HoldAll' },
+): DomainError | undefined {
+  for (const at of batchHoldings(state, command)) {
+    const refusal = holdRefusal(at.state, at.holding);
+    if (refusal) return refusal;
+  }
+  return undefined;
+}
+
+/** Why a quota command is refused: only admission (a holding, or a batch's) can be. */
+export function validateQuota(command: QuotaCommand, state: QuotaState): DomainError | undefined {
+  switch (command.type) {
+    case 'SetLimits':
+    case 'Release':
+      return undefined;
+    case 'Hold':
+      return holdRefusal(state, command);
+    case 'HoldAll':
+      return holdAllRefusal(state, command);
+    default:
+      return assertNever(command);
+  }
+}
+
+/** Decides accepted quota changes: limits, holding a workload's total (alone or a batch's) and releasing it. */
+function decideAcceptedQuota(command: QuotaCommand, state: QuotaState): QuotaEvent[] {
   switch (command.type) {
     case 'SetLimits':
       if (state.limits && sameJson(state.limits, command.limits)) return [];
       return [{ type: 'QuotaSet', data: { namespace: command.namespace, limits: command.limits } }];
     case 'Hold':
-      return hold(state, command.namespace, command.workloadId, command.resources, command.defaultLimits);
+      return hold(state, command);
     case 'HoldAll':
-      return holdAll(state, command);
+      return [...batchHoldings(state, command)].flatMap((at) => hold(at.state, at.holding));
     case 'Release': {
       const held = state.held.get(command.workloadId);
       if (!held) return [];
@@ -181,4 +216,12 @@ export function evolveQuota(state: QuotaState, event: QuotaEvent): QuotaState {
 }
 
 /** The quota decider of one namespace. */
-export const quotaDecider = { initialState: initialQuotaState, decide: decideQuota, evolve: evolveQuota };
+export const quotaDecider = defineDecider({
+  initialState: initialQuotaState,
+  validate: validateQuota,
+  decideAccepted: decideAcceptedQuota,
+  evolve: evolveQuota,
+});
+
+/** Decides quota changes; throws DomainError when admission is refused. */
+export const decideQuota = quotaDecider.decide;

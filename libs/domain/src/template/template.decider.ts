@@ -1,5 +1,6 @@
 import type { EventDataOf, TemplateDefinition } from '@hcn/contracts';
 import { sameJson } from '../equality';
+import { defineDecider } from '../decider';
 import { DomainError, assertNever } from '../errors';
 
 const PLACEHOLDER = /\$\{([a-zA-Z_][a-zA-Z0-9_]*)\}/g;
@@ -35,44 +36,48 @@ export function undeclaredPlaceholders(definition: TemplateDefinition): string[]
   return [...new Set(used.filter((name) => !declared.has(name)))];
 }
 
-function requireDeclared(definition: TemplateDefinition): void {
+/** Every `${name}` of a template's spec must be a declared parameter. */
+function undeclaredParameter(definition: TemplateDefinition): DomainError | undefined {
   const undeclared = undeclaredPlaceholders(definition);
-  if (undeclared.length > 0) {
-    throw new DomainError(
-      'TEMPLATE.UNDECLARED_PARAMETER',
-      `Placeholders without a parameter: ${undeclared.join(', ')}`,
-      {
-        templateId: definition.templateId,
-        undeclared,
-      },
-    );
-  }
+  if (undeclared.length === 0) return undefined;
+  return new DomainError(
+    'TEMPLATE.UNDECLARED_PARAMETER',
+    `Placeholders without a parameter: ${undeclared.join(', ')}`,
+    { templateId: definition.templateId, undeclared },
+  );
 }
 
-/** Decides template changes. */
-export function decideTemplate(command: TemplateCommand, state: TemplateState): TemplateEvent[] {
-  if (command.type !== 'DeleteTemplate') requireDeclared(command.definition);
+/** Why a template change is refused: undeclared placeholders, an id in use, no such template, a namespace move. */
+export function validateTemplate(command: TemplateCommand, state: TemplateState): DomainError | undefined {
+  if (command.type === 'DeleteTemplate') return state.definition ? undefined : notFound(command.templateId);
+  const { definition } = command;
+  const refusal = undeclaredParameter(definition);
+  if (refusal) return refusal;
+  if (command.type === 'DefineTemplate') {
+    if (!state.definition || sameJson(state.definition, definition)) return undefined;
+    return new DomainError(
+      'TEMPLATE.ALREADY_EXISTS',
+      `Template ${definition.templateId} exists; use PUT to change it`,
+      { templateId: definition.templateId },
+    );
+  }
+  if (!state.definition) return notFound(definition.templateId);
+  if (state.definition.namespace === definition.namespace) return undefined;
+  return new DomainError('TEMPLATE.NAMESPACE_IMMUTABLE', 'A template cannot move to another namespace', {
+    templateId: definition.templateId,
+  });
+}
+
+/** Decides accepted template changes: nothing when the definition is already the one given. */
+function decideAcceptedTemplate(command: TemplateCommand, state: TemplateState): TemplateEvent[] {
   switch (command.type) {
-    case 'DefineTemplate': {
-      const id = command.definition.templateId;
-      if (!state.definition) return [{ type: 'TemplateDefined', data: command.definition }];
-      if (sameJson(state.definition, command.definition)) return [];
-      throw new DomainError('TEMPLATE.ALREADY_EXISTS', `Template ${id} exists; use PUT to change it`, {
-        templateId: id,
-      });
-    }
+    case 'DefineTemplate':
+      return state.definition ? [] : [{ type: 'TemplateDefined', data: command.definition }];
     case 'UpdateTemplate':
-      if (!state.definition) throw notFound(command.definition.templateId);
-      if (state.definition.namespace !== command.definition.namespace) {
-        throw new DomainError('TEMPLATE.NAMESPACE_IMMUTABLE', 'A template cannot move to another namespace', {
-          templateId: command.definition.templateId,
-        });
-      }
       return sameJson(state.definition, command.definition)
         ? []
         : [{ type: 'TemplateUpdated', data: command.definition }];
     case 'DeleteTemplate':
-      if (!state.definition) throw notFound(command.templateId);
       return [{ type: 'TemplateDeleted', data: { templateId: command.templateId } }];
     default:
       return assertNever(command);
@@ -93,11 +98,15 @@ export function evolveTemplate(_state: TemplateState, event: TemplateEvent): Tem
 }
 
 /** The template decider. */
-export const templateDecider = {
+export const templateDecider = defineDecider({
   initialState: initialTemplateState,
-  decide: decideTemplate,
+  validate: validateTemplate,
+  decideAccepted: decideAcceptedTemplate,
   evolve: evolveTemplate,
-};
+});
+
+/** Decides template changes; throws DomainError when refused. */
+export const decideTemplate = templateDecider.decide;
 
 function substitute(value: unknown, params: Readonly<Record<string, string>>): unknown {
   if (typeof value === 'string') return value.replace(PLACEHOLDER, (_m, name: string) => params[name]);

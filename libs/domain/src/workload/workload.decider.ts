@@ -1,4 +1,5 @@
 import { RUNNABLE_WORKLOAD_TYPES, type WorkloadSpec } from '@hcn/contracts';
+import { defineDecider } from '../decider';
 import { sameJson } from '../equality';
 import { DomainError, assertNever } from '../errors';
 import type { AllocationEnd, DecisionRecord, WorkloadCommand, WorkloadEvent } from './workload.commands';
@@ -11,60 +12,67 @@ import {
   initialWorkloadState,
 } from './workload.state';
 
-function requireLive(state: WorkloadState): Required<Pick<WorkloadState, 'workloadId' | 'spec'>> {
-  if (!state.exists || !state.workloadId || !state.spec)
-    throw new DomainError('WORKLOAD.NOT_FOUND', 'Workload does not exist');
-  if (state.deleted) {
-    throw new DomainError('WORKLOAD.DELETED', `Workload ${state.workloadId} was deleted`, {
-      workloadId: state.workloadId,
-    });
-  }
+/** A workload that exists and is not deleted: its id and spec. */
+interface LiveWorkload {
+  readonly workloadId: string;
+  readonly spec: WorkloadSpec;
+}
+
+/** The workload's id and spec while it exists and is not deleted. */
+function liveOf(state: WorkloadState): LiveWorkload | undefined {
+  if (!state.exists || !state.workloadId || !state.spec || state.deleted) return undefined;
   return { workloadId: state.workloadId, spec: state.spec };
 }
 
-function requireSupported(spec: WorkloadSpec): void {
-  if (!RUNNABLE_WORKLOAD_TYPES.includes(spec.type)) {
-    throw new DomainError(
-      'WORKLOAD.TYPE_UNSUPPORTED',
-      `Workload type ${spec.type} is not supported yet; use process or container`,
-      {
-        type: spec.type,
-      },
-    );
-  }
+/** Commands on a workload that does not exist (WORKLOAD.NOT_FOUND) or was deleted (WORKLOAD.DELETED) are refused. */
+function notLive(state: WorkloadState): DomainError | undefined {
+  if (!state.exists || !state.workloadId || !state.spec)
+    return new DomainError('WORKLOAD.NOT_FOUND', 'Workload does not exist');
+  if (state.deleted)
+    return new DomainError('WORKLOAD.DELETED', `Workload ${state.workloadId} was deleted`, {
+      workloadId: state.workloadId,
+    });
+  return undefined;
 }
 
-function requireAllocation(state: WorkloadState, allocationId: string, nodeId?: string): AllocationView {
+function unsupported(spec: WorkloadSpec): DomainError | undefined {
+  if (RUNNABLE_WORKLOAD_TYPES.includes(spec.type)) return undefined;
+  return new DomainError(
+    'WORKLOAD.TYPE_UNSUPPORTED',
+    `Workload type ${spec.type} is not supported yet; use process or container`,
+    { type: spec.type },
+  );
+}
+
+/** A report about an allocation must name one of this workload's, on the node it was placed on. */
+function foreignAllocation(
+  state: WorkloadState,
+  allocationId: string,
+  nodeId?: string,
+): DomainError | undefined {
   const allocation = state.allocations[allocationId];
-  if (!allocation) {
-    throw new DomainError(
+  if (!allocation)
+    return new DomainError(
       'WORKLOAD.ALLOCATION_NOT_FOUND',
       `Allocation ${allocationId} is not part of this workload`,
-      {
-        allocationId,
-      },
+      { allocationId },
     );
-  }
-  if (nodeId !== undefined && allocation.nodeId !== nodeId) {
-    throw new DomainError(
+  if (nodeId !== undefined && allocation.nodeId !== nodeId)
+    return new DomainError(
       'AUTH.ALLOCATION_NOT_ON_NODE',
       `Allocation ${allocationId} does not run on node ${nodeId}`,
-      {
-        allocationId,
-        nodeId,
-      },
+      { allocationId, nodeId },
     );
-  }
-  return allocation;
+  return undefined;
 }
 
 /** Stop requests for active allocations matching `which` that were not asked to stop already. */
 function stopRequests(
   state: WorkloadState,
+  { workloadId, spec }: LiveWorkload,
   reason: string,
   which: (a: AllocationView) => boolean = () => true,
 ): WorkloadEvent[] {
-  const { workloadId, spec } = requireLive(state);
   return Object.values(state.allocations)
     .filter((a) => ACTIVE_ALLOCATION.has(a.status) && a.status !== 'stopping' && which(a))
     .map((a) => ({
@@ -79,41 +87,43 @@ function stopRequests(
     }));
 }
 
-function submit(command: WorkloadCommand & { type: 'Submit' }, state: WorkloadState): WorkloadEvent[] {
-  requireSupported(command.spec);
-  if (!state.exists) {
-    const { workloadId, spec, idempotencyKey } = command;
-    return [{ type: 'WorkloadSubmitted', data: { workloadId, spec, idempotencyKey } }];
-  }
-  if (sameJson(state.spec, command.spec) && !state.deleted) return [];
-  throw new DomainError(
+/** A submission of a new workload, or the same one again (a no-op); another spec under its id is a conflict. */
+function submissionRefusal(command: WorkloadCommand & { type: 'Submit' }, state: WorkloadState) {
+  const refusal = unsupported(command.spec);
+  if (refusal || !state.exists || (sameJson(state.spec, command.spec) && !state.deleted)) return refusal;
+  return new DomainError(
     'WORKLOAD.IDEMPOTENCY_CONFLICT',
     'A different workload was already submitted with this idempotency key',
     { workloadId: command.workloadId, idempotencyKey: command.idempotencyKey },
   );
 }
 
+function submit(command: WorkloadCommand & { type: 'Submit' }, state: WorkloadState): WorkloadEvent[] {
+  if (state.exists) return [];
+  const { workloadId, spec, idempotencyKey } = command;
+  return [{ type: 'WorkloadSubmitted', data: { workloadId, spec, idempotencyKey } }];
+}
+
+/** A scheduling verdict must be for an instance's attempt that waits for one, of a live workload meant to run. */
+function staleDecision({ instance, attempt }: DecisionRecord, state: WorkloadState): DomainError | undefined {
+  const refusal = notLive(state);
+  if (refusal) return refusal;
+  const current = state.instances.find((i) => i.instance === instance);
+  const waiting = current && WAITING_INSTANCE.has(current.status) && current.attempt === attempt;
+  if (waiting && state.desired === 'running') return undefined;
+  return new DomainError(
+    'WORKLOAD.STALE_DECISION',
+    `Instance ${instance} attempt ${attempt} is not waiting for a placement`,
+    { workloadId: state.workloadId, instance, attempt, status: current?.status ?? 'absent' },
+  );
+}
+
 function recordDecision(decision: DecisionRecord, state: WorkloadState): WorkloadEvent[] {
-  const { workloadId, spec } = requireLive(state);
+  const live = liveOf(state);
   const { instance, attempt } = decision;
   const current = state.instances.find((i) => i.instance === instance);
-  if (
-    !current ||
-    !WAITING_INSTANCE.has(current.status) ||
-    current.attempt !== attempt ||
-    state.desired !== 'running'
-  ) {
-    throw new DomainError(
-      'WORKLOAD.STALE_DECISION',
-      `Instance ${instance} attempt ${attempt} is not waiting for a placement`,
-      {
-        workloadId,
-        instance,
-        attempt,
-        status: current?.status ?? 'absent',
-      },
-    );
-  }
+  if (!live || !current) return [];
+  const { workloadId, spec } = live;
   const outcome = decision.outcome;
   if (
     outcome.kind === 'unschedulable' &&
@@ -152,9 +162,9 @@ function recordDecision(decision: DecisionRecord, state: WorkloadState): Workloa
 }
 
 function recordEnded(end: AllocationEnd, state: WorkloadState): WorkloadEvent[] {
-  const allocation = requireAllocation(state, end.allocationId, end.nodeId);
-  if (!ACTIVE_ALLOCATION.has(allocation.status)) return [];
-  const workloadId = state.workloadId as string;
+  const allocation = state.allocations[end.allocationId];
+  const workloadId = state.workloadId;
+  if (!allocation || !workloadId || !ACTIVE_ALLOCATION.has(allocation.status)) return [];
   const common = {
     workloadId,
     allocationId: end.allocationId,
@@ -202,46 +212,75 @@ function withoutReplicas(spec: WorkloadSpec): Omit<WorkloadSpec, 'replicas'> {
   return rest;
 }
 
+/** An update must keep a live workload in its namespace, with a supported type. */
+function updateRefusal(spec: WorkloadSpec, state: WorkloadState): DomainError | undefined {
+  const refusal = notLive(state) ?? unsupported(spec);
+  if (refusal || spec.namespace === state.spec?.namespace) return refusal;
+  return new DomainError('WORKLOAD.NAMESPACE_IMMUTABLE', 'A workload cannot move to another namespace', {
+    workloadId: state.workloadId,
+  });
+}
+
 function update(spec: WorkloadSpec, state: WorkloadState): WorkloadEvent[] {
-  const live = requireLive(state);
-  requireSupported(spec);
-  if (spec.namespace !== live.spec.namespace) {
-    throw new DomainError('WORKLOAD.NAMESPACE_IMMUTABLE', 'A workload cannot move to another namespace', {
-      workloadId: live.workloadId,
-    });
-  }
-  if (sameJson(spec, live.spec)) return [];
+  const live = liveOf(state);
+  if (!live || sameJson(spec, live.spec)) return [];
   const changed = !sameJson(withoutReplicas(spec), withoutReplicas(live.spec));
   const updated: WorkloadEvent = {
     type: 'WorkloadUpdated',
     data: { workloadId: live.workloadId, generation: state.generation + 1, spec },
   };
-  const replaced = changed ? stopRequests(state, 'replaced: spec changed') : [];
-  const ids = new Set(replaced.map((e) => (e.data as { allocationId: string }).allocationId));
+  const replaced = changed ? stopRequests(state, live, 'replaced: spec changed') : [];
+  const ids = new Set(
+    replaced.flatMap((e) => (e.type === 'AllocationStopRequested' ? [e.data.allocationId] : [])),
+  );
   const scaledDown = stopRequests(
     state,
+    live,
     'scaled down',
     (a) => a.instance >= spec.replicas && !ids.has(a.allocationId),
   );
   return [updated, ...replaced, ...scaledDown];
 }
 
-/** Decides what a command on one workload causes; throws DomainError when refused. */
-export function decideWorkload(command: WorkloadCommand, state: WorkloadState): WorkloadEvent[] {
+/** Why a command on one workload is refused, or undefined when it is accepted (a no-op included). */
+export function validateWorkload(command: WorkloadCommand, state: WorkloadState): DomainError | undefined {
+  switch (command.type) {
+    case 'Submit':
+      return submissionRefusal(command, state);
+    case 'RecordDecision':
+      return staleDecision(command.decision, state);
+    case 'RecordStarted':
+    case 'RecordEnded':
+    case 'MarkLost':
+      return foreignAllocation(state, command.allocationId, command.nodeId);
+    case 'RequestStop':
+    case 'RequestRestart':
+      return notLive(state);
+    case 'Update':
+      return updateRefusal(command.spec, state);
+    case 'Delete':
+      return state.deleted ? undefined : notLive(state);
+    default:
+      return assertNever(command);
+  }
+}
+
+/** Decides what an accepted command on one workload causes. */
+function decideAcceptedWorkload(command: WorkloadCommand, state: WorkloadState): WorkloadEvent[] {
   switch (command.type) {
     case 'Submit':
       return submit(command, state);
     case 'RecordDecision':
       return recordDecision(command.decision, state);
     case 'RecordStarted': {
-      const allocation = requireAllocation(state, command.allocationId, command.nodeId);
-      if (allocation.status !== 'placed') return [];
+      const allocation = state.allocations[command.allocationId];
+      if (allocation?.status !== 'placed' || !state.workloadId) return [];
       const { allocationId, pid, at, ports } = command;
       return [
         {
           type: 'AllocationStarted',
           data: {
-            workloadId: state.workloadId as string,
+            workloadId: state.workloadId,
             allocationId,
             nodeId: allocation.nodeId,
             pid,
@@ -254,10 +293,10 @@ export function decideWorkload(command: WorkloadCommand, state: WorkloadState): 
     case 'RecordEnded':
       return recordEnded(command, state);
     case 'MarkLost': {
-      const allocation = requireAllocation(state, command.allocationId, command.nodeId);
-      if (!ACTIVE_ALLOCATION.has(allocation.status)) return [];
+      const allocation = state.allocations[command.allocationId];
+      if (!allocation || !state.workloadId || !ACTIVE_ALLOCATION.has(allocation.status)) return [];
       const data = {
-        workloadId: state.workloadId as string,
+        workloadId: state.workloadId,
         allocationId: command.allocationId,
         nodeId: allocation.nodeId,
         reason: command.reason,
@@ -266,23 +305,29 @@ export function decideWorkload(command: WorkloadCommand, state: WorkloadState): 
       return [{ type: 'AllocationLost', data }];
     }
     case 'RequestStop': {
-      const { workloadId } = requireLive(state);
-      const stops = stopRequests(state, command.reason);
-      if (state.desired === 'stopped' && stops.length === 0) return [];
-      return [{ type: 'WorkloadStopRequested', data: { workloadId, reason: command.reason } }, ...stops];
+      const live = liveOf(state);
+      const stops = live ? stopRequests(state, live, command.reason) : [];
+      if (!live || (state.desired === 'stopped' && stops.length === 0)) return [];
+      const data = { workloadId: live.workloadId, reason: command.reason };
+      return [{ type: 'WorkloadStopRequested', data }, ...stops];
     }
     case 'RequestRestart': {
-      const { workloadId } = requireLive(state);
-      const stops = stopRequests(state, `restart: ${command.reason}`);
-      return [{ type: 'WorkloadRestartRequested', data: { workloadId, reason: command.reason } }, ...stops];
+      const live = liveOf(state);
+      if (!live) return [];
+      const stops = stopRequests(state, live, `restart: ${command.reason}`);
+      const data = { workloadId: live.workloadId, reason: command.reason };
+      return [{ type: 'WorkloadRestartRequested', data }, ...stops];
     }
     case 'Update':
       return update(command.spec, state);
     case 'Delete': {
-      if (state.deleted) return [];
-      const { workloadId } = requireLive(state);
-      const stops = stopRequests(state, `deleted: ${command.reason}`);
-      return [{ type: 'WorkloadDeleted', data: { workloadId, reason: command.reason } }, ...stops];
+      const live = liveOf(state);
+      if (!live) return [];
+      const stops = stopRequests(state, live, `deleted: ${command.reason}`);
+      return [
+        { type: 'WorkloadDeleted', data: { workloadId: live.workloadId, reason: command.reason } },
+        ...stops,
+      ];
     }
     default:
       return assertNever(command);
@@ -290,8 +335,12 @@ export function decideWorkload(command: WorkloadCommand, state: WorkloadState): 
 }
 
 /** The workload decider: submission, scheduling verdicts, allocation lifecycle, user operations. */
-export const workloadDecider = {
+export const workloadDecider = defineDecider({
   initialState: initialWorkloadState,
-  decide: decideWorkload,
+  validate: validateWorkload,
+  decideAccepted: decideAcceptedWorkload,
   evolve: evolveWorkload,
-};
+});
+
+/** Decides what a command on one workload causes; throws DomainError when refused. */
+export const decideWorkload = workloadDecider.decide;

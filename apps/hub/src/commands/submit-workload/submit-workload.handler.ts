@@ -59,8 +59,8 @@ export class SubmitWorkloadHandler implements ICommandHandler<SubmitWorkloadComm
     const workloadId = submittedWorkloadId(spec.namespace, idempotencyKey);
     const existing = idempotencyKey ? await loadWorkload(this.store, workloadId) : undefined;
     if (existing?.state.exists) return answerRepeated(workloadId, existing, spec, idempotencyKey);
-    const fresh = { state: workloadDecider.initialState, revision: -1 };
-    workloadDecider.decide(submit(workloadId), fresh.state); // refuses unsupported types before any write
+    const refusal = workloadDecider.validate(submit(workloadId), workloadDecider.initialState);
+    if (refusal) throw refusal; // unsupported types, before any write
     checkDeviceRequestFits(spec.devices, this.view.deviceLimits());
     checkHostPaths(spec, this.config.containerHostPaths);
     const context = userContext(principal, this.clock, workloadId);

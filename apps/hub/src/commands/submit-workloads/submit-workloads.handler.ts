@@ -79,7 +79,8 @@ export class SubmitWorkloadsHandler implements ICommandHandler<
     const fresh: Fresh[] = [];
     for (const [index, item] of items.entries()) {
       if (answers[index]) continue;
-      workloadDecider.decide(submitOf(ids[index], item), workloadDecider.initialState); // unsupported types
+      const refusal = workloadDecider.validate(submitOf(ids[index], item), workloadDecider.initialState);
+      if (refusal) throw refusal; // unsupported types
       checkDeviceRequestFits(item.spec.devices, this.view.deviceLimits());
       checkHostPaths(item.spec, this.config.containerHostPaths);
       fresh.push({
