@@ -1,6 +1,6 @@
 import { BoundedMap, inParallel } from '@hcn/contracts';
 import { type Decider, foldRecorded } from '@hcn/domain';
-import { ConcurrencyError, type EventStore } from '@hcn/eventstore';
+import { type AnyEventStore, ConcurrencyError } from '@hcn/eventstore';
 import type { CommandContext } from './command-context';
 import { DecidedBatch, appendedOf, decideBatch } from './decide-batch';
 import type {
@@ -40,7 +40,7 @@ export class CommandEngine<C, E extends DecidedEvent, S> {
   private readonly maxAttempts: number;
 
   constructor(
-    private readonly store: EventStore,
+    private readonly store: AnyEventStore,
     private readonly decider: Decider<C, E, S>,
     private readonly options: EngineOptions = {},
   ) {
@@ -98,7 +98,7 @@ export class CommandEngine<C, E extends DecidedEvent, S> {
       : await this.store.readStream(streamId);
     const from = cached ?? { state: this.decider.initialState, revision: -1 };
     if (fresh.length === 0) return from;
-    const state = foldRecorded({ initialState: from.state, evolve: this.decider.evolve }, fresh);
+    const state = foldRecorded({ ...this.decider, initialState: from.state }, fresh);
     const known = { state, revision: fresh[fresh.length - 1].revision };
     this.cache?.set(streamId, known);
     return known;

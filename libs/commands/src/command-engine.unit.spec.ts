@@ -10,6 +10,7 @@ type Add = { type: 'Add'; n: number };
 type Added = { type: 'ThingHappened'; data: { n: number } };
 const counter = defineDecider({
   initialState: 0,
+  eventTypes: { ThingHappened: true },
   validate: (command: Add, total: number) =>
     total + command.n > 10 ? new DomainError('COUNTER.FULL', `${total} + ${command.n} > 10`) : undefined,
   decideAccepted: (command: Add): Added[] =>

@@ -51,6 +51,17 @@ export interface RecordedEvent<Type extends string = string, Data = unknown> {
   readonly metadata: EventMetadata;
 }
 
+/** An event's type and data: what deciders decide and folds read. */
+export interface EventBody {
+  readonly type: string;
+  readonly data: unknown;
+}
+
+/** A recorded event of one of the kinds in `E`, its data typed by its type (a union over `E`'s types). */
+export type RecordedOf<E extends EventBody> = E extends EventBody
+  ? RecordedEvent<E['type'], E['data']>
+  : never;
+
 /** Renders a position as `commit/prepare`, the form checkpoints store. */
 export function formatPosition(position: Position): string {
   return `${position.commit}/${position.prepare}`;

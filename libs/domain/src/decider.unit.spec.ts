@@ -2,12 +2,13 @@ import { defineDecider } from './decider';
 import { DomainError } from './errors';
 
 describe('defineDecider', () => {
-  const decideAccepted = jest.fn((n: number) => [{ type: 'Added', data: { n } }]);
+  const decideAccepted = jest.fn((n: number) => [{ type: 'Added' as const, data: { n } }]);
   const decider = defineDecider({
     initialState: 0,
+    eventTypes: { Added: true },
     validate: (n: number, total: number) => (total + n > 10 ? new DomainError('FULL', 'over 10') : undefined),
     decideAccepted,
-    evolve: (total: number, event: { data: { n: number } }) => total + event.data.n,
+    evolve: (total: number, event: { type: 'Added'; data: { n: number } }) => total + event.data.n,
   });
   beforeEach(() => decideAccepted.mockClear());
 

@@ -1,3 +1,4 @@
+import type { EventBody } from '@hcn/contracts';
 import type { Decider } from './decider';
 import { fold } from './decider';
 import { DomainError } from './errors';
@@ -6,7 +7,7 @@ import { DomainError } from './errors';
  * Given/when/then for deciders: `given(events).when(command)` returns the new events or the thrown error. It also
  * checks that `decide` throws only the refusal `validate` gives (every rule lives in `validate`).
  */
-export function specFor<C, E, S>(decider: Decider<C, E, S>) {
+export function specFor<C, E extends EventBody, S>(decider: Decider<C, E, S>) {
   return (given: E[]) => ({
     when: (command: C): { events: E[] } | { error: unknown } => {
       const state = fold(decider, given);

@@ -1,9 +1,10 @@
 import {
+  EventBody,
   EventMetadata,
   EventRegistry,
   NewEvent,
   Position,
-  RecordedEvent,
+  RecordedOf,
   eventIdSchema,
   eventMetadataSchema,
   parseOrThrow,
@@ -103,8 +104,13 @@ export interface StoredLinks {
 /**
  * Validates a stored event on read and turns it into the port's envelope. The links (`prevHash`, `hash`) come
  * from `links` or else from the stored metadata; they are not validated here (the audit verifier checks them).
+ * The event is one of `E` because `registry` (which defines `E`) parsed its data with the schema of its type.
  */
-export function decodeEvent(registry: EventRegistry, raw: RawEvent, links?: StoredLinks): RecordedEvent {
+export function decodeEvent<E extends EventBody>(
+  registry: EventRegistry,
+  raw: RawEvent,
+  links?: StoredLinks,
+): RecordedOf<E> {
   const written = parseOrThrow(
     eventMetadataSchema,
     raw.metadata,
@@ -119,7 +125,8 @@ export function decodeEvent(registry: EventRegistry, raw: RawEvent, links?: Stor
     metadata.prevHash = found.prevHash;
     metadata.hash = found.hash;
   }
-  return { ...raw, data, metadata: written };
+  // the one place a stored event gets its type: its data was just parsed with the schema of `raw.type`
+  return { ...raw, data, metadata: written } as RecordedOf<E>;
 }
 
 function linksIn(metadata: unknown): StoredLinks | undefined {

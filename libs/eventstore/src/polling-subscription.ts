@@ -1,10 +1,10 @@
-import { Position, RecordedEvent, comparePositions } from '@hcn/contracts';
+import { EventBody, HcnEvent, Position, RecordedOf, comparePositions } from '@hcn/contracts';
 import type { EventFilter, Subscription, SubscribeToAllOptions } from './port';
 import { Wakeup } from '@hcn/contracts';
 
 /** One page of `$all` as a polling subscription sees it. */
-export interface Page {
-  readonly events: RecordedEvent[];
+export interface Page<E extends EventBody = HcnEvent> {
+  readonly events: Array<RecordedOf<E>>;
   /** Everything up to here has been seen (also filtered-out events), or undefined when nothing moved. */
   readonly checkpoint?: Position;
   /** True when the page reached the end of what is committed and readable now. */
@@ -17,8 +17,8 @@ export interface Page {
 }
 
 /** How a polling subscription reads pages. */
-export interface PageSource {
-  readPage(after: Position | undefined, filter: EventFilter | undefined, limit: number): Promise<Page>;
+export interface PageSource<E extends EventBody = HcnEvent> {
+  readPage(after: Position | undefined, filter: EventFilter | undefined, limit: number): Promise<Page<E>>;
 }
 
 /** Settings of a polling subscription. */
@@ -36,17 +36,17 @@ export interface PollingSettings {
  * A catch-up subscription driven by pages: read, deliver in order, checkpoint, then sleep until woken
  * (a hint such as NOTIFY) or until the poll interval passes. Used by the PostgreSQL and in-memory stores.
  */
-export class PollingSubscription implements Subscription {
+export class PollingSubscription<E extends EventBody = HcnEvent> implements Subscription {
   private stopped = false;
   private readonly wakeup = new Wakeup();
   private readonly done: Promise<void>;
   private cursor: Position | undefined;
 
   constructor(
-    private readonly source: PageSource,
-    private readonly options: SubscribeToAllOptions,
+    private readonly source: PageSource<E>,
+    private readonly options: SubscribeToAllOptions<E>,
     private readonly settings: PollingSettings,
-    private readonly onStopped: (subscription: PollingSubscription) => void,
+    private readonly onStopped: (subscription: PollingSubscription<E>) => void,
   ) {
     this.cursor = options.after;
     this.done = this.run();
@@ -65,7 +65,7 @@ export class PollingSubscription implements Subscription {
 
   private async run(): Promise<void> {
     let caughtUp = false;
-    let ahead: Promise<Page | null> | undefined;
+    let ahead: Promise<Page<E> | null> | undefined;
     let lastReadAt = 0;
     try {
       while (!this.stopped) {
@@ -99,7 +99,7 @@ export class PollingSubscription implements Subscription {
     }
   }
 
-  private async readPageOrNull(after: Position | undefined): Promise<Page | null> {
+  private async readPageOrNull(after: Position | undefined): Promise<Page<E> | null> {
     try {
       return await this.source.readPage(after, this.options.filter, this.settings.pageSize);
     } catch (error) {
@@ -108,7 +108,7 @@ export class PollingSubscription implements Subscription {
     }
   }
 
-  private async deliver(page: Page): Promise<void> {
+  private async deliver(page: Page<E>): Promise<void> {
     const before = this.cursor;
     for (const event of page.events) {
       if (this.stopped) return;

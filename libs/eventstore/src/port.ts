@@ -1,4 +1,4 @@
-import type { NewEvent, Position, RecordedEvent } from '@hcn/contracts';
+import type { EventBody, HcnEvent, NewEvent, Position, RecordedOf } from '@hcn/contracts';
 import type { RawEvent } from './codec';
 
 /** DI token of the EventStore port. */
@@ -45,13 +45,13 @@ export interface ReadAllOptions {
   readonly filter?: EventFilter;
 }
 
-/** Options of a catch-up subscription to `$all`. */
-export interface SubscribeToAllOptions {
+/** Options of a catch-up subscription to `$all` of a store holding the events `E`. */
+export interface SubscribeToAllOptions<E extends EventBody = HcnEvent> {
   /** Exclusive start position; default: the beginning of the log. */
   readonly after?: Position;
   readonly filter?: EventFilter;
   /** Called for each matching event, in order; the next one waits for the returned promise. */
-  readonly onEvent: (event: RecordedEvent) => Promise<void> | void;
+  readonly onEvent: (event: RecordedOf<E>) => Promise<void> | void;
   /** Called with a position up to which everything (also filtered-out events) has been seen. */
   readonly onCheckpoint?: (position: Position) => Promise<void> | void;
   /** Called once when the subscription has read everything committed so far. */
@@ -67,6 +67,9 @@ export interface SubscribeToAllOptions {
   /** Hint for polling adapters: rows scanned per page; bulk readers (reports, rebuilds) pass more than the default. */
   readonly pageSize?: number;
 }
+
+/** A store of any registry's events, for code that does not read their data (integrity checks, the command engine). */
+export type AnyEventStore = EventStore<EventBody>;
 
 /** A running subscription. */
 export interface Subscription {
@@ -99,8 +102,11 @@ export interface RawPage {
   readonly exhausted: boolean;
 }
 
-/** The event store port: append-only streams plus a global, ordered log (`$all`). */
-export interface EventStore {
+/**
+ * The event store port: append-only streams plus a global, ordered log (`$all`). Reads return the events `E` (by
+ * default every HCN event), typed by their type: the store validated each against its schema.
+ */
+export interface EventStore<E extends EventBody = HcnEvent> {
   /** Appends all events or none; idempotent on event ids already in this stream. */
   append(
     streamId: string,
@@ -113,16 +119,16 @@ export interface EventStore {
    */
   appendMany(requests: readonly AppendRequest[]): Promise<AppendOutcome[]>;
   /** Reads a stream; a missing stream reads as empty. */
-  readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<Array<RecordedOf<E>>>;
   /** Reads `$all` forwards from an exclusive position. */
-  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  readAll(options?: ReadAllOptions): Promise<Array<RecordedOf<E>>>;
   /**
    * Reads stored events exactly as held (no schema validation), in position order, hiding what retention hides,
    * for integrity checks such as the audit hash-chain verifier. System events are excluded.
    */
   readRaw(options: ReadRawOptions): Promise<RawPage>;
   /** Catch-up subscription: every committed matching event after `after`, exactly once, in order. */
-  subscribeToAll(options: SubscribeToAllOptions): Subscription;
+  subscribeToAll(options: SubscribeToAllOptions<E>): Subscription;
   /** Sets a stream's retention metadata (the stream need not exist yet). */
   setStreamMetadata(streamId: string, metadata: StreamMetadata): Promise<void>;
   /** Reads a stream's retention metadata; empty when none was set. */

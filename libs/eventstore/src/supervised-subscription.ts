@@ -1,4 +1,4 @@
-import { HcnError, Position, RecordedEvent, ValidationError } from '@hcn/contracts';
+import { EventBody, HcnError, HcnEvent, Position, RecordedOf, ValidationError } from '@hcn/contracts';
 import type { EventStore, SubscribeToAllOptions, Subscription } from './port';
 import { SubscriptionHealth } from './subscription-health';
 
@@ -35,15 +35,15 @@ export function isInvalidEventData(error: unknown): boolean {
  * (readiness fails while it does); an event whose data is invalid is parked with its reason and counted instead.
  * Read failures are retried by the store's subscription itself and only noted.
  */
-export function superviseSubscription(
-  store: Pick<EventStore, 'subscribeToAll'>,
-  options: SubscribeToAllOptions,
+export function superviseSubscription<E extends EventBody = HcnEvent>(
+  store: Pick<EventStore<E>, 'subscribeToAll'>,
+  options: SubscribeToAllOptions<E>,
   supervision: Supervision,
 ): Subscription {
   return new SupervisedSubscription(store, options, supervision);
 }
 
-class SupervisedSubscription implements Subscription {
+class SupervisedSubscription<E extends EventBody> implements Subscription {
   private current: Subscription | undefined;
   private stopped = false;
   /** After the last event handled. */
@@ -55,8 +55,8 @@ class SupervisedSubscription implements Subscription {
   private readonly status;
 
   constructor(
-    private readonly store: Pick<EventStore, 'subscribeToAll'>,
-    private readonly options: SubscribeToAllOptions,
+    private readonly store: Pick<EventStore<E>, 'subscribeToAll'>,
+    private readonly options: SubscribeToAllOptions<E>,
     private readonly supervision: Supervision,
   ) {
     this.status = supervision.health.register(supervision.name);
@@ -108,7 +108,7 @@ class SupervisedSubscription implements Subscription {
     });
   }
 
-  private async handle(event: RecordedEvent): Promise<void> {
+  private async handle(event: RecordedOf<E>): Promise<void> {
     try {
       await this.options.onEvent(event);
     } catch (error) {
@@ -120,7 +120,7 @@ class SupervisedSubscription implements Subscription {
     this.recovered();
   }
 
-  private park(event: RecordedEvent, error: unknown): void {
+  private park(event: RecordedOf<E>, error: unknown): void {
     const reason = error instanceof Error ? error.message : String(error);
     SubscriptionHealth.park(this.status, {
       eventId: event.eventId,

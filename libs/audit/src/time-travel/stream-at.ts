@@ -1,5 +1,5 @@
-import type { RecordedEvent } from '@hcn/contracts';
-import type { Decider } from '@hcn/domain';
+import type { EventBody, RecordedEvent } from '@hcn/contracts';
+import { type Folder, evolveRecorded } from '@hcn/domain';
 import type { EventRef } from '../chain/chain.model';
 import { eventRef } from '../chain/event-ref';
 
@@ -16,7 +16,7 @@ export interface AsOf {
  * One stream folded with a decider's evolve, event by event in stream order, up to the first event that happened
  * after an instant (occurredAt > at): the part of the stream that had happened by then.
  */
-export class StreamAt<S, E = unknown> {
+export class StreamAt<S, E extends EventBody> {
   /** The state folded so far. */
   state: S;
   private applied = 0;
@@ -25,7 +25,7 @@ export class StreamAt<S, E = unknown> {
   private past = false;
 
   constructor(
-    private readonly decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve'>,
+    private readonly decider: Folder<E, S>,
     /** The instant, in epoch milliseconds. */
     readonly atMs: number,
   ) {
@@ -39,7 +39,7 @@ export class StreamAt<S, E = unknown> {
       this.past = true;
       return;
     }
-    this.state = this.decider.evolve(this.state, { type: event.type, data: event.data } as E);
+    this.state = evolveRecorded(this.decider, this.state, event);
     this.applied++;
     this.last = event;
   }
@@ -56,8 +56,8 @@ export class StreamAt<S, E = unknown> {
 }
 
 /** Folds a whole stream up to an instant. */
-export function streamAt<S, E>(
-  decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve'>,
+export function streamAt<S, E extends EventBody>(
+  decider: Folder<E, S>,
   events: readonly RecordedEvent[],
   atMs: number,
 ): StreamAt<S, E> {

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { EventRegistry } from '../registry';
-import type { RecordedEvent } from '../envelope';
+import type { RecordedEvent, RecordedOf } from '../envelope';
 import { ADMISSION_EVENTS } from './admission.events';
 import { DOMAIN_EVENTS } from './domain.events';
 import { NODE_EVENTS } from './node.events';
@@ -38,10 +38,15 @@ export type HcnEvent = {
 /** The data of one HCN event type. */
 export type EventDataOf<T extends HcnEvent['type']> = Extract<HcnEvent, { type: T }>['data'];
 
+/** Every HCN event as the store returns it: `e.type === 'X'` narrows `e.data` to X's data. */
+export type RecordedHcnEvent = RecordedOf<HcnEvent>;
+/** One HCN event type as recorded. */
+export type RecordedEventOf<T extends HcnEvent['type']> = RecordedEvent<T, EventDataOf<T>>;
+
 /** Narrows a recorded event to one type, with its data typed (the store validated it against that schema on read). */
 export function isEventOf<T extends HcnEvent['type']>(
   event: RecordedEvent | undefined,
   type: T,
-): event is RecordedEvent<T, EventDataOf<T>> {
+): event is RecordedEventOf<T> {
   return event?.type === type;
 }

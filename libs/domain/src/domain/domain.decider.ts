@@ -1,6 +1,6 @@
 import type { DomainDefinition, EventDataOf } from '@hcn/contracts';
 import { sameJson } from '../equality';
-import { defineDecider } from '../decider';
+import { EventTypes, defineDecider } from '../decider';
 import { DomainError, assertNever } from '../errors';
 
 /** Commands on a domain's definition. */
@@ -63,9 +63,13 @@ export function evolveDomain(_state: DomainState, event: DomainEvent): DomainSta
   }
 }
 
+/** The event types of a domain stream. */
+const DOMAIN_EVENT_TYPES: EventTypes<DomainEvent> = { DomainDefined: true, DomainUpdated: true };
+
 /** The domain decider. */
 export const domainDecider = defineDecider({
   initialState: initialDomainState,
+  eventTypes: DOMAIN_EVENT_TYPES,
   validate: validateDomain,
   decideAccepted: decideAcceptedDomain,
   evolve: evolveDomain,

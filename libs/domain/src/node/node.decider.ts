@@ -1,7 +1,7 @@
 import { sameJson } from '../equality';
 import { DEFAULT_MIN_DEVICE_HEALTH } from '@hcn/contracts';
 import type { DeviceGrant, EventDataOf, ResourceAmounts } from '@hcn/contracts';
-import { defineDecider } from '../decider';
+import { EventTypes, defineDecider } from '../decider';
 import { DomainError, assertNever } from '../errors';
 import { NO_RESOURCES, RESOURCE_KINDS, shortfalls, retotal } from '../resources';
 import type { NodeCommand, NodeEvent } from './node.commands';
@@ -295,9 +295,25 @@ function released(state: NodeState, allocationId: string): NodeState {
   return { ...next, deviceGrants: grants };
 }
 
+/** The event types of a node stream. */
+const NODE_EVENT_TYPES: EventTypes<NodeEvent> = {
+  NodeRegistered: true,
+  NodeReregistered: true,
+  NodeWentOffline: true,
+  NodeCameOnline: true,
+  NodeDrainRequested: true,
+  NodeStopRequested: true,
+  NodeDeregistered: true,
+  NodeLabelsChanged: true,
+  NodeDeviceHealthChanged: true,
+  CapacityReserved: true,
+  CapacityReleased: true,
+};
+
 /** The node decider: initial state, validate, decide, evolve. */
 export const nodeDecider = defineDecider({
   initialState: initialNodeState,
+  eventTypes: NODE_EVENT_TYPES,
   validate: validateNode,
   decideAccepted: decideAcceptedNode,
   evolve: evolveNode,

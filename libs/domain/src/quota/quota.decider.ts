@@ -1,6 +1,6 @@
 import type { EventDataOf, QuotaAmounts, QuotaLimits } from '@hcn/contracts';
 import { sameJson } from '../equality';
-import { defineDecider } from '../decider';
+import { EventTypes, defineDecider } from '../decider';
 import { DomainError, assertNever } from '../errors';
 import { BucketMap } from '../bucket-map';
 import { NO_QUOTA_AMOUNTS, QUOTA_KINDS, retotal } from '../resources';
@@ -215,9 +215,17 @@ export function evolveQuota(state: QuotaState, event: QuotaEvent): QuotaState {
   }
 }
 
+/** The event types of a quota stream. */
+const QUOTA_EVENT_TYPES: EventTypes<QuotaEvent> = {
+  QuotaSet: true,
+  QuotaConsumed: true,
+  QuotaReleased: true,
+};
+
 /** The quota decider of one namespace. */
 export const quotaDecider = defineDecider({
   initialState: initialQuotaState,
+  eventTypes: QUOTA_EVENT_TYPES,
   validate: validateQuota,
   decideAccepted: decideAcceptedQuota,
   evolve: evolveQuota,

@@ -1,6 +1,6 @@
 import type { EventDataOf, TemplateDefinition } from '@hcn/contracts';
 import { sameJson } from '../equality';
-import { defineDecider } from '../decider';
+import { EventTypes, defineDecider } from '../decider';
 import { DomainError, assertNever } from '../errors';
 
 const PLACEHOLDER = /\$\{([a-zA-Z_][a-zA-Z0-9_]*)\}/g;
@@ -97,9 +97,17 @@ export function evolveTemplate(_state: TemplateState, event: TemplateEvent): Tem
   }
 }
 
+/** The event types of a template stream. */
+const TEMPLATE_EVENT_TYPES: EventTypes<TemplateEvent> = {
+  TemplateDefined: true,
+  TemplateUpdated: true,
+  TemplateDeleted: true,
+};
+
 /** The template decider. */
 export const templateDecider = defineDecider({
   initialState: initialTemplateState,
+  eventTypes: TEMPLATE_EVENT_TYPES,
   validate: validateTemplate,
   decideAccepted: decideAcceptedTemplate,
   evolve: evolveTemplate,

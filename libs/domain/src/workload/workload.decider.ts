@@ -1,5 +1,5 @@
 import { RUNNABLE_WORKLOAD_TYPES, type WorkloadSpec } from '@hcn/contracts';
-import { defineDecider } from '../decider';
+import { EventTypes, defineDecider } from '../decider';
 import { sameJson } from '../equality';
 import { DomainError, assertNever } from '../errors';
 import type { AllocationEnd, DecisionRecord, WorkloadCommand, WorkloadEvent } from './workload.commands';
@@ -334,9 +334,29 @@ function decideAcceptedWorkload(command: WorkloadCommand, state: WorkloadState):
   }
 }
 
+/** The event types of a workload stream. */
+const WORKLOAD_EVENT_TYPES: EventTypes<WorkloadEvent> = {
+  WorkloadSubmitted: true,
+  WorkloadDelegated: true,
+  DelegationRejected: true,
+  AllocationPlaced: true,
+  WorkloadUnschedulable: true,
+  AllocationStarted: true,
+  AllocationCompleted: true,
+  AllocationFailed: true,
+  AllocationLost: true,
+  WorkloadStopRequested: true,
+  AllocationStopRequested: true,
+  AllocationStopped: true,
+  WorkloadRestartRequested: true,
+  WorkloadUpdated: true,
+  WorkloadDeleted: true,
+};
+
 /** The workload decider: submission, scheduling verdicts, allocation lifecycle, user operations. */
 export const workloadDecider = defineDecider({
   initialState: initialWorkloadState,
+  eventTypes: WORKLOAD_EVENT_TYPES,
   validate: validateWorkload,
   decideAccepted: decideAcceptedWorkload,
   evolve: evolveWorkload,

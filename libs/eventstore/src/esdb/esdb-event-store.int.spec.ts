@@ -1,5 +1,5 @@
 import { eventStoreContract } from '../testing/event-store.contract';
-import { testEventRegistry } from '../testing/test-events';
+import { TestEvent, testEventRegistry } from '../testing/test-events';
 import { EsdbEventStore } from './esdb-event-store';
 
 /**
@@ -12,7 +12,7 @@ if (!url)
   console.warn('!!! SKIPPING EventStoreDB contract: EVENTSTORE_URL is not set (no live EventStoreDB here)');
 (url ? describe : describe.skip)('EsdbEventStore (live EventStoreDB)', () => {
   eventStoreContract(async () => {
-    const store = new EsdbEventStore(url!, testEventRegistry);
+    const store = new EsdbEventStore<TestEvent>(url!, testEventRegistry);
     return { store, teardown: () => store.close() };
   });
 });

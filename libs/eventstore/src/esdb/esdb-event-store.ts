@@ -11,11 +11,13 @@ import {
   streamNameFilter,
 } from '@eventstore/db-client';
 import {
+  EventBody,
   EventRegistry,
   HcnError,
+  HcnEvent,
   NewEvent,
   Position,
-  RecordedEvent,
+  RecordedOf,
   comparePositions,
   hcnEventRegistry,
 } from '@hcn/contracts';
@@ -56,10 +58,11 @@ interface EsdbRecorded {
  * Event store on EventStoreDB through `@eventstore/db-client` 6.x. Only this file imports the client; its errors
  * become the port's. NOTE: not run against a live server in this project's CI (EventStoreDB cannot run there).
  */
-export class EsdbEventStore implements EventStore {
+export class EsdbEventStore<E extends EventBody = HcnEvent> implements EventStore<E> {
   private readonly client: EventStoreDBClient;
   private readonly subscriptions = new Set<Subscription>();
 
+  /** `registry`: the schemas of the events the store holds (default: every HCN event); reads return those events. */
   constructor(
     connectionString: string,
     private readonly registry: EventRegistry = hcnEventRegistry,
@@ -96,9 +99,9 @@ export class EsdbEventStore implements EventStore {
     return appendEach((r) => this.append(r.streamId, r.events, r.expectedRevision), requests);
   }
 
-  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<Array<RecordedOf<E>>> {
     const backwards = options.direction === 'backwards';
-    const events: RecordedEvent[] = [];
+    const events: Array<RecordedOf<E>> = [];
     try {
       const reading = this.client.readStream(streamId, {
         direction: backwards ? BACKWARDS : FORWARDS,
@@ -116,9 +119,9 @@ export class EsdbEventStore implements EventStore {
     return events;
   }
 
-  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+  async readAll(options: ReadAllOptions = {}): Promise<Array<RecordedOf<E>>> {
     const limit = options.maxCount ?? Number.MAX_SAFE_INTEGER;
-    const events: RecordedEvent[] = [];
+    const events: Array<RecordedOf<E>> = [];
     try {
       const reading = this.client.readAll({ fromPosition: options.after ?? START, direction: FORWARDS });
       for await (const resolved of reading) {
@@ -166,7 +169,7 @@ export class EsdbEventStore implements EventStore {
     };
   }
 
-  subscribeToAll(options: SubscribeToAllOptions): Subscription {
+  subscribeToAll(options: SubscribeToAllOptions<E>): Subscription {
     const esdbSubscription = this.client.subscribeToAll({
       fromPosition: options.after ?? START,
       filter: toEsdbFilter(options.filter, options.onCheckpoint),
@@ -224,8 +227,8 @@ export class EsdbEventStore implements EventStore {
     await this.client.dispose();
   }
 
-  private decode(event: EsdbRecorded): RecordedEvent {
-    return decodeEvent(this.registry, toRaw(event));
+  private decode(event: EsdbRecorded): RecordedOf<E> {
+    return decodeEvent<E>(this.registry, toRaw(event));
   }
 }
 

@@ -1,8 +1,10 @@
 import {
+  EventBody,
   EventRegistry,
+  HcnEvent,
   NewEvent,
   Position,
-  RecordedEvent,
+  RecordedOf,
   comparePositions,
   hcnEventRegistry,
 } from '@hcn/contracts';
@@ -36,13 +38,16 @@ interface StoredEvent extends PreparedEvent {
   readonly recordedAt: string;
 }
 
-/** In-memory event store for unit tests of deciders and handlers; same contract as the real adapters. */
-export class MemoryEventStore implements EventStore {
+/**
+ * In-memory event store for unit tests of deciders and handlers; same contract as the real adapters. Holds the
+ * events `E` that `registry` defines (by default every HCN event).
+ */
+export class MemoryEventStore<E extends EventBody = HcnEvent> implements EventStore<E> {
   private readonly log: StoredEvent[] = [];
   private readonly streams = new Map<string, StoredEvent[]>();
   private readonly metadata = new Map<string, StreamMetadata>();
   private readonly byId = new Map<string, StoredEvent>();
-  private readonly subscriptions = new Set<PollingSubscription>();
+  private readonly subscriptions = new Set<PollingSubscription<E>>();
 
   constructor(
     private readonly registry: EventRegistry = hcnEventRegistry,
@@ -89,7 +94,7 @@ export class MemoryEventStore implements EventStore {
     return appendEach((r) => this.append(r.streamId, r.events, r.expectedRevision), requests);
   }
 
-  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<Array<RecordedOf<E>>> {
     const all = this.streams.get(streamId) ?? [];
     const visible = applyRetention(all, this.metadata.get(streamId) ?? {}, this.now());
     const backwards = options.direction === 'backwards';
@@ -100,7 +105,7 @@ export class MemoryEventStore implements EventStore {
     return selected.slice(0, options.maxCount ?? Number.MAX_SAFE_INTEGER).map((e) => this.decode(e));
   }
 
-  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+  async readAll(options: ReadAllOptions = {}): Promise<Array<RecordedOf<E>>> {
     return this.readPage(options.after, options.filter, options.maxCount ?? Number.MAX_SAFE_INTEGER).events;
   }
 
@@ -126,7 +131,7 @@ export class MemoryEventStore implements EventStore {
     };
   }
 
-  subscribeToAll(options: SubscribeToAllOptions): Subscription {
+  subscribeToAll(options: SubscribeToAllOptions<E>): Subscription {
     const source = {
       readPage: async (after: Position | undefined, filter: EventFilter | undefined, limit: number) =>
         this.readPage(after, filter, limit),
@@ -155,10 +160,10 @@ export class MemoryEventStore implements EventStore {
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
   }
 
-  private readPage(after: Position | undefined, filter: EventFilter | undefined, limit: number): Page {
+  private readPage(after: Position | undefined, filter: EventFilter | undefined, limit: number): Page<E> {
     const start = after ? this.log.findIndex((e) => comparePositions(e.position, after) > 0) : 0;
     const scan = start < 0 ? [] : this.log.slice(start);
-    const events: RecordedEvent[] = [];
+    const events: Array<RecordedOf<E>> = [];
     let scanned = 0;
     for (const event of scan) {
       if (events.length >= limit) break;
@@ -184,8 +189,8 @@ export class MemoryEventStore implements EventStore {
     return { nextExpectedRevision: last.revision, position: last.position };
   }
 
-  private decode(event: StoredEvent): RecordedEvent {
-    return decodeEvent(this.registry, toRaw(event));
+  private decode(event: StoredEvent): RecordedOf<E> {
+    return decodeEvent<E>(this.registry, toRaw(event));
   }
 }
 

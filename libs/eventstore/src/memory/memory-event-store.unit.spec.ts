@@ -1,10 +1,10 @@
 import { MemoryEventStore } from './memory-event-store';
 import { eventStoreContract } from '../testing/event-store.contract';
-import { testEventRegistry } from '../testing/test-events';
+import { TestEvent, testEventRegistry } from '../testing/test-events';
 
 describe('MemoryEventStore (in-memory adapter, for unit tests)', () => {
   eventStoreContract(async () => {
-    const store = new MemoryEventStore(testEventRegistry);
+    const store = new MemoryEventStore<TestEvent>(testEventRegistry);
     return { store, teardown: () => store.close() };
   });
 });

@@ -1,7 +1,7 @@
 import { describeWithPostgres, eventually } from '@hcn/testing';
 import { Client } from 'pg';
 import { usePostgresRig } from '../testing/postgres-rig';
-import { thing, uniqueStream } from '../testing/test-events';
+import { numberOf, thing, uniqueStream } from '../testing/test-events';
 import { verifyHashChain } from '../verify/verify-hash-chain';
 
 describeWithPostgres('PostgreSQL hcn_append_set (appendMany over distinct streams)', () => {
@@ -46,9 +46,7 @@ describeWithPostgres('PostgreSQL hcn_append_set (appendMany over distinct stream
       request(any, 'any', [40, 41]),
     ]);
     expect(revisions).toEqual([2, 3, 1, 1]);
-    expect((await rig.store.readStream(exact)).map((e) => (e.data as { n: number }).n)).toEqual([
-      1, 2, 20, 21,
-    ]);
+    expect((await rig.store.readStream(exact)).map(numberOf)).toEqual([1, 2, 20, 21]);
     // the kept chain head is right: a later single append links on to it
     await rig.store.append(fresh, [thing(13)], 2);
     expect(await verifyHashChain(rig.store)).toMatchObject({
@@ -161,6 +159,6 @@ describeWithPostgres('PostgreSQL hcn_append_set (appendMany over distinct stream
     } finally {
       await Promise.all([loop.end(), set.end()]);
     }
-    expect((await rig.store.readStream(held)).map((e) => (e.data as { n: number }).n)).toEqual([1, 2]);
+    expect((await rig.store.readStream(held)).map(numberOf)).toEqual([1, 2]);
   });
 });

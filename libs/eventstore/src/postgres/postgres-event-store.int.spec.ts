@@ -1,14 +1,14 @@
 import { createTestDatabase, describeWithPostgres } from '@hcn/testing';
 import { Client } from 'pg';
 import { eventStoreContract } from '../testing/event-store.contract';
-import { testEventRegistry, thing, uniqueStream } from '../testing/test-events';
+import { TestEvent, testEventRegistry, thing, uniqueStream } from '../testing/test-events';
 import { PostgresEventStore } from './postgres-event-store';
 
 describeWithPostgres('PostgresEventStore (real PostgreSQL)', () => {
   describe('contract', () => {
     eventStoreContract(async () => {
       const db = await createTestDatabase('es_contract');
-      const store = await PostgresEventStore.connect({
+      const store = await PostgresEventStore.connect<TestEvent>({
         connectionString: db.url,
         registry: testEventRegistry,
       });

@@ -1,4 +1,12 @@
-import { EventRegistry, NewEvent, Position, RecordedEvent, hcnEventRegistry } from '@hcn/contracts';
+import {
+  EventBody,
+  EventRegistry,
+  HcnEvent,
+  NewEvent,
+  Position,
+  RecordedOf,
+  hcnEventRegistry,
+} from '@hcn/contracts';
 import { ScavengeResult, scavengeExpired } from './scavenge';
 import { Client, Pool, PoolClient } from 'pg';
 import { PreparedEvent, checkAppendRequest, decodeEvent, prepareEvents } from '../codec';
@@ -29,6 +37,7 @@ export { appendWithClient } from './append-sql';
 /** Settings of the PostgreSQL event store. */
 export interface PostgresEventStoreOptions {
   readonly connectionString: string;
+  /** The schemas of the events the store holds (default: every HCN event); reads return those events. */
   readonly registry?: EventRegistry;
   readonly poolSize?: number;
   readonly polling?: Partial<PollingSettings>;
@@ -51,11 +60,11 @@ type EventRow = StoredRow;
  * only rows below the oldest running transaction (`pg_snapshot_xmin`), ordered by (txid, seq), so no reader
  * skips an event whose transaction commits late. NOTIFY wakes subscribers; polling is the fallback.
  */
-export class PostgresEventStore implements EventStore {
+export class PostgresEventStore<E extends EventBody = HcnEvent> implements EventStore<E> {
   private readonly pool: Pool;
   private readonly registry: EventRegistry;
   private readonly polling: PollingSettings;
-  private readonly subscriptions = new Set<PollingSubscription>();
+  private readonly subscriptions = new Set<PollingSubscription<E>>();
   private readonly readAllWaitMs: number;
   private listener: Client | undefined;
   private closed = false;
@@ -78,8 +87,10 @@ export class PostgresEventStore implements EventStore {
   }
 
   /** Connects, applies migrations and returns a ready store. */
-  static async connect(options: PostgresEventStoreOptions): Promise<PostgresEventStore> {
-    const store = new PostgresEventStore(options);
+  static async connect<E extends EventBody = HcnEvent>(
+    options: PostgresEventStoreOptions,
+  ): Promise<PostgresEventStore<E>> {
+    const store = new PostgresEventStore<E>(options);
     try {
       await migrateEventStore(store.pool);
     } catch (error) {
@@ -149,7 +160,7 @@ export class PostgresEventStore implements EventStore {
     return prepareEvents(this.registry, events);
   }
 
-  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<Array<RecordedOf<E>>> {
     const backwards = options.direction === 'backwards';
     const from = options.fromRevision ?? (backwards ? Number.MAX_SAFE_INTEGER : 0);
     const sql = `SELECT ${EVENT_COLUMNS} FROM hcn_events e JOIN hcn_streams s ON s.stream_id = e.stream_id
@@ -161,9 +172,9 @@ export class PostgresEventStore implements EventStore {
     return rows.map((row) => this.decode(row));
   }
 
-  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+  async readAll(options: ReadAllOptions = {}): Promise<Array<RecordedOf<E>>> {
     const wanted = options.maxCount ?? Number.MAX_SAFE_INTEGER;
-    const events: RecordedEvent[] = [];
+    const events: Array<RecordedOf<E>> = [];
     let cursor = options.after;
     await this.awaitInFlightTransactions();
     for (;;) {
@@ -180,7 +191,7 @@ export class PostgresEventStore implements EventStore {
     return readRawPage((sql, params) => this.query(sql, params), options);
   }
 
-  subscribeToAll(options: SubscribeToAllOptions): Subscription {
+  subscribeToAll(options: SubscribeToAllOptions<E>): Subscription {
     if (this.closed) throw new Error('Event store is closed');
     // Caught up means: everything committed before the subscription started has been read, i.e. the horizon
     // has passed every transaction id that was assigned then.
@@ -190,7 +201,7 @@ export class PostgresEventStore implements EventStore {
         after: Position | undefined,
         filter: EventFilter | undefined,
         limit: number,
-      ): Promise<Page> => {
+      ): Promise<Page<E>> => {
         target ??= await this.nextTransactionId();
         const page = await this.readPage(after, filter, limit);
         return { ...page, complete: page.horizon >= target };
@@ -250,7 +261,7 @@ export class PostgresEventStore implements EventStore {
     after: Position | undefined,
     filter: EventFilter | undefined,
     limit: number,
-  ): Promise<Page & { horizon: bigint }> {
+  ): Promise<Page<E> & { horizon: bigint }> {
     const params: unknown[] = [String(after?.commit ?? 0n), String(after?.prepare ?? 0n), limit];
     let match = "e.type NOT LIKE '$%' AND e.stream_id NOT LIKE '$%'";
     if (filter) {
@@ -324,11 +335,11 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
-  private decode(row: EventRow): RecordedEvent {
+  private decode(row: EventRow): RecordedOf<E> {
     const raw = storedEvent(row, row.metadata);
     const links =
       row.prev_hash !== null && row.hash !== null ? { prevHash: row.prev_hash, hash: row.hash } : undefined;
-    return decodeEvent(this.registry, raw, links);
+    return decodeEvent<E>(this.registry, raw, links);
   }
 
   private async query<R>(sql: string, params: unknown[] = []): Promise<R[]> {

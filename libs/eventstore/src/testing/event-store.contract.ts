@@ -1,15 +1,14 @@
-import { HcnError, Position, RecordedEvent, comparePositions } from '@hcn/contracts';
+import { HcnError, Position, RecordedOf, comparePositions } from '@hcn/contracts';
 import { eventually, sleep } from '@hcn/testing';
 import { randomUUID } from 'node:crypto';
 import { ConcurrencyError, DuplicateEventIdError } from '../errors';
-import type { EventStore } from '../port';
 import { hashChainContract } from './hash-chain.contract';
 import { supervisedSubscriptionContract } from './supervised-subscription.contract';
-import { otherThing, thing, uniqueStream } from './test-events';
+import { TestEvent, TestEventStore, labelOf, numberOf, otherThing, thing, uniqueStream } from './test-events';
 
 /** Builds the store under test (registry: testEventRegistry) and tears it down. */
 export interface EventStoreFixture {
-  store: EventStore;
+  store: TestEventStore;
   teardown(): Promise<void>;
 }
 
@@ -23,14 +22,12 @@ async function expectCode(promise: Promise<unknown>, code: string): Promise<HcnE
   return error as HcnError;
 }
 
-function ns(event: RecordedEvent): number {
-  return (event.data as { n: number }).n;
-}
+const ns = numberOf;
 
 /** The one contract every EventStore adapter must pass (EventStoreDB's semantics). */
 export function eventStoreContract(makeFixture: () => Promise<EventStoreFixture>): void {
   let fixture: EventStoreFixture;
-  let store: EventStore;
+  let store: TestEventStore;
   beforeAll(async () => {
     fixture = await makeFixture();
     store = fixture.store;
@@ -278,7 +275,7 @@ export function eventStoreContract(makeFixture: () => Promise<EventStoreFixture>
     it('delivers history then live events exactly once, in order, and reports caught-up and checkpoints', async () => {
       const prefix = `c-sub-${randomUUID().slice(0, 6)}`;
       await store.append(`${prefix}-1`, [thing(1), thing(2)], 'no_stream');
-      const seen: RecordedEvent[] = [];
+      const seen: Array<RecordedOf<TestEvent>> = [];
       const checkpoints: Position[] = [];
       let caughtUp = false;
       const subscription = store.subscribeToAll({
@@ -305,7 +302,7 @@ export function eventStoreContract(makeFixture: () => Promise<EventStoreFixture>
       const prefix = `c-resume-${randomUUID().slice(0, 6)}`;
       await store.append(`${prefix}-x`, [thing(1), otherThing('a'), thing(2), otherThing('b')], 'no_stream');
       const history = await store.readAll({ filter: { kind: 'streamPrefix', prefixes: [prefix] } });
-      const seen: RecordedEvent[] = [];
+      const seen: Array<RecordedOf<TestEvent>> = [];
       const subscription = store.subscribeToAll({
         after: history[0].position,
         filter: { kind: 'eventTypePrefix', prefixes: ['OtherThing'] },
@@ -314,7 +311,7 @@ export function eventStoreContract(makeFixture: () => Promise<EventStoreFixture>
       try {
         await eventually('filtered events', () => seen.length === 2);
         await sleep(200);
-        expect(seen.map((e) => (e.data as { label: string }).label)).toEqual(['a', 'b']);
+        expect(seen.map(labelOf)).toEqual(['a', 'b']);
       } finally {
         await subscription.stop();
       }
@@ -322,7 +319,7 @@ export function eventStoreContract(makeFixture: () => Promise<EventStoreFixture>
 
     it('stops delivering after stop()', async () => {
       const prefix = `c-stop-${randomUUID().slice(0, 6)}`;
-      const seen: RecordedEvent[] = [];
+      const seen: Array<RecordedOf<TestEvent>> = [];
       const subscription = store.subscribeToAll({
         filter: { kind: 'streamPrefix', prefixes: [prefix] },
         onEvent: (e) => void seen.push(e),

@@ -1,9 +1,8 @@
 import { HcnError, NewEvent, RecordedEvent } from '@hcn/contracts';
 import { sleep } from '@hcn/testing';
 import { chainHash, contentHash, genesisHash } from '../hash-chain';
-import type { EventStore } from '../port';
 import { verifyHashChain } from '../verify/verify-hash-chain';
-import { thing, uniqueStream } from './test-events';
+import { TestEventStore, thing, uniqueStream } from './test-events';
 
 /** Asserts that a stream's events form an unbroken chain from its genesis hash. */
 function expectChained(stream: string, events: readonly RecordedEvent[]): void {
@@ -16,7 +15,7 @@ function expectChained(stream: string, events: readonly RecordedEvent[]): void {
 }
 
 /** Hash-chain cases of the EventStore contract: every adapter links each stream's events. */
-export function hashChainContract(getStore: () => EventStore): void {
+export function hashChainContract(getStore: () => TestEventStore): void {
   it('chains every appended event to the previous one of its stream, across appends', async () => {
     const store = getStore();
     const stream = uniqueStream('c-hash');

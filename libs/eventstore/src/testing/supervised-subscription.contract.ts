@@ -1,15 +1,14 @@
-import { RecordedEvent, ValidationError } from '@hcn/contracts';
+import { ValidationError } from '@hcn/contracts';
 import { eventually, sleep } from '@hcn/testing';
 import { randomUUID } from 'node:crypto';
-import type { EventStore } from '../port';
 import { SubscriptionHealth } from '../subscription-health';
 import { superviseSubscription } from '../supervised-subscription';
-import { thing } from './test-events';
+import { TestEventStore, numberOf, thing } from './test-events';
 
-const n = (e: RecordedEvent) => (e.data as { n: number }).n;
+const n = numberOf;
 
 /** A supervised subscription over the adapter: failures resume from the checkpoint, poison is parked. */
-export function supervisedSubscriptionContract(getStore: () => EventStore): void {
+export function supervisedSubscriptionContract(getStore: () => TestEventStore): void {
   const fast = { initialBackoffMs: 20, maxBackoffMs: 100 };
 
   it('resumes after a failing handler from where it was: nothing lost, nothing before it repeated', async () => {

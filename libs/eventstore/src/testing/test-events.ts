@@ -1,4 +1,5 @@
-import { EventRegistry, NewEvent, defineEvent, z } from '@hcn/contracts';
+import { EventRegistry, NewEvent, RecordedOf, defineEvent, z } from '@hcn/contracts';
+import type { EventStore } from '../port';
 import { randomUUID } from 'node:crypto';
 
 /** Event types used only by the event-store specs and benchmarks. */
@@ -6,6 +7,23 @@ export const testEventRegistry = new EventRegistry([
   defineEvent('ThingHappened', 1, z.object({ n: z.number().int(), note: z.string().optional() })),
   defineEvent('OtherThingHappened', 1, z.object({ label: z.string() })),
 ]);
+
+/** The events of `testEventRegistry`. */
+export type TestEvent =
+  | { type: 'ThingHappened'; data: { n: number; note?: string } }
+  | { type: 'OtherThingHappened'; data: { label: string } };
+/** A store holding the events of `testEventRegistry`. */
+export type TestEventStore = EventStore<TestEvent>;
+
+/** The number a ThingHappened carries (NaN for an OtherThingHappened). */
+export function numberOf(event: RecordedOf<TestEvent>): number {
+  return event.type === 'ThingHappened' ? event.data.n : Number.NaN;
+}
+
+/** The label an OtherThingHappened carries (a ThingHappened has none). */
+export function labelOf(event: RecordedOf<TestEvent>): string | undefined {
+  return event.type === 'OtherThingHappened' ? event.data.label : undefined;
+}
 
 /** A valid ThingHappened event with a fresh id. */
 export function thing(n: number, note?: string): NewEvent {

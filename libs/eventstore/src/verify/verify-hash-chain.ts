@@ -1,5 +1,5 @@
 import { HcnError, Position } from '@hcn/contracts';
-import type { EventStore } from '../port';
+import type { AnyEventStore } from '../port';
 import { ChainChecker, Period } from './chain-checker';
 import type { HashChainReport, VerifyProgress } from './chain-report';
 
@@ -21,7 +21,7 @@ export interface VerifyHashChainOptions {
  * AUDIT.STREAM_NOT_FOUND when `streamId` has no retained event.
  */
 export async function verifyHashChain(
-  store: EventStore,
+  store: AnyEventStore,
   options: VerifyHashChainOptions = {},
   onProgress?: (progress: VerifyProgress) => void,
 ): Promise<HashChainReport> {
@@ -58,7 +58,7 @@ function periodOf(options: VerifyHashChainOptions): Period {
 }
 
 /** Whether a stream has retention metadata, asked once per stream (only for streams that start mid-way). */
-function retentionLookup(store: EventStore): (streamId: string) => Promise<boolean> {
+function retentionLookup(store: AnyEventStore): (streamId: string) => Promise<boolean> {
   const known = new Map<string, boolean>();
   return async (streamId) => {
     let has = known.get(streamId);
