@@ -14,6 +14,14 @@ interface VirtualAgent {
   seq: number;
   silent: boolean;
   devices: AcceleratorDevice[];
+  /** Bearer credential (registration answer), for `GET /v1/agents/me`. */
+  credential: string;
+  /** Heartbeat interval the hub told this node (registration answer, then `GET /v1/agents/me`). */
+  intervalMs: number;
+  /** When its next heartbeat is due (`startAsTold`). */
+  nextDueMs: number;
+  /** Heartbeats sent since the last identity check. */
+  sinceCheck: number;
 }
 
 /** Settings of a fleet. */
@@ -93,6 +101,10 @@ export class FleetSimulator {
           seq: 0,
           silent: false,
           devices,
+          credential: session.credential,
+          intervalMs: session.heartbeatIntervalSeconds * 1000,
+          nextDueMs: 0,
+          sinceCheck: 0,
         });
         onProgress(this.agents.length);
       }
@@ -111,6 +123,62 @@ export class FleetSimulator {
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
+  }
+
+  /**
+   * Starts heartbeats as real agents send them: each node at the interval the hub told it, one publish request per
+   * heartbeat, first beats spread over each node's interval; every `identityCheckEvery` heartbeats a node asks
+   * `GET /v1/agents/me` (as the agent does) and adopts the interval in the answer, if any.
+   */
+  startAsTold(identityCheckEvery = 3, tickMs = 50): void {
+    const now = Date.now();
+    for (const agent of this.agents) agent.nextDueMs = now + this.random() * agent.intervalMs;
+    this.timer = setInterval(() => void this.tickAsTold(identityCheckEvery), tickMs);
+  }
+
+  /** Heartbeats per second the fleet sends now (from each node's interval). */
+  ratePerSecond(): number {
+    return this.agents.reduce((sum, a) => sum + (a.silent ? 0 : 1000 / a.intervalMs), 0);
+  }
+
+  private async tickAsTold(identityCheckEvery: number): Promise<void> {
+    const now = Date.now();
+    const sends: Array<Promise<void>> = [];
+    for (const agent of this.agents) {
+      if (agent.silent || agent.nextDueMs > now) continue;
+      agent.nextDueMs += agent.intervalMs;
+      const report = withMac(agent.commandKey, this.heartbeat(agent, now));
+      sends.push(
+        this.options.bus.publish(AGENT_REPORTS_TOPIC, [{ key: agent.nodeId, value: JSON.stringify(report) }]),
+      );
+      this.published++;
+      if (++agent.sinceCheck >= identityCheckEvery) {
+        agent.sinceCheck = 0;
+        sends.push(this.checkIdentity(agent));
+      }
+    }
+    await Promise.all(sends).catch((error: Error) => console.error(`[bench] heartbeat: ${error.message}`));
+  }
+
+  /** `GET /v1/agents/me` as the agent's identity check; adopts a heartbeat interval the answer carries. */
+  private async checkIdentity(agent: VirtualAgent): Promise<void> {
+    const response = await fetch(`${this.options.hubUrl}/v1/agents/me`, {
+      headers: { authorization: `Bearer ${agent.credential}` },
+    });
+    const body = (await response.json()) as { heartbeatIntervalSeconds?: number };
+    if (response.ok && body.heartbeatIntervalSeconds) agent.intervalMs = body.heartbeatIntervalSeconds * 1000;
+  }
+
+  private heartbeat(agent: VirtualAgent, now: number) {
+    return {
+      kind: 'heartbeat' as const,
+      nodeId: agent.nodeId,
+      domainId: agent.domainId,
+      seq: agent.seq++,
+      sentAt: new Date(now).toISOString(),
+      usage: { cpuUsage: 0.3, memoryUsedBytes: 100 * 2 ** 30, diskUsedBytes: 2 ** 40 },
+      ...(agent.devices.length > 0 ? { devices: deviceUsage(agent.devices) } : {}),
+    };
   }
 
   /** Stops the heartbeats of `count` nodes (they stay registered); returns their ids and when they went quiet. */
@@ -165,15 +233,7 @@ export class FleetSimulator {
         const index = this.cursor % count;
         const agent = this.agents[index];
         if (agent.silent) continue;
-        const report: AgentReport = withMac(agent.commandKey, {
-          kind: 'heartbeat' as const,
-          nodeId: agent.nodeId,
-          domainId: agent.domainId,
-          seq: agent.seq++,
-          sentAt: new Date(now).toISOString(),
-          usage: { cpuUsage: 0.3, memoryUsedBytes: 100 * 2 ** 30, diskUsedBytes: 2 ** 40 },
-          ...(agent.devices.length > 0 ? { devices: deviceUsage(agent.devices) } : {}),
-        });
+        const report: AgentReport = withMac(agent.commandKey, this.heartbeat(agent, now));
         messages.push({ key: agent.nodeId, value: JSON.stringify(report) });
         if (index < this.probed) this.remember(agent.nodeId, report.seq, now);
       }

@@ -9,6 +9,7 @@ const benches: Record<string, () => Promise<void>> = {
   devices: async () => (await import('./devices.bench')).run(),
   eventstore: async () => (await import('./eventstore.bench')).run(),
   scavenge: async () => (await import('./scavenge.bench')).run(),
+  'idle-fleet': async () => (await import('./idle-fleet.bench')).run(),
   heartbeats: async () => (await import('./heartbeats.bench')).run(),
   placement: async () => (await import('./placement.bench')).run(),
   'placement-floor': async () => (await import('./placement-floor.bench')).run(),

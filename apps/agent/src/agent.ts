@@ -318,10 +318,24 @@ export class Agent {
       this.runtimes = runtimes;
       return this.register();
     }
-    const known = await this.hub.knowsMe(session.credential).catch(() => true);
-    if (known) return;
+    const self = await this.hub.whoAmI(session.credential).catch(() => session);
+    if (self) return this.adoptCadence(self);
     this.log('the hub does not know this node any more: registering again');
     await this.register();
+  }
+
+  /** Keeps the heartbeat interval the hub tells (it scales it with the fleet's size), when it tells a valid one. */
+  private adoptCadence(told: { heartbeatIntervalSeconds?: number; nodeTtlSeconds?: number }): void {
+    const session = this.session;
+    const interval = told.heartbeatIntervalSeconds;
+    const valid = interval !== undefined && Number.isFinite(interval) && interval > 0;
+    if (!session || !valid || interval === session.heartbeatIntervalSeconds) return;
+    this.log(`heartbeat interval ${session.heartbeatIntervalSeconds} s -> ${interval} s (told by the hub)`);
+    this.session = {
+      ...session,
+      heartbeatIntervalSeconds: interval,
+      nodeTtlSeconds: told.nodeTtlSeconds ?? session.nodeTtlSeconds,
+    };
   }
 
   /**

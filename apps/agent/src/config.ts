@@ -51,6 +51,14 @@ const containersSchema = z.object({
   cgroups: z.enum(['auto', 'off']),
 });
 
+const KAFKA_FETCH_WAIT = 'HCN_KAFKA_FETCH_WAIT_MS: whole milliseconds, 10 to 3000';
+
+/** The agent's consumer-group heartbeat: a third of the 10 s session (a group of one: nothing to rebalance). */
+export const AGENT_GROUP_HEARTBEAT_MS = 3000;
+
+/** Default wait of the agent's command fetch: an idle fleet of 1,000 agents asks the broker 1,000 times a second. */
+export const AGENT_KAFKA_FETCH_WAIT_MS = 1000;
+
 const schema = z.object({
   hubUrl: z.string().url('hubUrl (HCN_HUB_URL) must be an http(s) URL'),
   joinToken: z.string().min(1, 'joinToken (HCN_JOIN_TOKEN) is required'),
@@ -68,6 +76,12 @@ const schema = z.object({
     .optional(),
   containers: containersSchema,
   processUser: z.string().min(1),
+  /** How long the broker may hold the agent's empty command fetch (commands still arrive at once); ms. */
+  kafkaFetchWaitMs: z
+    .number({ message: KAFKA_FETCH_WAIT })
+    .int(KAFKA_FETCH_WAIT)
+    .min(10, KAFKA_FETCH_WAIT)
+    .max(3000, KAFKA_FETCH_WAIT),
 });
 
 /** Validated agent configuration. */
@@ -95,7 +109,7 @@ function parseYaml(text: string): unknown {
 /**
  * Loads the agent's configuration: the YAML file named by HCN_AGENT_CONFIG (if any), then the environment
  * (HCN_HUB_URL, HCN_JOIN_TOKEN, HCN_DOMAIN, HCN_LABELS=k=v,..., HCN_HEAD, HCN_DATA_DIR, KAFKA_BROKERS,
- * HCN_VRAM_GUARD) on top.
+ * HCN_VRAM_GUARD, HCN_KAFKA_FETCH_WAIT_MS) on top.
  */
 export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentConfig {
   const path = env.HCN_AGENT_CONFIG;
@@ -118,6 +132,9 @@ export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentConfig {
     devices: file.devices,
     vramGuardPath: env.HCN_VRAM_GUARD ?? file.vramGuard ?? builtGuard(),
     processUser: env.HCN_PROCESS_USER ?? file.processes?.user ?? 'auto',
+    kafkaFetchWaitMs: env.HCN_KAFKA_FETCH_WAIT_MS
+      ? Number(env.HCN_KAFKA_FETCH_WAIT_MS)
+      : AGENT_KAFKA_FETCH_WAIT_MS,
     containers: {
       socket: dockerHostSocket(env.DOCKER_HOST) ?? file.containers?.socket,
       allowedHostPaths: file.containers?.allowedHostPaths ?? [],

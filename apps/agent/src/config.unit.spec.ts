@@ -67,4 +67,14 @@ describe('agent configuration', () => {
     expect(message).toContain('joinToken');
     expect(message).toContain('domainId');
   });
+
+  it('waits 1 s on an empty command fetch unless HCN_KAFKA_FETCH_WAIT_MS says otherwise (10 to 3000 ms)', () => {
+    const env = { HCN_HUB_URL: 'http://hub:8080', HCN_JOIN_TOKEN: 'join' };
+    expect(loadAgentConfig(env).kafkaFetchWaitMs).toBe(1000);
+    expect(loadAgentConfig({ ...env, HCN_KAFKA_FETCH_WAIT_MS: '100' }).kafkaFetchWaitMs).toBe(100);
+    for (const bad of ['5', '5000', '2.5', 'soon'])
+      expect(() => loadAgentConfig({ ...env, HCN_KAFKA_FETCH_WAIT_MS: bad })).toThrow(
+        'HCN_KAFKA_FETCH_WAIT_MS',
+      );
+  });
 });

@@ -13,6 +13,14 @@ export class HubRequestError extends Error {
   }
 }
 
+/** The hub's answer about the calling node; older hubs leave out the cadence. */
+export interface AgentSelf {
+  readonly nodeId: string;
+  readonly status: string;
+  readonly heartbeatIntervalSeconds?: number;
+  readonly nodeTtlSeconds?: number;
+}
+
 /** How long one request to the hub may take. */
 const REQUEST_TIMEOUT_MS = 10000;
 
@@ -30,11 +38,18 @@ export class HubClient {
 
   /** True when the hub knows this node; false when it answers NODE.NOT_FOUND (the hub forgot it). */
   async knowsMe(credential: string): Promise<boolean> {
+    return (await this.whoAmI(credential)) !== undefined;
+  }
+
+  /**
+   * The hub's answer about this node (with the heartbeat cadence it is to keep now, from hubs that scale it);
+   * undefined when the hub answers NODE.NOT_FOUND (it forgot the node).
+   */
+  async whoAmI(credential: string): Promise<AgentSelf | undefined> {
     try {
-      await this.call('GET', '/v1/agents/me', undefined, credential);
-      return true;
+      return await this.call<AgentSelf>('GET', '/v1/agents/me', undefined, credential);
     } catch (error) {
-      if (error instanceof HubRequestError && error.code === 'NODE.NOT_FOUND') return false;
+      if (error instanceof HubRequestError && error.code === 'NODE.NOT_FOUND') return undefined;
       throw error;
     }
   }

@@ -73,6 +73,19 @@ describe('HubClient (against a local HTTP server)', () => {
     await expect(new HubClient(baseUrl).knowsMe('secret')).resolves.toBe(false);
   });
 
+  it('whoAmI reads the heartbeat cadence the hub tells, and NODE.NOT_FOUND as forgotten', async () => {
+    answer = {
+      status: 200,
+      body: '{"nodeId":"n-1","status":"online","heartbeatIntervalSeconds":20,"nodeTtlSeconds":60}',
+    };
+    await expect(new HubClient(baseUrl).whoAmI('secret')).resolves.toMatchObject({
+      heartbeatIntervalSeconds: 20,
+      nodeTtlSeconds: 60,
+    });
+    answer = { status: 404, body: JSON.stringify({ error: { code: 'NODE.NOT_FOUND', message: 'unknown' } }) };
+    await expect(new HubClient(baseUrl).whoAmI('secret')).resolves.toBeUndefined();
+  });
+
   it('rejects with the network error when the hub is unreachable', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));

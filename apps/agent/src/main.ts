@@ -1,6 +1,6 @@
 import { describeKafkaSecurity, loadKafkaSecurity, onShutdown, openMessageBus, runMain } from '@hcn/platform';
 import { Agent } from './agent';
-import { loadAgentConfig } from './config';
+import { AGENT_GROUP_HEARTBEAT_MS, loadAgentConfig } from './config';
 
 /**
  * Agent entry point: configuration from HCN_AGENT_CONFIG (YAML) and the environment; Kafka required, with its
@@ -15,7 +15,11 @@ async function main(): Promise<void> {
     );
     process.exit(2);
   }
-  const bus = openMessageBus(config.kafkaBrokers, 'hcn-agent', kafkaSecurity);
+  const bus = openMessageBus(config.kafkaBrokers, 'hcn-agent', {
+    ...kafkaSecurity,
+    fetchMaxWaitMs: config.kafkaFetchWaitMs,
+    groupHeartbeatMs: AGENT_GROUP_HEARTBEAT_MS,
+  });
   console.log(`[agent] Kafka: ${describeKafkaSecurity(kafkaSecurity)}`);
   const agent = new Agent(config, bus, {
     log: (line) => console.log(line),

@@ -78,6 +78,21 @@ const schema = z
     HCN_AGENT_SECRET: z.string().min(32, 'HCN_AGENT_SECRET must be at least 32 characters'),
     HCN_NODE_TTL_SECONDS: envNumber(15).pipe(z.number().positive()),
     HCN_HEARTBEAT_INTERVAL_SECONDS: envNumber(5).pipe(z.number().positive()),
+    HCN_HEARTBEATS_MAX_PER_SECOND: envNumber(50).pipe(
+      z
+        .number()
+        .min(
+          0,
+          'HCN_HEARTBEATS_MAX_PER_SECOND: heartbeats per second of the whole fleet, or 0 for a fixed interval',
+        ),
+    ),
+    HCN_REPORTS_BATCH_WINDOW_MS: envNumber(500).pipe(
+      z
+        .number()
+        .int('HCN_REPORTS_BATCH_WINDOW_MS: whole milliseconds, 10 to 5000')
+        .min(10, 'HCN_REPORTS_BATCH_WINDOW_MS: whole milliseconds, 10 to 5000')
+        .max(5000, 'HCN_REPORTS_BATCH_WINDOW_MS: whole milliseconds, 10 to 5000'),
+    ),
     HCN_HEARTBEAT_RETENTION_SECONDS: envNumber(86400).pipe(z.number().int().positive()),
     HCN_LIVENESS_SWEEP_MS: envNumber(1000).pipe(z.number().int().positive()),
     HCN_ADMIN_TOKEN: z.string().min(16, 'HCN_ADMIN_TOKEN must be at least 16 characters').optional(),
@@ -150,6 +165,10 @@ export interface HubConfig {
   readonly agentSecret: string;
   readonly nodeTtlSeconds: number;
   readonly heartbeatIntervalSeconds: number;
+  /** Most heartbeats per second of the whole fleet: a larger fleet is told a longer interval and TTL (0: never). */
+  readonly heartbeatsMaxPerSecond: number;
+  /** How long the broker may gather agent reports for one fetch of the hub's consumer (idle: one fetch per window). */
+  readonly reportsBatchWindowMs: number;
   readonly heartbeatRetentionSeconds: number;
   readonly livenessSweepMs: number;
   /** API tokens of the user API (the admin token first when given). */
@@ -189,6 +208,8 @@ export function loadHubConfig(env: NodeJS.ProcessEnv): HubConfig {
     agentSecret: c.HCN_AGENT_SECRET,
     nodeTtlSeconds: c.HCN_NODE_TTL_SECONDS,
     heartbeatIntervalSeconds: c.HCN_HEARTBEAT_INTERVAL_SECONDS,
+    heartbeatsMaxPerSecond: c.HCN_HEARTBEATS_MAX_PER_SECOND,
+    reportsBatchWindowMs: c.HCN_REPORTS_BATCH_WINDOW_MS,
     heartbeatRetentionSeconds: c.HCN_HEARTBEAT_RETENTION_SECONDS,
     livenessSweepMs: c.HCN_LIVENESS_SWEEP_MS,
     apiTokens: [

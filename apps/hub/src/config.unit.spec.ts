@@ -23,6 +23,18 @@ describe('hub configuration', () => {
     );
   });
 
+  it('scales heartbeats to at most 50/s and gathers reports for 500 ms unless configured (0: fixed interval)', () => {
+    expect(loadHubConfig(minimal).heartbeatsMaxPerSecond).toBe(50);
+    expect(loadHubConfig(minimal).reportsBatchWindowMs).toBe(500);
+    const old = loadHubConfig({
+      ...minimal,
+      HCN_HEARTBEATS_MAX_PER_SECOND: '0',
+      HCN_REPORTS_BATCH_WINDOW_MS: '200',
+    });
+    expect(old.heartbeatsMaxPerSecond).toBe(0);
+    expect(old.reportsBatchWindowMs).toBe(200);
+  });
+
   it('reads the orphan sweep in seconds', () => {
     expect(loadHubConfig({ ...minimal, HCN_ORPHAN_SWEEP_SECONDS: '0.5' }).orphanSweepMs).toBe(500);
   });
@@ -43,6 +55,11 @@ describe('hub configuration', () => {
     ['HCN_OPS_HTTP_PORT', '70000'],
     ['HCN_OPS_HTTP_PORT', '8080'],
     ['HCN_OPS_HTTP_HOST', '0.0.0.0'],
+    ['HCN_HEARTBEATS_MAX_PER_SECOND', '-1'],
+    ['HCN_HEARTBEATS_MAX_PER_SECOND', 'many'],
+    ['HCN_REPORTS_BATCH_WINDOW_MS', '5'],
+    ['HCN_REPORTS_BATCH_WINDOW_MS', '6000'],
+    ['HCN_REPORTS_BATCH_WINDOW_MS', '200.5'],
   ])('refuses %s=%s at start-up, naming the variable', (name, value) => {
     expect(() => loadHubConfig({ ...minimal, [name]: value })).toThrow(name);
   });

@@ -108,7 +108,11 @@ describeWithPostgres(
         const me = await h.request('GET', '/v1/agents/me', undefined, {
           authorization: `Bearer ${first.credential}`,
         });
-        expect(me).toEqual({ status: 200, body: { nodeId: first.nodeId, status: 'online' } });
+        expect(me).toEqual({
+          status: 200,
+          // with the cadence to keep (the harness's fixed 0.5 s interval and 2 s TTL)
+          body: { nodeId: first.nodeId, status: 'online', heartbeatIntervalSeconds: 0.5, nodeTtlSeconds: 2 },
+        });
       });
       it("never hands out a registered node's credential for the join token alone", async () => {
         const victim = await register({ hostname: 'victim' });

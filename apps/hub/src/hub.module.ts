@@ -34,6 +34,7 @@ import { RegisterNodeController } from './commands/register-node/register-node.c
 import { RegisterNodeHandler } from './commands/register-node/register-node.handler';
 import { StopNodeHandler } from './commands/stop-node/stop-node.handler';
 import { HotStreams } from './common/hot-streams';
+import { HeartbeatCadence } from './sagas/heartbeat-cadence';
 import { HubMetrics } from './common/metrics';
 import type { HubConfig } from './config';
 import { HealthController } from './health/health.controller';
@@ -66,6 +67,8 @@ export interface HubDependencies {
   readonly logs: LogStore;
   readonly templates: TemplateCatalog;
   readonly hot: HotStreams;
+  /** The heartbeat interval agents are told (liveness's, scaled with the fleet). */
+  readonly cadence: HeartbeatCadence;
 }
 
 /** The hub's Nest module: controllers, CQRS command handlers and the ports as providers. */
@@ -113,6 +116,7 @@ export class HubModule {
         { provide: LogStore, useValue: deps.logs },
         { provide: TemplateCatalog, useValue: deps.templates },
         { provide: HotStreams, useValue: deps.hot },
+        { provide: HeartbeatCadence, useValue: deps.cadence },
         { provide: APP_GUARD, useClass: AuthGuard },
         RegisterNodeHandler,
         DrainNodeHandler,

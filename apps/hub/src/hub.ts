@@ -94,6 +94,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
       config.startDeadlineMs,
     ),
     stalls,
+    config.reportsBatchWindowMs,
   );
   const dispatcher = new Dispatcher(ports.store, ports.bus, ports.readModels, metrics, signer);
   const placement = new PlacementService(ports.store, view, metrics, hot, dispatcher);
@@ -131,6 +132,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
       logs,
       templates,
       hot,
+      cadence: liveness.cadence,
     }),
     { logger: ['error', 'warn'] },
   );

@@ -32,7 +32,8 @@ export async function openEventStore(
 }
 
 /** Settings of the Kafka bus besides its brokers: TLS/SASL (loadKafkaSecurity) and the consumer session timeout. */
-export type KafkaBusSettings = KafkaSecurity & Pick<KafkaMessageBusOptions, 'sessionTimeoutMs'>;
+export type KafkaBusSettings = KafkaSecurity &
+  Pick<KafkaMessageBusOptions, 'sessionTimeoutMs' | 'fetchMaxWaitMs' | 'groupHeartbeatMs'>;
 
 /**
  * Opens the configured message bus: Kafka when brokers are set (with the TLS/SASL settings of loadKafkaSecurity),

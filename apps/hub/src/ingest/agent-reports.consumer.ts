@@ -74,6 +74,8 @@ export class AgentReportsConsumer {
     private readonly deviceHealth?: DeviceHealthWatch,
     private readonly reconciler?: HeartbeatReconciler,
     private readonly stalls?: IngestStalls,
+    /** How long the broker may gather reports for one fetch (less when 256 KiB are waiting). */
+    private readonly batchWindowMs = 200,
   ) {}
 
   async start(): Promise<void> {
@@ -85,7 +87,7 @@ export class AgentReportsConsumer {
       groupId: REPORTS_GROUP,
       topics: [AGENT_REPORTS_TOPIC],
       fromBeginning: true,
-      batchWindowMs: 200,
+      batchWindowMs: this.batchWindowMs,
       // reports are keyed by node: partitions in parallel keep each node's reports in order
       concurrentPartitions: 4,
       handleBatch: (messages) => this.handle(messages).catch((error: unknown) => this.failed(error)),

@@ -6,6 +6,7 @@ import { CommandEngine, requestContext } from '@hcn/commands';
 import type { HubMetrics } from '../common/metrics';
 import type { HubConfig } from '../config';
 import type { Clock } from '../tokens';
+import { HeartbeatCadence } from './heartbeat-cadence';
 
 /** What liveness knows of one node. */
 export interface TrackedNode {
@@ -19,13 +20,15 @@ export interface TrackedNode {
 
 /**
  * Liveness saga: follows node-* and heartbeat-* in the log (so every hub sees the same facts, also after a
- * restart), and appends NodeWentOffline when a node is silent for longer than the TTL. Sweeps only after
- * catching up plus one TTL, so a restarted hub gives live agents time to be heard.
+ * restart), and appends NodeWentOffline when a node is silent for longer than the TTL (scaled with the fleet's
+ * size: `cadence`). Sweeps only after catching up plus one TTL, so a restarted hub gives live agents time to be heard.
  */
 export class LivenessService {
   private readonly nodes = new Map<string, TrackedNode>();
   /** Node streams, read afresh for each command. */
   private readonly engine: CommandEngine<NodeCommand, NodeEvent, NodeState>;
+  /** The heartbeat interval agents are told and the TTL silence is judged by, from the registered fleet's size. */
+  readonly cadence: HeartbeatCadence;
   private subscription: Subscription | undefined;
   private timer: NodeJS.Timeout | undefined;
   private sweeping = false;
@@ -42,6 +45,7 @@ export class LivenessService {
     private readonly ingestResumedAt: () => number = () => Number.NEGATIVE_INFINITY,
   ) {
     this.engine = new CommandEngine(store, nodeDecider);
+    this.cadence = new HeartbeatCadence(config, clock);
   }
 
   /** Starts following the log and sweeping. */
@@ -51,7 +55,7 @@ export class LivenessService {
       {
         filter: { kind: 'streamPrefix', prefixes: ['node-', 'heartbeat-'] },
         onEvent: (event) => this.apply(event),
-        onCaughtUp: () => (this.sweepFromMs = this.clock().getTime() + this.config.nodeTtlSeconds * 1000),
+        onCaughtUp: () => (this.sweepFromMs = this.clock().getTime() + this.cadence.ttlMs()),
         onError: (error) => console.error(`[liveness] ${error.message}`),
         coalesceMs: 100,
       },
@@ -120,6 +124,7 @@ export class LivenessService {
         const lastSeenMs = Math.max(recordedMs, this.nodes.get(data.nodeId)?.lastSeenMs ?? 0);
         const lastSeq = this.nodes.get(data.nodeId)?.lastSeq ?? -1;
         this.nodes.set(data.nodeId, { status: 'online', domainId: data.domainId, lastSeenMs, lastSeq });
+        this.cadence.observe(this.nodes.size);
         break;
       }
       case 'NodeCameOnline':
@@ -133,6 +138,7 @@ export class LivenessService {
         break;
       case 'NodeDeregistered':
         this.nodes.delete((event.data as { nodeId: string }).nodeId);
+        this.cadence.observe(this.nodes.size);
         break;
       case 'NodeHeartbeatRecorded': {
         const { seq } = event.data as EventDataOf<'NodeHeartbeatRecorded'>;
@@ -161,13 +167,14 @@ export class LivenessService {
       const silent: Array<[string, TrackedNode]> = [];
       // reports sent while ingestion stalled are in the topic still: that silence is the hub's, not the node's
       const resumedAt = this.ingestResumedAt();
+      const allowedMs = this.cadence.ttlMs() + this.ingestLagMs;
       for (const [nodeId, node] of this.nodes) {
         if (node.status !== 'online') continue;
         online++;
-        const allowedMs = this.config.nodeTtlSeconds * 1000 + this.ingestLagMs;
         if (now.getTime() - Math.max(node.lastSeenMs, resumedAt) > allowedMs) silent.push([nodeId, node]);
       }
-      await inParallel(silent, 8, ([nodeId, node]) => this.markOffline(nodeId, node, now));
+      const ttlSeconds = this.cadence.ttlMs() / 1000;
+      await inParallel(silent, 8, ([nodeId, node]) => this.markOffline(nodeId, node, now, ttlSeconds));
       this.metrics.nodesTracked.set({ status: 'online' }, online);
       this.metrics.nodesTracked.set({ status: 'offline' }, this.nodes.size - online);
     } catch (error) {
@@ -177,13 +184,13 @@ export class LivenessService {
     }
   }
 
-  private async markOffline(nodeId: string, node: TrackedNode, now: Date): Promise<void> {
+  private async markOffline(nodeId: string, node: TrackedNode, now: Date, ttlSeconds: number): Promise<void> {
     const context = requestContext({ kind: 'system', id: 'liveness' }, now, randomUUID());
     const command = {
       type: 'CheckLiveness' as const,
       nodeId,
       now: now.toISOString(),
-      ttlSeconds: this.config.nodeTtlSeconds,
+      ttlSeconds,
       lastSeenAt: new Date(node.lastSeenMs).toISOString(),
     };
     const handled = await this.engine.handle(nodeStream(nodeId), command, context);

@@ -51,6 +51,8 @@ export async function startHubHarness(
     HCN_NODE_TTL_SECONDS: '2',
     HCN_HEARTBEAT_INTERVAL_SECONDS: '0.5',
     HCN_LIVENESS_SWEEP_MS: '200',
+    // a fixed interval, however many nodes a spec registers (heartbeat-cadence.e2e.spec.ts scales it)
+    HCN_HEARTBEATS_MAX_PER_SECOND: '0',
     HCN_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     HCN_CLAIM_DELAY_MS: '300',
     HCN_SCHEDULER_TICK_MS: '50',

@@ -52,6 +52,13 @@ export interface KafkaMessageBusOptions {
   readonly joinTimeoutMs?: number;
   /** Consumer session timeout; default 10 s. */
   readonly sessionTimeoutMs?: number;
+  /**
+   * How long a consumer without a batch window lets the broker hold an empty fetch (records still return as soon
+   * as they arrive); default 100 ms. Every idle consumer asks the broker once per this wait.
+   */
+  readonly fetchMaxWaitMs?: number;
+  /** How often a consumer heartbeats to its group (below a third of the session timeout); default 1 s. */
+  readonly groupHeartbeatMs?: number;
 }
 
 /**
@@ -142,8 +149,8 @@ export class KafkaMessageBus implements MessageBus {
     const consumer = this.kafka.consumer({
       groupId: options.groupId,
       sessionTimeout: this.options.sessionTimeoutMs ?? 10000,
-      heartbeatInterval: 1000,
-      maxWaitTimeInMs: options.batchWindowMs ?? 100,
+      heartbeatInterval: this.options.groupHeartbeatMs ?? 1000,
+      maxWaitTimeInMs: options.batchWindowMs ?? this.options.fetchMaxWaitMs ?? 100,
       minBytes: options.batchWindowMs ? 256 * 1024 : 1,
       retry: { retries: 10 },
     });

@@ -10,11 +10,20 @@ import { z } from 'zod';
 import { AgentCredentials, BootstrapClaims, bearer, joinTokenMatches } from '../../auth/agent-credentials';
 import { parseBody } from '../../common/parse-body';
 import type { HubConfig } from '../../config';
+import { HeartbeatCadence } from '../../sagas/heartbeat-cadence';
 import { HUB_CONFIG } from '../../tokens';
 import { RegisterNodeCommand } from './register-node.command';
 
 /** A registration body as parsed. */
 type Registration = z.output<typeof registerNodeRequestSchema>;
+
+/** The answer of `GET /v1/agents/me`: the node as the log knows it, and the cadence it is to keep now. */
+export interface AgentSelf {
+  readonly nodeId: string;
+  readonly status: string;
+  readonly heartbeatIntervalSeconds: number;
+  readonly nodeTtlSeconds: number;
+}
 
 /** Agent registration and self-lookup. */
 @ApiTags('agents')
@@ -26,6 +35,7 @@ export class RegisterNodeController {
     private readonly credentials: AgentCredentials,
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
     @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly cadence: HeartbeatCadence,
   ) {}
 
   @Post('register')
@@ -91,17 +101,22 @@ export class RegisterNodeController {
 
   @Get('me')
   @ApiOperation({
-    summary: "The calling agent's node as the event log knows it (404 when the hub forgot it)",
+    summary:
+      "The calling agent's node as the event log knows it (404 when the hub forgot it), and the heartbeat interval and TTL it is to keep now",
   })
-  async me(
-    @Headers('authorization') authorization: string | undefined,
-  ): Promise<{ nodeId: string; status: string }> {
+  async me(@Headers('authorization') authorization: string | undefined): Promise<AgentSelf> {
     const nodeId = this.credentials.nodeIdOf(bearer(authorization));
     const events = await this.store.readStream(nodeStream(nodeId));
     const state = foldRecorded(nodeDecider, events);
     if (state.status === 'unregistered')
       throw new HcnError('NODE.NOT_FOUND', `Node ${nodeId} is not registered`, { nodeId });
-    return { nodeId, status: state.status };
+    const cadence = this.cadence.current();
+    return {
+      nodeId,
+      status: state.status,
+      heartbeatIntervalSeconds: cadence.intervalSeconds,
+      nodeTtlSeconds: cadence.ttlSeconds,
+    };
   }
 }
 

@@ -7,6 +7,7 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { AgentCredentials } from '../../auth/agent-credentials';
 import { CommandEngine, requestContext } from '@hcn/commands';
 import type { HubConfig } from '../../config';
+import { HeartbeatCadence } from '../../sagas/heartbeat-cadence';
 import { ClusterView } from '../../scheduling/cluster-view';
 import { CLOCK, Clock, HUB_CONFIG } from '../../tokens';
 import { RegisterNodeCommand } from './register-node.command';
@@ -22,6 +23,7 @@ export class RegisterNodeHandler implements ICommandHandler<RegisterNodeCommand,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly credentials: AgentCredentials,
     private readonly view: ClusterView,
+    private readonly cadence: HeartbeatCadence,
   ) {
     this.nodes = new CommandEngine(store, nodeDecider);
   }
@@ -54,14 +56,16 @@ export class RegisterNodeHandler implements ICommandHandler<RegisterNodeCommand,
       context,
     );
     handled.events.forEach((e) => this.view.applyNode(e)); // this hub schedules on it at once
+    const joining = handled.events.some((e) => e.type === 'NodeRegistered') ? 1 : 0;
+    const cadence = this.cadence.current(joining); // scaled with the fleet's size, this node included
     return {
       nodeId,
       credential: this.credentials.issue(nodeId),
       commandKey: this.credentials.commandKey(nodeId),
       reportsTopic: AGENT_REPORTS_TOPIC,
       commandTopic: commandTopicFor(request.domainId),
-      heartbeatIntervalSeconds: this.config.heartbeatIntervalSeconds,
-      nodeTtlSeconds: this.config.nodeTtlSeconds,
+      heartbeatIntervalSeconds: cadence.intervalSeconds,
+      nodeTtlSeconds: cadence.ttlSeconds,
     };
   }
 }
