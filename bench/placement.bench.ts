@@ -298,7 +298,7 @@ async function realProcesses(hubUrl: string, dbUrl: string, brokers: string[]) {
       const started = (await store.readStream(workloadStream(id))).find(
         (e) => e.type === 'AllocationStarted',
       );
-      if (started) latencies.push(Date.parse((started.data as { startedAt: string }).startedAt) - t0);
+      if (started) latencies.push(Date.parse(started.data.startedAt) - t0);
     }
     return { submitted: sent.length, submitToProcessStarted: summary(latencies) };
   } finally {

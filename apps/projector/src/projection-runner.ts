@@ -1,4 +1,4 @@
-import { Position, RecordedEvent, comparePositions } from '@hcn/contracts';
+import { Position, RecordedHcnEvent, comparePositions } from '@hcn/contracts';
 import {
   EventStore,
   Subscription,
@@ -31,7 +31,7 @@ export interface RunnerOptions {
   /** First wait before resuming after a failed write (doubles per failure, with jitter); default 200 ms. */
   readonly retryBackoffMs?: number;
   /** Called after each written batch with the events read (metrics, tests). */
-  readonly onBatch?: (info: { events: readonly RecordedEvent[]; position: Position }) => void;
+  readonly onBatch?: (info: { events: readonly RecordedHcnEvent[]; position: Position }) => void;
 }
 
 /** One projection as the runner tracks it: where its stored checkpoint is and when it was last written. */
@@ -51,7 +51,7 @@ interface Tracked {
 export class ProjectionRunner {
   private subscription: Subscription | undefined;
   private tracked: Tracked[] = [];
-  private buffer: RecordedEvent[] = [];
+  private buffer: RecordedHcnEvent[] = [];
   private writing: Promise<void> = Promise.resolve();
   private failure: Error | undefined;
   private caughtUp = false;
@@ -142,7 +142,11 @@ export class ProjectionRunner {
   }
 
   /** Writes one projection's share of a batch; a checkpoint that moves past nothing it reads waits a while. */
-  private async write(tracked: Tracked, events: readonly RecordedEvent[], position: Position): Promise<void> {
+  private async write(
+    tracked: Tracked,
+    events: readonly RecordedHcnEvent[],
+    position: Position,
+  ): Promise<void> {
     const from = tracked.checkpoint;
     if (from && comparePositions(position, from) <= 0) return;
     const mine = events.filter(
@@ -175,7 +179,7 @@ function oldest(checkpoints: ReadonlyArray<Position | undefined>): Position | un
 export async function applyBatch(
   dataSource: DataSource,
   projection: Projection,
-  events: readonly RecordedEvent[],
+  events: readonly RecordedHcnEvent[],
   position: Position,
 ): Promise<void> {
   const changes: ChangeSet = emptyChanges();

@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '@hcn/contracts';
+import type { RecordedHcnEvent } from '@hcn/contracts';
 import type { EventFilter } from '@hcn/eventstore';
 import type { EntityManager } from 'typeorm';
 
@@ -17,7 +17,7 @@ export interface Projection {
   readonly filter: EventFilter;
   /** Tables the projection owns (truncated by a rebuild). */
   readonly tables: readonly string[];
-  apply(tx: EntityManager, events: readonly RecordedEvent[], changes: ChangeSet): Promise<void>;
+  apply(tx: EntityManager, events: readonly RecordedHcnEvent[], changes: ChangeSet): Promise<void>;
 }
 
 /** An empty change set. */

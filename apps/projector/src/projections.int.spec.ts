@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '@hcn/contracts';
+import type { RecordedHcnEvent } from '@hcn/contracts';
 import { PostgresEventStore } from '@hcn/eventstore';
 import { openReadModels } from '@hcn/read-models';
 import { createTestDatabase, describeWithPostgres } from '@hcn/testing';
@@ -47,7 +47,7 @@ async function settle(store: PostgresEventStore, db: DataSource, running?: Runni
 async function replay(
   store: PostgresEventStore,
   db: DataSource,
-  pick: (all: RecordedEvent[]) => RecordedEvent[],
+  pick: (all: RecordedHcnEvent[]) => RecordedHcnEvent[],
 ) {
   for (const projection of PROJECTIONS) {
     const events = pick(await store.readAll({ filter: projection.filter }));

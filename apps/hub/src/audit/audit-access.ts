@@ -1,5 +1,5 @@
 import { AuditError, namespaceOfStream, readWorkload } from '@hcn/audit';
-import type { RecordedEvent } from '@hcn/contracts';
+import type { RecordedHcnEvent } from '@hcn/contracts';
 import type { EventStore } from '@hcn/eventstore';
 import { z } from 'zod';
 import { Principal, requireNamespace } from '../auth/principal';
@@ -15,7 +15,7 @@ export async function visibleWorkloadEvents(
   store: EventStore,
   principal: Principal,
   id: string,
-): Promise<RecordedEvent[]> {
+): Promise<RecordedHcnEvent[]> {
   const parsed = parseBody(workloadId, id, 'AUDIT.WORKLOAD_ID');
   const events = await readWorkload(store, parsed);
   requireNamespace(principal, namespaceOfStream(events), {

@@ -1,7 +1,7 @@
 import {
   HcnError,
   QuotaLimits,
-  RecordedEvent,
+  RecordedHcnEvent,
   deterministicUuid,
   WorkloadSpec,
   admissionStream,
@@ -36,7 +36,7 @@ export interface WorkloadCommandResult {
 /** A workload's folded state and its recorded events. */
 export interface LoadedWorkload {
   readonly state: WorkloadState;
-  readonly events: RecordedEvent[];
+  readonly events: RecordedHcnEvent[];
 }
 
 /** Reads and folds `workload-<id>`. */

@@ -3,7 +3,8 @@ import {
   BoundedMap,
   EventDataOf,
   Position,
-  RecordedEvent,
+  RecordedEventOf,
+  RecordedHcnEvent,
   WorkloadSpec,
   nodeStream,
   workloadStream,
@@ -111,10 +112,10 @@ export class Dispatcher implements PlacementListener {
   }
 
   /** Publishes a placement's run command again, with its command id (an agent that applied it ignores it). */
-  async resend(placed: RecordedEvent): Promise<void> {
+  async resend(placed: RecordedEventOf<'AllocationPlaced'>): Promise<void> {
     const command = await this.commandOf(placed);
     if (!command) return;
-    const { domainId } = placed.data as EventDataOf<'AllocationPlaced'>;
+    const { domainId } = placed.data;
     const message = this.signer.message(command);
     await this.bus.publishAll([{ topic: commandTopicFor(domainId), messages: [message] }]);
     this.metrics.commandsDispatched.inc();
@@ -143,12 +144,12 @@ export class Dispatcher implements PlacementListener {
   }
 
   /** Builds the command of an event and buffers it; the buffer is published before each checkpoint. */
-  private async relay(event: RecordedEvent): Promise<void> {
+  private async relay(event: RecordedHcnEvent): Promise<void> {
     const early = this.early.get(event.eventId);
     if (early) {
       this.early.delete(event.eventId);
-      const { allocationId, domainId } = event.data as EventDataOf<'AllocationPlaced'>;
-      this.domains.set(allocationId, domainId);
+      // only placements are published early
+      if (event.type === 'AllocationPlaced') this.domains.set(event.data.allocationId, event.data.domainId);
       if (await early) return;
     }
     const command = await this.commandOf(event);
@@ -170,36 +171,36 @@ export class Dispatcher implements PlacementListener {
     this.metrics.commandsDispatched.inc(batch.length);
   }
 
-  private async commandOf(event: RecordedEvent): Promise<AgentCommand | undefined> {
+  private async commandOf(event: RecordedHcnEvent): Promise<AgentCommand | undefined> {
     switch (event.type) {
       case 'WorkloadSubmitted':
-      case 'WorkloadUpdated': {
-        const data = event.data as EventDataOf<'WorkloadUpdated'>;
-        this.specs.set(`${data.workloadId}@${data.generation ?? 1}`, data.spec);
+        this.specs.set(`${event.data.workloadId}@1`, event.data.spec);
         return undefined;
-      }
+      case 'WorkloadUpdated':
+        this.specs.set(`${event.data.workloadId}@${event.data.generation}`, event.data.spec);
+        return undefined;
       case 'NodeStopRequested':
       case 'NodeDrainRequested': {
-        const data = event.data as EventDataOf<'NodeStopRequested'>;
+        const data = event.data;
         const kind = event.type === 'NodeStopRequested' ? 'stop' : 'drain';
         return { commandId: event.eventId, nodeId: data.nodeId, kind, reason: data.reason };
       }
       case 'AllocationPlaced': {
-        const data = event.data as EventDataOf<'AllocationPlaced'>;
+        const data = event.data;
         this.domains.set(data.allocationId, data.domainId);
         const spec = await this.specOf(data.workloadId, data.generation);
         return spec ? placementCommand(event.eventId, data, spec) : undefined;
       }
       case 'AllocationStopRequested':
       case 'AllocationLost': {
-        const data = event.data as EventDataOf<'AllocationStopRequested'>;
+        const data = event.data;
         return {
           commandId: event.eventId,
           nodeId: data.nodeId,
           kind: 'stop-allocation',
           workloadId: data.workloadId,
           allocationId: data.allocationId,
-          gracePeriodSeconds: data.gracePeriodSeconds ?? 0,
+          gracePeriodSeconds: 'gracePeriodSeconds' in data ? data.gracePeriodSeconds : 0,
           reason: data.reason,
         };
       }
@@ -213,12 +214,8 @@ export class Dispatcher implements PlacementListener {
     const cached = this.specs.get(`${workloadId}@${generation}`);
     if (cached) return cached;
     for (const e of await this.store.readStream(workloadStream(workloadId))) {
-      if (e.type === 'WorkloadSubmitted')
-        this.specs.set(`${workloadId}@1`, (e.data as { spec: WorkloadSpec }).spec);
-      if (e.type === 'WorkloadUpdated') {
-        const data = e.data as EventDataOf<'WorkloadUpdated'>;
-        this.specs.set(`${workloadId}@${data.generation}`, data.spec);
-      }
+      if (e.type === 'WorkloadSubmitted') this.specs.set(`${workloadId}@1`, e.data.spec);
+      if (e.type === 'WorkloadUpdated') this.specs.set(`${workloadId}@${e.data.generation}`, e.data.spec);
     }
     return this.specs.get(`${workloadId}@${generation}`);
   }
@@ -239,12 +236,13 @@ export class Dispatcher implements PlacementListener {
   }
 
   /** The command topic's domain: the allocation's, else the node's current one from its stream. */
-  private async domainOf(nodeId: string, event: RecordedEvent): Promise<string | undefined> {
-    const allocationId = (event.data as { allocationId?: string }).allocationId;
+  private async domainOf(nodeId: string, event: RecordedHcnEvent): Promise<string | undefined> {
+    const allocationId = 'allocationId' in event.data ? event.data.allocationId : undefined;
     const known = allocationId ? this.domains.get(allocationId) : undefined;
     if (known) return known;
     const events = await this.store.readStream(nodeStream(nodeId), { direction: 'backwards' });
-    const registration = events.find((e) => e.type === 'NodeRegistered' || e.type === 'NodeReregistered');
-    return (registration?.data as EventDataOf<'NodeRegistered'> | undefined)?.domainId;
+    for (const e of events)
+      if (e.type === 'NodeRegistered' || e.type === 'NodeReregistered') return e.data.domainId;
+    return undefined;
   }
 }

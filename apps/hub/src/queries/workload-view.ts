@@ -1,10 +1,24 @@
-import { heartbeatStream, isEventOf, type MeasuredUsage, type RecordedEvent } from '@hcn/contracts';
+import {
+  heartbeatStream,
+  isEventOf,
+  isEventOfTypes,
+  type MeasuredUsage,
+  type RecordedHcnEvent,
+} from '@hcn/contracts';
 import type { EventStore } from '@hcn/eventstore';
 import { WorkloadState, workloadStatus } from '@hcn/domain';
 
+/** The event types of a delegation chain's steps. */
+const CHAIN_STEP_TYPES = {
+  WorkloadDelegated: true,
+  DelegationRejected: true,
+  AllocationPlaced: true,
+  WorkloadUnschedulable: true,
+};
+
 /** One recorded step of a delegation chain, as audit replay shows it. */
 export interface ChainStep {
-  type: 'WorkloadDelegated' | 'DelegationRejected' | 'AllocationPlaced' | 'WorkloadUnschedulable';
+  type: keyof typeof CHAIN_STEP_TYPES;
   revision: number;
   recordedAt: string;
   data: unknown;
@@ -16,22 +30,17 @@ export interface ChainStep {
  */
 export function workloadView(
   state: WorkloadState,
-  events: readonly RecordedEvent[],
+  events: readonly RecordedHcnEvent[],
   live: ReadonlyMap<string, MeasuredUsage> = new Map(),
 ) {
   const chain = new Map<string, ChainStep[]>();
   for (const e of events) {
-    if (
-      !['WorkloadDelegated', 'DelegationRejected', 'AllocationPlaced', 'WorkloadUnschedulable'].includes(
-        e.type,
-      )
-    )
-      continue;
-    const { instance, attempt } = e.data as { instance: number; attempt: number };
+    if (!isEventOfTypes(e, CHAIN_STEP_TYPES)) continue;
+    const { instance, attempt } = e.data;
     const key = `${instance}/${attempt}`;
     chain.set(key, [
       ...(chain.get(key) ?? []),
-      { type: e.type as ChainStep['type'], revision: e.revision, recordedAt: e.recordedAt, data: e.data },
+      { type: e.type, revision: e.revision, recordedAt: e.recordedAt, data: e.data },
     ]);
   }
   const first = events[0];

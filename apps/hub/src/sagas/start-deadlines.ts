@@ -1,17 +1,17 @@
-import { EventDataOf, RecordedEvent, inParallel } from '@hcn/contracts';
+import { RecordedEventOf, RecordedHcnEvent, inParallel, isEventOfTypes } from '@hcn/contracts';
 import { EventStore, Subscription, SubscriptionHealth, superviseSubscription } from '@hcn/eventstore';
 import { markAllocationLost } from './mark-lost';
 import type { Clock } from '../tokens';
 
 /** Events that settle whether a placed allocation started. */
-const FOLLOWED = [
-  'AllocationPlaced',
-  'AllocationStarted',
-  'AllocationCompleted',
-  'AllocationFailed',
-  'AllocationStopped',
-  'AllocationLost',
-];
+const FOLLOWED = {
+  AllocationPlaced: true,
+  AllocationStarted: true,
+  AllocationCompleted: true,
+  AllocationFailed: true,
+  AllocationStopped: true,
+  AllocationLost: true,
+} as const;
 
 /** How long a placement may wait for its start report, and how often its run command is sent again meanwhile. */
 export interface StartDeadlineOptions {
@@ -25,11 +25,11 @@ export interface StartDeadlineOptions {
 
 /** Publishes a placement's run command again (the dispatcher). */
 export interface RunCommandResender {
-  resend(placed: RecordedEvent): Promise<void>;
+  resend(placed: RecordedEventOf<'AllocationPlaced'>): Promise<void>;
 }
 
 interface Waiting {
-  readonly placed: RecordedEvent;
+  readonly placed: RecordedEventOf<'AllocationPlaced'>;
   /** When the command was last sent (the placement, then each resend). */
   sentAt: number;
   sends: number;
@@ -61,7 +61,7 @@ export class StartDeadlines {
     this.subscription = superviseSubscription(
       this.store,
       {
-        filter: { kind: 'eventTypePrefix', prefixes: FOLLOWED },
+        filter: { kind: 'eventTypePrefix', prefixes: Object.keys(FOLLOWED) },
         onEvent: (event) => this.apply(event),
         onCaughtUp: () => (this.caughtUp = true),
         onError: (error) => console.error(`[start-deadlines] ${error.message}`),
@@ -84,8 +84,9 @@ export class StartDeadlines {
     return this.waiting.size;
   }
 
-  private apply(event: RecordedEvent): void {
-    const { allocationId } = event.data as { allocationId: string };
+  private apply(event: RecordedHcnEvent): void {
+    if (!isEventOfTypes(event, FOLLOWED)) return;
+    const { allocationId } = event.data;
     if (event.type !== 'AllocationPlaced') return void this.waiting.delete(allocationId);
     this.waiting.set(allocationId, { placed: event, sentAt: Date.parse(event.recordedAt), sends: 1 });
   }
@@ -118,7 +119,7 @@ export class StartDeadlines {
   }
 
   private async giveUp(waiting: Waiting): Promise<void> {
-    const data = waiting.placed.data as EventDataOf<'AllocationPlaced'>;
+    const data = waiting.placed.data;
     const seconds = Math.round(this.options.deadlineMs / 1000);
     await markAllocationLost(this.store, {
       workloadId: data.workloadId,

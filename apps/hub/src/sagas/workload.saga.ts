@@ -1,4 +1,11 @@
-import { EventDataOf, RecordedEvent, inParallel, quotaStream, workloadStream } from '@hcn/contracts';
+import {
+  RecordedEventOf,
+  RecordedHcnEvent,
+  inParallel,
+  isEventOfTypes,
+  quotaStream,
+  workloadStream,
+} from '@hcn/contracts';
 import {
   ACTIVE_ALLOCATION,
   InstanceStatus,
@@ -16,7 +23,17 @@ import type { PlacementService } from '../scheduling/placement.service';
 import type { Clock } from '../tokens';
 
 /** Allocation end events: the node's capacity goes back. */
-const ENDED = new Set(['AllocationCompleted', 'AllocationFailed', 'AllocationStopped', 'AllocationLost']);
+const ENDED = {
+  AllocationCompleted: true,
+  AllocationFailed: true,
+  AllocationStopped: true,
+  AllocationLost: true,
+};
+
+/** An event of a workload stream, as recorded. */
+type RecordedWorkloadEvent = RecordedEventOf<WorkloadEvent['type']>;
+/** A node went offline, as recorded. */
+type NodeWentOffline = RecordedEventOf<'NodeWentOffline'>;
 /** Why the orphan sweep gives something back. */
 const ORPHAN_REASON = 'its workload was never recorded';
 /** Instance statuses after which nothing happens unless a user acts (restart, update, delete). */
@@ -65,7 +82,7 @@ export class WorkloadSaga {
   private readonly workloads = new Map<string, WorkloadState>();
   private readonly due = new Map<string, number>();
   /** Workloads being read back from their streams, with the events of them that arrived meanwhile. */
-  private readonly reloading = new Map<string, RecordedEvent[]>();
+  private readonly reloading = new Map<string, Array<RecordedWorkloadEvent | NodeWentOffline>>();
   /** Workloads with an instance that found no room: tried again whenever capacity appears. */
   private readonly unschedulable = new Set<string>();
   private subscription: Subscription | undefined;
@@ -134,25 +151,26 @@ export class WorkloadSaga {
     };
   }
 
-  private apply(event: RecordedEvent): void {
-    if (event.type === 'NodeWentOffline') {
-      for (const waiting of this.reloading.values()) waiting.push(event); // checked once they are read back
-      return this.nodeLost(event);
+  private apply(recorded: RecordedHcnEvent): void {
+    if (recorded.type === 'NodeWentOffline') {
+      for (const waiting of this.reloading.values()) waiting.push(recorded); // checked once they are read back
+      return this.nodeLost(recorded);
     }
-    if (!event.streamId.startsWith('workload-')) return;
+    if (!recorded.streamId.startsWith('workload-')) return;
+    const event = asWorkloadEvent(recorded);
     const workloadId = event.streamId.slice('workload-'.length);
     const waiting = this.reloading.get(workloadId);
     if (waiting) return void waiting.push(event);
     const before = this.workloads.get(workloadId);
     if (!before && event.type !== 'WorkloadSubmitted') return this.reload(workloadId, event);
-    const after = workloadDecider.evolve(before ?? workloadDecider.initialState, asWorkloadEvent(event));
+    const after = workloadDecider.evolve(before ?? workloadDecider.initialState, event);
     this.effects(event, after);
     this.track(workloadId, after, event);
   }
 
   /** What an event sets off whatever the saga keeps: capacity of ended allocations, quota of deleted workloads. */
-  private effects(event: RecordedEvent, after: WorkloadState): void {
-    if (ENDED.has(event.type)) void this.releaseCapacity(event);
+  private effects(event: RecordedWorkloadEvent, after: WorkloadState): void {
+    if (isEventOfTypes(event, ENDED)) void this.releaseCapacity(event);
     if (event.type === 'WorkloadDeleted') void this.releaseQuota(after, event);
   }
 
@@ -161,7 +179,7 @@ export class WorkloadSaga {
    * A workload whose instances have all ended (and no allocation holds capacity) is let go: memory stays bounded
    * by the live workloads, and a later event (restart, deletion) reads its stream back (`reload`).
    */
-  private track(workloadId: string, state: WorkloadState, event: RecordedEvent): void {
+  private track(workloadId: string, state: WorkloadState, event: RecordedWorkloadEvent): void {
     if (waitsForCapacity(state)) this.unschedulable.add(workloadId);
     else this.unschedulable.delete(workloadId);
     if (hasEnded(state)) {
@@ -180,7 +198,7 @@ export class WorkloadSaga {
    * An event of a workload the saga let go: reads its stream back, then goes on from there. Events of it that
    * arrive meanwhile wait; those the read already covered only set off their effects.
    */
-  private reload(workloadId: string, first: RecordedEvent): void {
+  private reload(workloadId: string, first: RecordedWorkloadEvent): void {
     this.reloading.set(workloadId, [first]);
     void this.hot.workloads
       .load(workloadStream(workloadId))
@@ -192,17 +210,18 @@ export class WorkloadSaga {
         const queued = this.reloading.get(workloadId) ?? [];
         this.reloading.delete(workloadId);
         let state = known?.state ?? workloadDecider.initialState;
-        const offline: RecordedEvent[] = [];
+        const offline: NodeWentOffline[] = [];
+        const own: RecordedWorkloadEvent[] = [];
         for (const event of queued) {
           if (event.type === 'NodeWentOffline') offline.push(event);
           else if (known && event.revision <= known.revision) this.effects(event, state);
           else {
-            state = workloadDecider.evolve(state, asWorkloadEvent(event));
+            state = workloadDecider.evolve(state, event);
             this.effects(event, state);
           }
+          if (event.type !== 'NodeWentOffline') own.push(event);
         }
-        const last = queued.filter((e) => e.type !== 'NodeWentOffline');
-        this.track(workloadId, state, last[last.length - 1]);
+        this.track(workloadId, state, own[own.length - 1]);
         // a node that went offline while the stream was read: its allocations here are lost as well
         for (const event of offline) this.markLost(event, this.activeOn(event, [[workloadId, state]]));
       });
@@ -303,15 +322,15 @@ export class WorkloadSaga {
     return state !== undefined && dueInstances(state, now).length > 0;
   }
 
-  private async releaseCapacity(event: RecordedEvent): Promise<void> {
-    const { allocationId, nodeId } = event.data as { allocationId: string; nodeId: string };
+  private async releaseCapacity(event: RecordedEventOf<keyof typeof ENDED>): Promise<void> {
+    const { allocationId, nodeId } = event.data;
     if (!this.view.node(nodeId)?.reservations.has(allocationId)) return;
     await this.placement
       .releaseOn(nodeId, allocationId, event.type, this.context(event.eventId, event.metadata.correlationId))
       .catch((error: Error) => console.error(`[workload-saga] release ${allocationId}: ${error.message}`));
   }
 
-  private async releaseQuota(state: WorkloadState, event: RecordedEvent): Promise<void> {
+  private async releaseQuota(state: WorkloadState, event: RecordedWorkloadEvent): Promise<void> {
     const spec = state.spec;
     if (!spec || !state.workloadId) return;
     await this.hot.quotas
@@ -331,16 +350,16 @@ export class WorkloadSaga {
   }
 
   /** Marks every active allocation on a node that went offline as lost; the restart policy decides what follows. */
-  private nodeLost(event: RecordedEvent): void {
+  private nodeLost(event: NodeWentOffline): void {
     this.markLost(event, this.activeOn(event, this.workloads));
   }
 
   /** The active allocations, as [workload id, allocation id], that the offline node of `event` held. */
   private activeOn(
-    event: RecordedEvent,
+    event: NodeWentOffline,
     workloads: Iterable<[string, WorkloadState]>,
   ): Array<[string, string]> {
-    const { nodeId } = event.data as EventDataOf<'NodeWentOffline'>;
+    const { nodeId } = event.data;
     const lost: Array<[string, string]> = [];
     for (const [workloadId, state] of workloads) {
       for (const a of Object.values(state.allocations)) {
@@ -350,8 +369,8 @@ export class WorkloadSaga {
     return lost;
   }
 
-  private markLost(event: RecordedEvent, lost: Array<[string, string]>): void {
-    const { nodeId } = event.data as EventDataOf<'NodeWentOffline'>;
+  private markLost(event: NodeWentOffline, lost: Array<[string, string]>): void {
+    const { nodeId } = event.data;
     void inParallel(lost, 4, async ([workloadId, allocationId]) => {
       await markAllocationLost(this.store, {
         workloadId,
@@ -382,6 +401,8 @@ function hasEnded(state: WorkloadState): boolean {
   );
 }
 
-function asWorkloadEvent(event: RecordedEvent): WorkloadEvent {
-  return { type: event.type, data: event.data } as WorkloadEvent;
+/** An event of a workload stream, typed; anything else throws, as the workload decider's evolve would. */
+function asWorkloadEvent(event: RecordedHcnEvent): RecordedWorkloadEvent {
+  if (isEventOfTypes(event, workloadDecider.eventTypes)) return event;
+  throw new Error(`Unhandled case: ${event.type} is not a workload event`);
 }

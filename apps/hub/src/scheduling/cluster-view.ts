@@ -1,4 +1,4 @@
-import { DomainDefinition, EventDataOf, RecordedEvent, nodeStream } from '@hcn/contracts';
+import { DomainDefinition, EventDataOf, RecordedHcnEvent, isEventOfTypes, nodeStream } from '@hcn/contracts';
 import {
   NodeCommand,
   NodeEvent,
@@ -55,7 +55,7 @@ export class ClusterView {
   private limits: Map<string, { memoryBytes: number; perNode: number }> | undefined;
   private subscription: Subscription | undefined;
   private caughtUp!: Promise<void>;
-  private readonly listeners: Array<(event: RecordedEvent) => void> = [];
+  private readonly listeners: Array<(event: RecordedHcnEvent) => void> = [];
 
   constructor(
     private readonly store: EventStore,
@@ -85,17 +85,19 @@ export class ClusterView {
   }
 
   /** Calls `listener` after each applied event whose type suggests capacity appeared. */
-  onCapacity(listener: (event: RecordedEvent) => void): void {
+  onCapacity(listener: (event: RecordedHcnEvent) => void): void {
     this.listeners.push(listener);
   }
 
   /** Applies one recorded event (idempotent: node state reservations are keyed by allocation id). */
-  apply(event: RecordedEvent): void {
+  apply(event: RecordedHcnEvent): void {
     if (event.type === 'DomainDefined' || event.type === 'DomainUpdated') {
-      this.domains.set((event.data as DomainDefinition).domainId, event.data as DomainDefinition);
+      this.domains.set(event.data.domainId, event.data);
       this.invalidate();
+    } else if (isEventOfTypes(event, nodeDecider.eventTypes)) {
+      this.applyNode(event);
     } else {
-      this.applyNode({ type: event.type, data: event.data } as NodeEvent);
+      throw new Error(`Unhandled case: ${event.type} is not a cluster event`);
     }
     if (CAPACITY_APPEARS.has(event.type) || event.type.startsWith('Domain'))
       this.listeners.forEach((l) => l(event));
@@ -109,7 +111,7 @@ export class ClusterView {
 
   /** Applies a node event this hub just appended, without waiting for the subscription. */
   applyNode(event: NodeEvent): void {
-    const nodeId = (event.data as { nodeId: string }).nodeId;
+    const nodeId = event.data.nodeId;
     const before = this.nodes.get(nodeId) ?? nodeDecider.initialState;
     if (event.type === 'CapacityReserved' && before.reservations.has(event.data.allocationId)) return;
     if (event.type === 'CapacityReleased' && !before.reservations.has(event.data.allocationId)) return;

@@ -238,7 +238,8 @@ export class PlacementService {
       const { state, events, outcomes } = p;
       const revision = outcome.result.nextExpectedRevision;
       this.hot.workloads.remember(workloadStream(p.workloadId), { state, revision });
-      for (const placed of p.placed) await this.announcePlaced(p.spec, placed, appended[i], p.context);
+      const decided = { events, appended: appended[i] };
+      for (const placed of p.placed) await this.announcePlaced(p.spec, placed, decided, p.context);
       committed.push({ ok: true, outcomes, workload: { state, revision, events, appended: appended[i] } });
     }
     return committed;
@@ -370,7 +371,7 @@ export class PlacementService {
       return { outcome: 'skipped', workload: await this.load(workloadId) };
     }
     if (outcome.kind !== 'placed') return { outcome: 'unschedulable', workload: after };
-    await this.announcePlaced(spec, outcome, after.appended, context);
+    await this.announcePlaced(spec, outcome, after, context);
     return { outcome: 'placed', workload: after };
   }
 
@@ -381,17 +382,16 @@ export class PlacementService {
   private async announcePlaced(
     spec: WorkloadSpec,
     outcome: { allocationId: string; nodeId: string },
-    appended: readonly NewEvent[],
+    decided: { readonly events: readonly WorkloadEvent[]; readonly appended: readonly NewEvent[] },
     context: CommandContext,
   ): Promise<void> {
     this.metrics.allocationsPlaced.inc();
-    const placedEvent = appended.find(
-      (e) =>
-        e.type === 'AllocationPlaced' &&
-        (e.data as { allocationId: string }).allocationId === outcome.allocationId,
-    );
-    if (placedEvent)
-      this.listener?.placed(placedEvent.eventId, placedEvent.data as EventDataOf<'AllocationPlaced'>, spec);
+    // the events as decided, typed, and as appended (same order), with the ids the run command is signed with
+    for (const [at, event] of decided.events.entries()) {
+      if (event.type !== 'AllocationPlaced' || event.data.allocationId !== outcome.allocationId) continue;
+      this.listener?.placed(decided.appended[at].eventId, event.data, spec);
+      break;
+    }
     for (const other of this.view.reservationsOf(outcome.allocationId).filter((n) => n !== outcome.nodeId)) {
       await this.releaseOn(other, outcome.allocationId, 'superseded by a placement elsewhere', context);
     }

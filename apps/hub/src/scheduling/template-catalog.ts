@@ -1,4 +1,5 @@
-import type { RecordedEvent, TemplateDefinition } from '@hcn/contracts';
+import { type TemplateDefinition, isEventOfTypes } from '@hcn/contracts';
+import { type TemplateEvent, templateDecider } from '@hcn/domain';
 import { EventStore, Subscription, SubscriptionHealth, superviseSubscription } from '@hcn/eventstore';
 
 /** The job templates that exist, folded from `template-*` streams, for listing. */
@@ -17,7 +18,9 @@ export class TemplateCatalog {
       this.store,
       {
         filter: { kind: 'streamPrefix', prefixes: ['template-'] },
-        onEvent: (event) => this.apply(event),
+        onEvent: (event) => {
+          if (isEventOfTypes(event, templateDecider.eventTypes)) this.apply(event);
+        },
         onError: (error) => console.error(`[templates] ${error.message}`),
         coalesceMs: 500,
       },
@@ -30,13 +33,9 @@ export class TemplateCatalog {
   }
 
   /** Applies one template event (also called right after this hub appended one). */
-  apply(event: Pick<RecordedEvent, 'type' | 'data'>): void {
-    if (event.type === 'TemplateDeleted')
-      this.templates.delete((event.data as { templateId: string }).templateId);
-    else {
-      const definition = event.data as TemplateDefinition;
-      this.templates.set(definition.templateId, definition);
-    }
+  apply(event: TemplateEvent): void {
+    if (event.type === 'TemplateDeleted') this.templates.delete(event.data.templateId);
+    else this.templates.set(event.data.templateId, event.data);
   }
 
   /** Templates in the given namespaces (`*` = all), by id. */

@@ -1,4 +1,4 @@
-import type { EventDataOf, RecordedEvent } from '@hcn/contracts';
+import { EventDataOf, RecordedEventOf, RecordedHcnEvent, isEventOfTypes } from '@hcn/contracts';
 import type { EntityManager } from 'typeorm';
 import type { ChangeSet, Projection } from '../projection';
 
@@ -9,46 +9,64 @@ const STEP_TYPES = {
   WorkloadUnschedulable: 'unschedulable',
 } as const;
 
-type StepType = keyof typeof STEP_TYPES;
+type StepEvent = RecordedEventOf<keyof typeof STEP_TYPES>;
 type Candidates = EventDataOf<'WorkloadDelegated'>['candidates'];
 
+/** What a step says beyond its workload, instance and attempt: where it went, why, and the candidates judged. */
+interface StepDetails {
+  readonly hop: number | null;
+  readonly scope: string | null;
+  readonly target: string | null;
+  readonly target_kind: string | null;
+  readonly reason: string | null;
+  readonly detail: string | null;
+  readonly candidates: Candidates;
+}
+
+const NO_DETAILS: StepDetails = {
+  hop: null,
+  scope: null,
+  target: null,
+  target_kind: null,
+  reason: null,
+  detail: null,
+  candidates: [],
+};
+
+function stepDetails(event: StepEvent): StepDetails {
+  switch (event.type) {
+    case 'WorkloadDelegated': {
+      const { hop, fromScope, to, toKind, candidates } = event.data;
+      return { ...NO_DETAILS, hop, scope: fromScope, target: to, target_kind: toKind, candidates };
+    }
+    case 'DelegationRejected': {
+      const { scope, reason, detail, candidates } = event.data;
+      return { ...NO_DETAILS, scope, reason, detail, candidates };
+    }
+    case 'AllocationPlaced':
+      return { ...NO_DETAILS, scope: event.data.domainId, target: event.data.nodeId, target_kind: 'node' };
+    case 'WorkloadUnschedulable': {
+      const reason = Object.keys(event.data.reasons).sort().join(',') || null;
+      return { ...NO_DETAILS, reason, detail: event.data.detail };
+    }
+  }
+}
+
 /** A delegation_hops row of one recorded step. */
-function stepRow(event: RecordedEvent, namespace: string) {
-  const type = event.type as StepType;
-  const d = event.data as Record<string, unknown> & { workloadId: string; instance: number; attempt: number };
-  const candidates = (d.candidates as Candidates | undefined) ?? [];
-  const row = {
-    workload_id: d.workloadId,
+function stepRow(event: StepEvent, namespace: string) {
+  const details = stepDetails(event);
+  return {
+    workload_id: event.data.workloadId,
     revision: event.revision,
     namespace,
-    instance: d.instance,
-    attempt: d.attempt,
-    type: STEP_TYPES[type],
-    hop: null as number | null,
-    scope: null as string | null,
-    target: null as string | null,
-    target_kind: null as string | null,
-    reason: null as string | null,
-    detail: (d.detail as string | undefined) ?? null,
-    candidates,
-    considered: candidates.length,
-    filtered: candidates.filter((c) => !c.accepted).length,
+    instance: event.data.instance,
+    attempt: event.data.attempt,
+    type: STEP_TYPES[event.type],
+    ...details,
+    considered: details.candidates.length,
+    filtered: details.candidates.filter((c) => !c.accepted).length,
     recorded_at: event.recordedAt,
   };
-  if (type === 'WorkloadDelegated') {
-    const x = d as unknown as EventDataOf<'WorkloadDelegated'>;
-    Object.assign(row, { hop: x.hop, scope: x.fromScope, target: x.to, target_kind: x.toKind });
-  } else if (type === 'DelegationRejected') {
-    const x = d as unknown as EventDataOf<'DelegationRejected'>;
-    Object.assign(row, { scope: x.scope, reason: x.reason });
-  } else if (type === 'AllocationPlaced') {
-    const x = d as unknown as EventDataOf<'AllocationPlaced'>;
-    Object.assign(row, { scope: x.domainId, target: x.nodeId, target_kind: 'node' });
-  } else {
-    const x = d as unknown as EventDataOf<'WorkloadUnschedulable'>;
-    Object.assign(row, { reason: Object.keys(x.reasons).sort().join(',') || null });
-  }
-  return row;
 }
 
 /**
@@ -60,11 +78,12 @@ export const delegationHopsProjection: Projection = {
   name: 'delegation-hops',
   filter: { kind: 'streamPrefix', prefixes: ['workload-'] },
   tables: ['delegation_hops', 'delegation_namespaces'],
-  async apply(tx: EntityManager, events: readonly RecordedEvent[], changes: ChangeSet): Promise<void> {
-    const submitted = events
-      .filter((e) => e.type === 'WorkloadSubmitted')
-      .map((e) => e.data as EventDataOf<'WorkloadSubmitted'>)
-      .map((d) => ({ workload_id: d.workloadId, namespace: d.spec.namespace }));
+  async apply(tx: EntityManager, events: readonly RecordedHcnEvent[], changes: ChangeSet): Promise<void> {
+    const submitted = events.flatMap((e) =>
+      e.type === 'WorkloadSubmitted'
+        ? [{ workload_id: e.data.workloadId, namespace: e.data.spec.namespace }]
+        : [],
+    );
     if (submitted.length > 0) {
       await tx.query(
         `INSERT INTO delegation_namespaces (workload_id, namespace)
@@ -73,16 +92,16 @@ export const delegationHopsProjection: Projection = {
         [JSON.stringify(submitted)],
       );
     }
-    const steps = events.filter((e) => e.type in STEP_TYPES);
+    const steps = events.filter((e): e is StepEvent => isEventOfTypes(e, STEP_TYPES));
     if (steps.length === 0) return;
-    const ids = [...new Set(steps.map((e) => (e.data as { workloadId: string }).workloadId))];
+    const ids = [...new Set(steps.map((e) => e.data.workloadId))];
     const known: Array<{ workload_id: string; namespace: string }> = await tx.query(
       'SELECT workload_id, namespace FROM delegation_namespaces WHERE workload_id = ANY($1::uuid[])',
       [ids],
     );
     const namespaceOf = new Map(known.map((r) => [r.workload_id, r.namespace]));
     const rows = steps.flatMap((e) => {
-      const ns = namespaceOf.get((e.data as { workloadId: string }).workloadId);
+      const ns = namespaceOf.get(e.data.workloadId);
       return ns === undefined ? [] : [stepRow(e, ns)];
     });
     await tx.query(

@@ -1,16 +1,16 @@
-import type { EventDataOf, RecordedEvent } from '@hcn/contracts';
+import type { RecordedEventOf, RecordedHcnEvent } from '@hcn/contracts';
 import type { EntityManager } from 'typeorm';
 import type { ChangeSet, Projection } from '../projection';
 
-type Registration = EventDataOf<'NodeRegistered'>;
-type Heartbeat = EventDataOf<'NodeHeartbeatRecorded'>;
+type Registration = RecordedEventOf<'NodeRegistered' | 'NodeReregistered'>;
+type Heartbeat = RecordedEventOf<'NodeHeartbeatRecorded'>;
 
 /**
  * Replaces a node's device rows with the registered devices (usage of devices still present is kept), unless a
  * registration of the node at this revision or later is already applied. Returns whether it applied.
  */
-async function applyRegistration(tx: EntityManager, event: RecordedEvent): Promise<boolean> {
-  const data = event.data as Registration;
+async function applyRegistration(tx: EntityManager, event: Registration): Promise<boolean> {
+  const data = event.data;
   const at = event.recordedAt;
   const claimed: unknown[] = await tx.query(
     `INSERT INTO device_registrations (node_id, revision, recorded_at) VALUES ($1, $2, $3)
@@ -49,23 +49,21 @@ async function applyRegistration(tx: EntityManager, event: RecordedEvent): Promi
  * The newest heartbeat with device usage of each node in a batch, among those after the node's last registration
  * in it (registrations are applied first; an older heartbeat must not overwrite what a newer registration says).
  */
-function latestDeviceHeartbeats(events: readonly RecordedEvent[]): Map<string, RecordedEvent> {
-  const latest = new Map<string, RecordedEvent>();
+function latestDeviceHeartbeats(events: readonly RecordedHcnEvent[]): Map<string, Heartbeat> {
+  const latest = new Map<string, Heartbeat>();
   for (const e of events) {
-    const data = e.data as Heartbeat | Registration;
-    if (e.type === 'NodeRegistered' || e.type === 'NodeReregistered') latest.delete(data.nodeId);
-    else if (e.type === 'NodeHeartbeatRecorded' && (data as Heartbeat).devices?.length)
-      latest.set(data.nodeId, e);
+    if (e.type === 'NodeRegistered' || e.type === 'NodeReregistered') latest.delete(e.data.nodeId);
+    else if (e.type === 'NodeHeartbeatRecorded' && e.data.devices?.length) latest.set(e.data.nodeId, e);
   }
   return latest;
 }
 
 /** Applies the newest heartbeat of each node with device usage in one statement (guarded by seq: replays are no-ops). */
-async function applyHeartbeats(tx: EntityManager, events: readonly RecordedEvent[]): Promise<Set<string>> {
+async function applyHeartbeats(tx: EntityManager, events: readonly RecordedHcnEvent[]): Promise<Set<string>> {
   const latest = latestDeviceHeartbeats(events);
   if (latest.size === 0) return new Set();
   const rows = [...latest.values()].flatMap((e) => {
-    const data = e.data as Heartbeat;
+    const data = e.data;
     return (data.devices ?? []).map((d) => ({
       node_id: data.nodeId,
       vendor: d.vendor ?? null,
@@ -102,10 +100,10 @@ export const deviceStateProjection: Projection = {
     prefixes: ['NodeRegistered', 'NodeReregistered', 'NodeHeartbeatRecorded'],
   },
   tables: ['device_state', 'device_registrations'],
-  async apply(tx: EntityManager, events: readonly RecordedEvent[], changes: ChangeSet): Promise<void> {
+  async apply(tx: EntityManager, events: readonly RecordedHcnEvent[], changes: ChangeSet): Promise<void> {
     for (const e of events) {
       if (e.type !== 'NodeRegistered' && e.type !== 'NodeReregistered') continue;
-      if (await applyRegistration(tx, e)) changes.nodes.add((e.data as Registration).nodeId);
+      if (await applyRegistration(tx, e)) changes.nodes.add(e.data.nodeId);
     }
     for (const nodeId of await applyHeartbeats(tx, events)) changes.nodes.add(nodeId);
   },

@@ -1,12 +1,15 @@
-import type { EventDataOf, RecordedEvent } from '@hcn/contracts';
+import type { RecordedEventOf } from '@hcn/contracts';
 import type { EntityManager } from 'typeorm';
 
 /**
  * Applies a DomainDefined / DomainUpdated: creates the domain's row (no nodes yet) or sets the definition columns of
  * the row its nodes created. A definition at or below the applied stream revision changes nothing.
  */
-export async function applyDomainDefinition(tx: EntityManager, event: RecordedEvent): Promise<string> {
-  const data = event.data as EventDataOf<'DomainDefined'>;
+export async function applyDomainDefinition(
+  tx: EntityManager,
+  event: RecordedEventOf<'DomainDefined' | 'DomainUpdated'>,
+): Promise<string> {
+  const data = event.data;
   await tx.query(
     `INSERT INTO domain_summary AS d (domain_id, nodes_online, nodes_offline, nodes_draining, cpu_cores_total,
        memory_bytes_total, memory_bytes_available, resource_tags, defined, definition_revision,

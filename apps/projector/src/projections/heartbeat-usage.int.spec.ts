@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '@hcn/contracts';
+import type { RecordedHcnEvent } from '@hcn/contracts';
 import { DomainSummaryRow, NodeStateRow, openReadModels } from '@hcn/read-models';
 import { TestDatabase, createTestDatabase, describeWithPostgres } from '@hcn/testing';
 import type { DataSource } from 'typeorm';
@@ -31,7 +31,7 @@ function recorded(
       actor: { kind: 'system', id: 's' },
       occurredAt: at.toISOString(),
     },
-  } as unknown as RecordedEvent;
+  } as unknown as RecordedHcnEvent;
 }
 
 const registered = (n: number, domainId: string) =>
@@ -77,7 +77,7 @@ function usages(seed: number): () => number {
 describeWithPostgres('heartbeats move domain usage by exact deltas (real PostgreSQL)', () => {
   let database: TestDatabase;
   let db: DataSource;
-  const apply = (events: RecordedEvent[], changes = changeSet()) =>
+  const apply = (events: RecordedHcnEvent[], changes = changeSet()) =>
     db.transaction((tx) => nodeStateProjection.apply(tx, events, changes)).then(() => changes);
   const summaries = () => db.getRepository(DomainSummaryRow).find({ order: { domainId: 'ASC' } });
 

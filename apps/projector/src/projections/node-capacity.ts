@@ -1,8 +1,11 @@
-import type { EventDataOf, RecordedEvent } from '@hcn/contracts';
+import type { RecordedEventOf, RecordedHcnEvent } from '@hcn/contracts';
 import type { EntityManager } from 'typeorm';
 
+/** A capacity event of a node stream. */
+export type CapacityEvent = RecordedEventOf<'CapacityReserved' | 'CapacityReleased'>;
+
 /** True for the capacity events of node streams. */
-export function isCapacityEvent(event: RecordedEvent): boolean {
+export function isCapacityEvent(event: RecordedHcnEvent): event is CapacityEvent {
   return event.type === 'CapacityReserved' || event.type === 'CapacityReleased';
 }
 
@@ -10,9 +13,9 @@ export function isCapacityEvent(event: RecordedEvent): boolean {
  * Records a CapacityReserved / CapacityReleased in node_reservation. A reservation is written once; a release marks
  * it released (or leaves a released tombstone when it comes first), so no replay or order can count it twice.
  */
-export async function applyCapacityEvent(tx: EntityManager, event: RecordedEvent): Promise<string> {
+export async function applyCapacityEvent(tx: EntityManager, event: CapacityEvent): Promise<string> {
   if (event.type === 'CapacityReserved') {
-    const data = event.data as EventDataOf<'CapacityReserved'>;
+    const data = event.data;
     await tx.query(
       `INSERT INTO node_reservation (allocation_id, node_id, workload_id, cpu_millis, memory_bytes, accelerators, released,
          devices)
@@ -29,7 +32,7 @@ export async function applyCapacityEvent(tx: EntityManager, event: RecordedEvent
     );
     return data.nodeId;
   }
-  const data = event.data as EventDataOf<'CapacityReleased'>;
+  const data = event.data;
   await tx.query(
     `INSERT INTO node_reservation (allocation_id, node_id, workload_id, cpu_millis, memory_bytes, accelerators, released)
      VALUES ($1, $2, NULL, 0, 0, 0, true) ON CONFLICT (allocation_id) DO UPDATE SET released = true`,

@@ -1,4 +1,4 @@
-import type { EventDataOf, HcnEvent, RecordedEvent } from '@hcn/contracts';
+import { EventDataOf, HcnEvent, RecordedEventOf, RecordedHcnEvent, isEventOfTypes } from '@hcn/contracts';
 import type { EntityManager } from 'typeorm';
 import type { ChangeSet, Projection } from '../projection';
 import {
@@ -13,7 +13,20 @@ import { later } from './workloads.model';
 
 type Registration = EventDataOf<'NodeRegistered'>;
 /** Events of the node lifecycle this projection reads (the `Node*` types). */
-type NodeLifecycleEvent = Extract<HcnEvent, { type: `Node${string}` }>;
+type NodeLifecycleEvent = RecordedEventOf<Extract<HcnEvent['type'], `Node${string}`>>;
+/** The node lifecycle event types, each named once. */
+const NODE_LIFECYCLE_TYPES: Readonly<Record<NodeLifecycleEvent['type'], true>> = {
+  NodeRegistered: true,
+  NodeReregistered: true,
+  NodeHeartbeatRecorded: true,
+  NodeWentOffline: true,
+  NodeCameOnline: true,
+  NodeDrainRequested: true,
+  NodeStopRequested: true,
+  NodeDeregistered: true,
+  NodeLabelsChanged: true,
+  NodeDeviceHealthChanged: true,
+};
 
 async function upsertRegistration(
   tx: EntityManager,
@@ -69,10 +82,12 @@ async function setColumns(
 }
 
 /** Keeps only the newest heartbeat per node in a batch (earlier ones are overwritten anyway). */
-function latestHeartbeats(events: readonly RecordedEvent[]): Map<string, RecordedEvent> {
-  const latest = new Map<string, RecordedEvent>();
+function latestHeartbeats(
+  events: readonly RecordedHcnEvent[],
+): Map<string, RecordedEventOf<'NodeHeartbeatRecorded'>> {
+  const latest = new Map<string, RecordedEventOf<'NodeHeartbeatRecorded'>>();
   for (const event of events) {
-    if (event.type === 'NodeHeartbeatRecorded') latest.set((event.data as { nodeId: string }).nodeId, event);
+    if (event.type === 'NodeHeartbeatRecorded') latest.set(event.data.nodeId, event);
   }
   return latest;
 }
@@ -83,10 +98,13 @@ function latestHeartbeats(events: readonly RecordedEvent[]): Map<string, Recorde
  * statement: re-aggregating every node of a domain per batch was the projector's costliest query at 10,000 nodes.
  * Returns the domains whose summaries changed.
  */
-async function applyHeartbeats(tx: EntityManager, events: readonly RecordedEvent[]): Promise<string[]> {
+async function applyHeartbeats(
+  tx: EntityManager,
+  events: ReadonlyArray<RecordedEventOf<'NodeHeartbeatRecorded'>>,
+): Promise<string[]> {
   if (events.length === 0) return [];
   const rows = events.map((event) => {
-    const data = event.data as EventDataOf<'NodeHeartbeatRecorded'>;
+    const data = event.data;
     return {
       node_id: data.nodeId,
       seq: data.seq,
@@ -167,7 +185,7 @@ interface Touched {
 }
 
 /** Applies one non-heartbeat event: a node lifecycle event, a capacity event or a domain definition. */
-async function applyEvent(tx: EntityManager, event: RecordedEvent, changes: ChangeSet, touched: Touched) {
+async function applyEvent(tx: EntityManager, event: RecordedHcnEvent, changes: ChangeSet, touched: Touched) {
   if (event.type === 'DomainDefined' || event.type === 'DomainUpdated') {
     changes.domains.add(await applyDomainDefinition(tx, event));
     touched.tags = true;
@@ -179,7 +197,8 @@ async function applyEvent(tx: EntityManager, event: RecordedEvent, changes: Chan
     changes.nodes.add(nodeId);
     return;
   }
-  const nodeId = (event.data as { nodeId: string }).nodeId;
+  if (!isEventOfTypes(event, NODE_LIFECYCLE_TYPES)) throw new Error(`Unhandled event ${event.type}`);
+  const nodeId = event.data.nodeId;
   if (event.type === 'NodeReregistered') {
     // A node may move to another domain: its old domain's summary changes too.
     const before: Array<{ domain_id: string }> = await tx.query(
@@ -188,7 +207,7 @@ async function applyEvent(tx: EntityManager, event: RecordedEvent, changes: Chan
     );
     before.forEach((row) => changes.domains.add(row.domain_id));
   }
-  await applyLifecycle(tx, event as unknown as NodeLifecycleEvent, event.recordedAt);
+  await applyLifecycle(tx, event, event.recordedAt);
   changes.nodes.add(nodeId);
   touched.tags = true;
 }
@@ -201,7 +220,7 @@ export const nodeStateProjection: Projection = {
   name: 'node-state',
   filter: { kind: 'eventTypePrefix', prefixes: ['Node', 'Capacity', 'Domain'] },
   tables: ['node_state', 'domain_summary', 'node_reservation'],
-  async apply(tx: EntityManager, events: readonly RecordedEvent[], changes: ChangeSet): Promise<void> {
+  async apply(tx: EntityManager, events: readonly RecordedHcnEvent[], changes: ChangeSet): Promise<void> {
     const heartbeats = latestHeartbeats(events);
     const touched: Touched = { capacity: new Map(), tags: false };
     for (const event of events) {

@@ -1,25 +1,38 @@
-import { EventDataOf, HcnEvent, RecordedEvent, quotaStream } from '@hcn/contracts';
+import {
+  EventDataOf,
+  HcnEvent,
+  RecordedEventOf,
+  RecordedHcnEvent,
+  isEventOfTypes,
+  quotaStream,
+} from '@hcn/contracts';
 import type { EntityManager } from 'typeorm';
 import type { ChangeSet, Projection } from '../projection';
 import { later } from './workloads.model';
 
 /** Events of quota-* streams. */
-type QuotaEvent = Extract<HcnEvent, { type: `Quota${string}` }>;
+type QuotaEvent = RecordedEventOf<Extract<HcnEvent['type'], `Quota${string}`>>;
+/** The quota event types, each named once. */
+const QUOTA_EVENT_TYPES: Readonly<Record<QuotaEvent['type'], true>> = {
+  QuotaSet: true,
+  QuotaConsumed: true,
+  QuotaReleased: true,
+};
 
 /** What one batch does to one namespace: its events in order, the first and last times. */
 interface NamespaceBatch {
-  readonly events: Array<QuotaEvent & { revision: number }>;
+  readonly events: QuotaEvent[];
   firstAt: string;
   lastAt: string;
 }
 
 /** Groups a batch by namespace; only events of the namespace's own stream count (its revisions guard replays). */
-function groupByNamespace(events: readonly RecordedEvent[]): Map<string, NamespaceBatch> {
+function groupByNamespace(events: readonly RecordedHcnEvent[]): Map<string, NamespaceBatch> {
   const groups = new Map<string, NamespaceBatch>();
-  for (const recorded of events) {
-    const event = recorded as unknown as QuotaEvent & RecordedEvent;
-    if (recorded.streamId !== quotaStream(event.data.namespace)) continue;
-    const at = recorded.recordedAt;
+  for (const event of events) {
+    if (!isEventOfTypes(event, QUOTA_EVENT_TYPES) || event.streamId !== quotaStream(event.data.namespace))
+      continue;
+    const at = event.recordedAt;
     const group = groups.get(event.data.namespace) ?? { events: [], firstAt: at, lastAt: at };
     group.events.push(event);
     group.lastAt = later(group.lastAt, at);
@@ -114,7 +127,7 @@ export const quotaUsageProjection: Projection = {
   name: 'quota-usage',
   filter: { kind: 'streamPrefix', prefixes: ['quota-'] },
   tables: ['quota_usage', 'quota_hold'],
-  async apply(tx: EntityManager, events: readonly RecordedEvent[], changes: ChangeSet): Promise<void> {
+  async apply(tx: EntityManager, events: readonly RecordedHcnEvent[], changes: ChangeSet): Promise<void> {
     for (const [namespace, batch] of groupByNamespace(events)) {
       const last = await lastRevision(tx, namespace, batch.firstAt);
       const fresh = batch.events.filter((e) => e.revision > last);

@@ -1,19 +1,16 @@
-import { RecordedEvent, WORKLOAD_EVENTS } from '@hcn/contracts';
+import type { RecordedHcnEvent } from '@hcn/contracts';
 import type { EntityManager } from 'typeorm';
 import type { ChangeSet, Projection } from '../projection';
-import { applyWorkloadEvent, emptyBook } from './workloads.reducer';
+import { RecordedWorkloadEvent, applyWorkloadEvent, emptyBook, isWorkloadEvent } from './workloads.reducer';
 import { loadBook, saveAllocations, saveWorkloads } from './workloads.rows';
 
-const WORKLOAD_EVENT_TYPES: ReadonlySet<string> = new Set(WORKLOAD_EVENTS.map((d) => d.type));
-
 /** Ids a batch refers to: its workloads and the allocations its events name. */
-function idsOf(events: readonly RecordedEvent[]): { workloads: string[]; allocations: string[] } {
+function idsOf(events: readonly RecordedWorkloadEvent[]): { workloads: string[]; allocations: string[] } {
   const workloads = new Set<string>();
   const allocations = new Set<string>();
-  for (const event of events) {
-    const data = event.data as { workloadId: string; allocationId?: string };
+  for (const { data } of events) {
     workloads.add(data.workloadId);
-    if (data.allocationId) allocations.add(data.allocationId);
+    if ('allocationId' in data) allocations.add(data.allocationId);
   }
   return { workloads: [...workloads], allocations: [...allocations] };
 }
@@ -27,8 +24,8 @@ export const workloadsProjection: Projection = {
   name: 'workloads',
   filter: { kind: 'streamPrefix', prefixes: ['workload-'] },
   tables: ['workload_state', 'allocation_state'],
-  async apply(tx: EntityManager, events: readonly RecordedEvent[], changes: ChangeSet): Promise<void> {
-    const known = events.filter((e) => WORKLOAD_EVENT_TYPES.has(e.type));
+  async apply(tx: EntityManager, events: readonly RecordedHcnEvent[], changes: ChangeSet): Promise<void> {
+    const known = events.filter(isWorkloadEvent);
     if (known.length === 0) return;
     const ids = idsOf(known);
     const book = emptyBook();

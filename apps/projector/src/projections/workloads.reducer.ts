@@ -1,4 +1,11 @@
-import type { EventDataOf, HcnEvent, RecordedEvent } from '@hcn/contracts';
+import {
+  EventDataOf,
+  HcnEvent,
+  RecordedEvent,
+  RecordedEventOf,
+  RecordedHcnEvent,
+  isEventOfTypes,
+} from '@hcn/contracts';
 import type { AllocationStatus, InstanceStatus, WorkloadInstance } from '@hcn/read-models';
 import {
   ACTIVE_INSTANCE_STATUSES,
@@ -25,6 +32,33 @@ export type WorkloadEvent = Extract<
   { type: `Workload${string}` | `Allocation${string}` | `Delegation${string}` }
 >;
 
+/** Events of workload-* streams, as recorded. */
+export type RecordedWorkloadEvent = RecordedEventOf<WorkloadEvent['type']>;
+
+/** The workload event types, each named once. */
+const WORKLOAD_EVENT_TYPES: Readonly<Record<WorkloadEvent['type'], true>> = {
+  WorkloadSubmitted: true,
+  WorkloadDelegated: true,
+  DelegationRejected: true,
+  AllocationPlaced: true,
+  WorkloadUnschedulable: true,
+  AllocationStarted: true,
+  AllocationCompleted: true,
+  AllocationFailed: true,
+  AllocationLost: true,
+  WorkloadStopRequested: true,
+  AllocationStopRequested: true,
+  AllocationStopped: true,
+  WorkloadRestartRequested: true,
+  WorkloadUpdated: true,
+  WorkloadDeleted: true,
+};
+
+/** True for an event of a workload stream. */
+export function isWorkloadEvent(event: RecordedHcnEvent): event is RecordedWorkloadEvent {
+  return isEventOfTypes(event, WORKLOAD_EVENT_TYPES);
+}
+
 type Terminal = 'AllocationCompleted' | 'AllocationFailed' | 'AllocationStopped' | 'AllocationLost';
 const TERMINAL_STATUS: Record<Terminal, AllocationStatus> = {
   AllocationCompleted: 'completed',
@@ -42,8 +76,8 @@ export function emptyBook(): WorkloadBook {
  * Applies one event of a workload stream to the book. Events at or below the workload's last applied revision are
  * skipped, so replaying any batch changes nothing. Returns the workload id when the event was applied.
  */
-export function applyWorkloadEvent(book: WorkloadBook, recorded: RecordedEvent): string | undefined {
-  const event = recorded as unknown as WorkloadEvent & RecordedEvent;
+export function applyWorkloadEvent(book: WorkloadBook, event: RecordedWorkloadEvent): string | undefined {
+  const recorded = event;
   const workloadId = event.data.workloadId;
   const existing = book.workloads.get(workloadId);
   if (event.type === 'WorkloadSubmitted') {

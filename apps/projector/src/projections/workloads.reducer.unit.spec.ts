@@ -1,4 +1,4 @@
-import { HcnEvent, RecordedEvent, WorkloadSpec, workloadSpecSchema } from '@hcn/contracts';
+import { HcnEvent, RecordedHcnEvent, WorkloadSpec, workloadSpecSchema } from '@hcn/contracts';
 import {
   WorkloadEvent,
   WorkloadState,
@@ -6,7 +6,13 @@ import {
   initialWorkloadState,
   workloadStatus,
 } from '@hcn/domain';
-import { WorkloadBook, applyWorkloadEvent, emptyBook } from './workloads.reducer';
+import {
+  RecordedWorkloadEvent,
+  WorkloadBook,
+  applyWorkloadEvent,
+  emptyBook,
+  isWorkloadEvent,
+} from './workloads.reducer';
 
 const W = '00000000-0000-4000-8000-000000000001';
 const N1 = '00000000-0000-4000-8000-0000000000b1';
@@ -93,22 +99,24 @@ const ev = {
   deleted: (): HcnEvent => ({ type: 'WorkloadDeleted', data: { workloadId: W, reason: 'spec' } }),
 };
 
-function recorded(events: readonly HcnEvent[]): RecordedEvent[] {
-  return events.map((event, revision) => ({
-    ...event,
-    eventId: alloc(9000 + revision),
-    streamId: `workload-${W}`,
-    revision,
-    position: { commit: BigInt(revision), prepare: BigInt(revision) },
-    recordedAt: T(revision),
-    metadata: {
-      correlationId: W,
-      causationId: W,
-      actor: { kind: 'system', id: 'spec' },
-      occurredAt: T(revision),
-      schemaVersion: 1,
-    },
-  }));
+function recorded(events: readonly HcnEvent[]): RecordedWorkloadEvent[] {
+  return events
+    .map((event, revision): RecordedHcnEvent => ({
+      ...event,
+      eventId: alloc(9000 + revision),
+      streamId: `workload-${W}`,
+      revision,
+      position: { commit: BigInt(revision), prepare: BigInt(revision) },
+      recordedAt: T(revision),
+      metadata: {
+        correlationId: W,
+        causationId: W,
+        actor: { kind: 'system', id: 'spec' },
+        occurredAt: T(revision),
+        schemaVersion: 1,
+      },
+    }))
+    .filter(isWorkloadEvent);
 }
 
 /** The projection's view after each event and the decider's, in the same shape. */

@@ -1,4 +1,4 @@
-import type { EventDataOf, RecordedEvent } from '@hcn/contracts';
+import { EventDataOf, RecordedEventOf, RecordedHcnEvent, isEventOfTypes } from '@hcn/contracts';
 import { AuditError } from '../errors';
 import type {
   AllocationEntryKind,
@@ -14,15 +14,6 @@ import type {
   WorkloadChain,
 } from './chain.model';
 import { eventRef } from './event-ref';
-
-type Data<T extends 'WorkloadDelegated' | 'DelegationRejected'> = EventDataOf<T>;
-
-function dataOf<T extends 'WorkloadDelegated' | 'DelegationRejected'>(
-  event: RecordedEvent,
-  _type: T,
-): Data<T> {
-  return event.data as Data<T>;
-}
 
 /** Fold state of the chain builder. */
 interface Builder {
@@ -41,34 +32,41 @@ interface Builder {
   readonly replaced: Set<number>;
 }
 
-const REQUESTS: Record<string, RequestEntryKind> = {
+const REQUESTS = {
   WorkloadSubmitted: 'submitted',
   WorkloadStopRequested: 'stop-requested',
   WorkloadRestartRequested: 'restart-requested',
   WorkloadUpdated: 'updated',
   WorkloadDeleted: 'deleted',
-};
+} as const satisfies Record<string, RequestEntryKind>;
 
-const ALLOCATION: Record<string, AllocationEntryKind> = {
+const ALLOCATION = {
   AllocationStarted: 'started',
   AllocationCompleted: 'completed',
   AllocationFailed: 'failed',
   AllocationLost: 'lost',
   AllocationStopRequested: 'stop-requested',
   AllocationStopped: 'stopped',
-};
+} as const satisfies Record<string, AllocationEntryKind>;
+
+/** A user request on the workload, as recorded. */
+type RequestEvent = RecordedEventOf<keyof typeof REQUESTS>;
+/** An allocation's progress, as recorded. */
+type AllocationEvent = RecordedEventOf<keyof typeof ALLOCATION>;
+/** The end of a decision, as recorded. */
+type DecisionEvent = RecordedEventOf<'AllocationPlaced' | 'WorkloadUnschedulable'>;
 
 /**
  * Rebuilds a workload's delegation chain from its stream (never from read models): every decision with its hops,
  * rejections (fallbacks to peers) and outcome, every allocation outcome and every user request, in stream order.
  * Throws AUDIT.WORKLOAD_NOT_FOUND when the stream holds no submission.
  */
-export function buildChain(events: readonly RecordedEvent[]): WorkloadChain {
+export function buildChain(events: readonly RecordedHcnEvent[]): WorkloadChain {
   const first = events[0];
   if (!first || first.type !== 'WorkloadSubmitted') {
     throw new AuditError('AUDIT.WORKLOAD_NOT_FOUND', 'No such workload in the log');
   }
-  const submitted = first.data as EventDataOf<'WorkloadSubmitted'>;
+  const submitted = first.data;
   const b: Builder = {
     decisions: [],
     timeline: [],
@@ -92,23 +90,23 @@ export function buildChain(events: readonly RecordedEvent[]): WorkloadChain {
   };
 }
 
-function apply(b: Builder, event: RecordedEvent): void {
-  if (event.type === 'WorkloadDelegated') return addHop(b, event, dataOf(event, 'WorkloadDelegated'));
-  if (event.type === 'DelegationRejected') return addRejection(b, event, dataOf(event, 'DelegationRejected'));
+function apply(b: Builder, event: RecordedHcnEvent): void {
+  if (event.type === 'WorkloadDelegated') return addHop(b, event);
+  if (event.type === 'DelegationRejected') return addRejection(b, event);
   if (event.type === 'AllocationPlaced' || event.type === 'WorkloadUnschedulable') return close(b, event);
-  const request = REQUESTS[event.type];
-  if (request) return addRequest(b, event, request);
-  const allocation = ALLOCATION[event.type];
-  if (allocation) addAllocation(b, event, allocation);
+  if (isEventOfTypes(event, REQUESTS)) return addRequest(b, event, REQUESTS[event.type]);
+  if (isEventOfTypes(event, ALLOCATION)) addAllocation(b, event, ALLOCATION[event.type]);
 }
 
-function addHop(b: Builder, event: RecordedEvent, d: Data<'WorkloadDelegated'>): void {
+function addHop(b: Builder, event: RecordedEventOf<'WorkloadDelegated'>): void {
+  const d = event.data;
   const { fromScope, to, toKind, policy, candidates, hop } = d;
   const seq = b.hopSeq++;
   b.hops.push({ ...eventRef(event), seq, hop, fromScope, to, toKind, policy, candidates, ...samplingOf(d) });
 }
 
-function addRejection(b: Builder, event: RecordedEvent, d: Data<'DelegationRejected'>): void {
+function addRejection(b: Builder, event: RecordedEventOf<'DelegationRejected'>): void {
+  const d = event.data;
   const { scope, reason, detail, candidates } = d;
   b.rejections.push({ ...eventRef(event), scope, reason, detail, candidates, ...samplingOf(d) });
 }
@@ -124,13 +122,13 @@ function samplingOf(d: { members?: number; sampleLimit?: number }): {
   };
 }
 
-function close(b: Builder, event: RecordedEvent): void {
-  const d = event.data as EventDataOf<'AllocationPlaced'> | EventDataOf<'WorkloadUnschedulable'>;
+function close(b: Builder, event: DecisionEvent): void {
+  const d = event.data;
   const ref = eventRef(event);
   const outcome: ChainDecision['outcome'] =
-    'allocationId' in d
-      ? { kind: 'placed', ...placedOf(d), event: ref }
-      : { kind: 'unschedulable', reasons: d.reasons, detail: d.detail, event: ref };
+    event.type === 'AllocationPlaced'
+      ? { kind: 'placed', ...placedOf(event.data), event: ref }
+      : { kind: 'unschedulable', reasons: event.data.reasons, detail: event.data.detail, event: ref };
   const decision: ChainDecision = {
     index: b.decisions.length,
     instance: d.instance,
@@ -142,7 +140,7 @@ function close(b: Builder, event: RecordedEvent): void {
   };
   b.decided.add(`${d.instance}#${d.attempt}`);
   b.replaced.delete(d.instance);
-  if ('allocationId' in d) b.instanceOf.set(d.allocationId, d.instance);
+  if (event.type === 'AllocationPlaced') b.instanceOf.set(event.data.allocationId, d.instance);
   b.decisions.push(decision);
   b.timeline.push({ entry: 'decision', decision });
   b.hops = [];
@@ -151,7 +149,7 @@ function close(b: Builder, event: RecordedEvent): void {
 
 function placedOf(d: EventDataOf<'AllocationPlaced'>) {
   const { allocationId, nodeId, domainId } = d;
-  const devices = (d as { devices?: ChosenDevicesRecord }).devices;
+  const devices: ChosenDevicesRecord | undefined = d.devices;
   return devices ? { allocationId, nodeId, domainId, devices } : { allocationId, nodeId, domainId };
 }
 
@@ -165,23 +163,27 @@ function triggerOf(b: Builder, instance: number, attempt: number): DecisionTrigg
   return 'replacement';
 }
 
-function addRequest(b: Builder, event: RecordedEvent, kind: RequestEntryKind): void {
-  const data = event.data as { reason?: string; generation?: number; spec?: { replicas: number } };
+function addRequest(b: Builder, event: RequestEvent, kind: RequestEntryKind): void {
   if (kind === 'restart-requested' || kind === 'updated') {
     for (const instance of b.instanceOf.values()) b.replaced.add(instance);
   }
-  const detail =
-    kind === 'updated'
-      ? `generation ${data.generation}, ${data.spec?.replicas} replica(s)`
-      : kind === 'submitted'
-        ? `${data.spec?.replicas} replica(s)`
-        : (data.reason ?? '');
-  const request: ChainRequestEntry = { ...eventRef(event), kind, detail };
+  const request: ChainRequestEntry = { ...eventRef(event), kind, detail: requestDetail(event) };
   b.timeline.push({ entry: 'request', request });
 }
 
-function addAllocation(b: Builder, event: RecordedEvent, kind: AllocationEntryKind): void {
-  const d = event.data as { allocationId: string; nodeId: string } & Record<string, unknown>;
+function requestDetail(event: RequestEvent): string {
+  switch (event.type) {
+    case 'WorkloadUpdated':
+      return `generation ${event.data.generation}, ${event.data.spec.replicas} replica(s)`;
+    case 'WorkloadSubmitted':
+      return `${event.data.spec.replicas} replica(s)`;
+    default:
+      return event.data.reason ?? '';
+  }
+}
+
+function addAllocation(b: Builder, event: AllocationEvent, kind: AllocationEntryKind): void {
+  const d = event.data;
   const instance = b.instanceOf.get(d.allocationId);
   if (instance !== undefined && kind !== 'started' && kind !== 'stop-requested') {
     b.lastEnd.set(instance, kind);
@@ -191,27 +193,29 @@ function addAllocation(b: Builder, event: RecordedEvent, kind: AllocationEntryKi
     kind,
     allocationId: d.allocationId,
     nodeId: d.nodeId,
-    detail: allocationDetail(kind, d),
+    detail: allocationDetail(event),
   };
   b.timeline.push({ entry: 'allocation', allocation });
 }
 
-function allocationDetail(kind: AllocationEntryKind, d: Record<string, unknown>): string {
-  switch (kind) {
-    case 'started':
-      return `pid ${d.pid}`;
-    case 'completed':
-      return `exit ${d.exitCode}`;
-    case 'failed':
+function allocationDetail(event: AllocationEvent): string {
+  switch (event.type) {
+    case 'AllocationStarted':
+      return `pid ${event.data.pid}`;
+    case 'AllocationCompleted':
+      return `exit ${event.data.exitCode}`;
+    case 'AllocationFailed': {
+      const d = event.data;
       return `${d.reason} (exit ${d.exitCode ?? '-'}, signal ${d.signal ?? '-'})`;
-    case 'lost':
-      return String(d.reason);
-    case 'stop-requested':
-      return `${d.reason} (grace ${d.gracePeriodSeconds}s)`;
-    case 'stopped':
-      return `ended by ${d.endedBy} (exit ${d.exitCode ?? '-'})`;
+    }
+    case 'AllocationLost':
+      return String(event.data.reason);
+    case 'AllocationStopRequested':
+      return `${event.data.reason} (grace ${event.data.gracePeriodSeconds}s)`;
+    case 'AllocationStopped':
+      return `ended by ${event.data.endedBy} (exit ${event.data.exitCode ?? '-'})`;
     default: {
-      const never: never = kind;
+      const never: never = event;
       return never;
     }
   }

@@ -1,4 +1,4 @@
-import { RecordedEvent, domainStream, nodeStream, quotaStream, workloadStream } from '@hcn/contracts';
+import { RecordedHcnEvent, domainStream, nodeStream, quotaStream, workloadStream } from '@hcn/contracts';
 import type { EventStore } from '@hcn/eventstore';
 import { buildChain } from '../chain/build-chain';
 import type { WorkloadChain } from '../chain/chain.model';
@@ -19,7 +19,7 @@ import { NODE_STREAM_PREFIX, NodesAt } from '../time-travel/nodes-at';
 import { ScanProgress, scanLog } from './scan';
 
 /** Reads a workload's stream; AUDIT.WORKLOAD_NOT_FOUND when it holds no submission. */
-export async function readWorkload(store: EventStore, workloadId: string): Promise<RecordedEvent[]> {
+export async function readWorkload(store: EventStore, workloadId: string): Promise<RecordedHcnEvent[]> {
   const events = await store.readStream(workloadStream(workloadId));
   if (events[0]?.type !== 'WorkloadSubmitted') {
     throw new AuditError('AUDIT.WORKLOAD_NOT_FOUND', `Workload ${workloadId} is not in the log`, {
@@ -30,8 +30,10 @@ export async function readWorkload(store: EventStore, workloadId: string): Promi
 }
 
 /** The namespace a workload was submitted in (for access checks before anything else is shown). */
-export function namespaceOfStream(events: readonly RecordedEvent[]): string {
-  return (events[0].data as { spec: { namespace: string } }).spec.namespace;
+export function namespaceOfStream(events: readonly RecordedHcnEvent[]): string {
+  const first = events[0];
+  if (first?.type === 'WorkloadSubmitted') return first.data.spec.namespace;
+  throw new AuditError('AUDIT.WORKLOAD_NOT_FOUND', 'No such workload in the log');
 }
 
 /** Chain replay of one workload from the log. */
@@ -42,7 +44,7 @@ export async function replayChain(store: EventStore, workloadId: string): Promis
 /** Decision replay: rebuilds the snapshot from the log up to the decision and re-runs the scheduler. */
 export async function explainDecision(
   store: EventStore,
-  events: readonly RecordedEvent[],
+  events: readonly RecordedHcnEvent[],
   selector: DecisionSelector,
   options: {
     /** The hub's ClusterView (fresh, not started) and the event types it follows. */
@@ -60,7 +62,11 @@ export async function explainDecision(
   return at.replay();
 }
 
-async function streamOrNotFound(store: EventStore, streamId: string, code: string): Promise<RecordedEvent[]> {
+async function streamOrNotFound(
+  store: EventStore,
+  streamId: string,
+  code: string,
+): Promise<RecordedHcnEvent[]> {
   const events = await store.readStream(streamId);
   if (events.length === 0) throw new AuditError(code, `${streamId} is not in the log`, { streamId });
   return events;

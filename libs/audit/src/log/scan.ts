@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '@hcn/contracts';
+import type { RecordedHcnEvent } from '@hcn/contracts';
 import type { EventFilter, EventStore, Subscription } from '@hcn/eventstore';
 
 /** Progress of a long read: events read so far and, when the store can tell, about how many the log holds. */
@@ -29,7 +29,7 @@ export interface ScanOptions {
  */
 export async function scanLog(
   store: EventStore,
-  onEvent: (event: RecordedEvent) => boolean | void,
+  onEvent: (event: RecordedHcnEvent) => boolean | void,
   options: ScanOptions = {},
 ): Promise<number> {
   const total = options.onProgress ? await store.approximateEventCount?.() : undefined;

@@ -1,5 +1,4 @@
-import { Position, RecordedEvent, comparePositions, parsePosition } from '@hcn/contracts';
-import type { EventDataOf } from '@hcn/contracts';
+import { Position, RecordedHcnEvent, comparePositions, parsePosition } from '@hcn/contracts';
 import { foldRecorded, workloadDecider } from '@hcn/domain';
 import {
   ClusterSnapshot,
@@ -22,7 +21,7 @@ export type DecisionSelector = { readonly hop: number } | { readonly decision: n
  * the scheduler is fed from), so a replay never runs on a second copy of that logic.
  */
 export interface ClusterFoldLike {
-  apply(event: RecordedEvent): void;
+  apply(event: RecordedHcnEvent): void;
   snapshot(): ClusterSnapshot;
 }
 
@@ -89,7 +88,10 @@ export interface DecisionReplay {
 }
 
 /** Picks the decision to replay from a workload stream and rebuilds the request it was taken for. */
-export function decisionBasis(events: readonly RecordedEvent[], selector: DecisionSelector): DecisionBasis {
+export function decisionBasis(
+  events: readonly RecordedHcnEvent[],
+  selector: DecisionSelector,
+): DecisionBasis {
   const chain = buildChain(events);
   const decision =
     'hop' in selector
@@ -161,7 +163,7 @@ export class SnapshotAtDecision {
   }
 
   /** Applies one cluster event if it precedes the decision; false once the cutoff is reached. */
-  accept(event: RecordedEvent): boolean {
+  accept(event: RecordedHcnEvent): boolean {
     if (this.done) return false;
     if (comparePositions(event.position, this.basis.position) >= 0 || this.isOwnReservation(event)) {
       this.done = true;
@@ -172,9 +174,9 @@ export class SnapshotAtDecision {
     return true;
   }
 
-  private isOwnReservation(event: RecordedEvent): boolean {
+  private isOwnReservation(event: RecordedHcnEvent): boolean {
     if (event.type !== 'CapacityReserved' || !this.reservation) return false;
-    const d = event.data as EventDataOf<'CapacityReserved'>;
+    const d = event.data;
     return d.allocationId === this.reservation.allocationId && d.nodeId === this.reservation.nodeId;
   }
 

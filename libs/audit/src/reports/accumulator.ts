@@ -1,10 +1,12 @@
 import {
   EventDataOf,
-  RecordedEvent,
+  RecordedEventOf,
+  RecordedHcnEvent,
   ResourceAmounts,
   WorkloadSpec,
   computeUnits,
   formatPosition,
+  isEventOfTypes,
 } from '@hcn/contracts';
 import { QuotaEvent, QuotaState, quotaDecider, quotaUsed } from '@hcn/domain';
 import { NODE_BLACKLISTED } from '@hcn/scheduling';
@@ -104,7 +106,7 @@ export class ReportAccumulator {
   }
 
   /** Applies one event of the log. */
-  apply(event: RecordedEvent): void {
+  apply(event: RecordedHcnEvent): void {
     this.count++;
     const at = time(event.metadata.occurredAt);
     if (at > this.lastMs) {
@@ -112,41 +114,45 @@ export class ReportAccumulator {
       this.lastAt = event.metadata.occurredAt;
     }
     this.lastPosition = formatPosition(event.position);
-    if (event.type.startsWith('Quota')) return this.onQuota(event, at);
+    if (isEventOfTypes(event, quotaDecider.eventTypes)) return this.onQuota(event, at);
     this.dispatch(event, at);
   }
 
-  private dispatch(event: RecordedEvent, at: number): void {
-    const d = event.data as never;
+  private dispatch(event: RecordedHcnEvent, at: number): void {
     switch (event.type) {
       case 'NodeRegistered':
       case 'NodeReregistered':
-        return this.onRegistered(d, at);
+        return this.onRegistered(event.data, at);
       case 'NodeWentOffline':
       case 'NodeCameOnline':
       case 'NodeDeregistered':
-        return this.availability.apply(event.type, d, at);
+        return this.availability.apply(event.type, event.data, at);
       case 'DomainDefined':
       case 'DomainUpdated':
-        return this.tree.define(d);
+        return this.tree.define(event.data);
       case 'AdmissionDenied':
-        return this.onDenied(d, event.metadata.occurredAt, at);
+        return this.onDenied(event.data, event.metadata.occurredAt, at);
       case 'WorkloadSubmitted':
       case 'WorkloadUpdated':
-        return this.onSpec(d);
+        return this.onSpec(event.data);
       case 'WorkloadDelegated':
-        this.pendingHops.push(d);
+        this.pendingHops.push(event.data);
         return;
       case 'DelegationRejected':
-        return this.onRejected(d, at);
+        return this.onRejected(event.data, at);
       case 'AllocationPlaced':
-        return this.onPlaced(d, event.metadata.occurredAt, at);
+        return this.onPlaced(event.data, event.metadata.occurredAt, at);
       case 'WorkloadUnschedulable':
-        return this.closeDecision((d as { workloadId: string }).workloadId, null, at);
+        return this.closeDecision(event.data.workloadId, null, at);
       case 'AllocationStarted':
-        return this.onStarted(d);
+        return this.onStarted(event.data);
+      case 'AllocationCompleted':
+      case 'AllocationFailed':
+      case 'AllocationLost':
+      case 'AllocationStopped':
+        return this.onEnded(event.data);
       default:
-        return this.onEnded(d);
+        return; // not an event the reports read
     }
   }
 
@@ -171,14 +177,14 @@ export class ReportAccumulator {
     this.quota.push({ at: iso, namespace: d.namespace, kind: 'denial', workload: d.workloadName, detail });
   }
 
-  private onQuota(event: RecordedEvent, at: number): void {
-    const ns = (event.data as { namespace: string }).namespace;
+  private onQuota(event: RecordedEventOf<QuotaEvent['type']>, at: number): void {
+    const ns = event.data.namespace;
     const current = this.quotas.get(ns) ?? { state: quotaDecider.initialState, breached: false };
-    const state = quotaDecider.evolve(current.state, { type: event.type, data: event.data } as QuotaEvent);
+    const state = quotaDecider.evolve(current.state, event);
     const over = overLimits(state.limits, quotaUsed(state));
     const breached = over.length > 0;
     if (breached && !current.breached && inPeriod(this.period, at)) {
-      const workload = (event.data as { workloadId?: string }).workloadId ?? '';
+      const workload = 'workloadId' in event.data ? event.data.workloadId : '';
       const at = event.metadata.occurredAt;
       this.quota.push({ at, namespace: ns, kind: 'breach', workload, detail: over.join('; ') });
     }

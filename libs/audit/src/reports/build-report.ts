@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '@hcn/contracts';
+import type { RecordedHcnEvent } from '@hcn/contracts';
 import { ReportAccumulator } from './accumulator';
 import type { Period } from './period';
 import type {
@@ -110,7 +110,7 @@ export function buildReport(acc: ReportAccumulator, visible: Visible): Complianc
 
 /** A report over events already in memory (specs, small logs); the hub and CLI stream the log instead. */
 export function complianceReport(
-  events: Iterable<RecordedEvent>,
+  events: Iterable<RecordedHcnEvent>,
   period: Period,
   visible: Visible,
 ): ComplianceReport {

@@ -1,12 +1,15 @@
-import type { RecordedEvent } from '@hcn/contracts';
+import type { RecordedEvent, RecordedHcnEvent } from '@hcn/contracts';
 
-/** Builds recorded events for specs: positions and per-stream revisions in call order. */
+/**
+ * Builds recorded events for specs: positions and per-stream revisions in call order. Their data is written by
+ * hand (often only the fields a spec needs) and never validated, so they are typed as recorded HCN events here.
+ */
 export class LogBuilder {
-  readonly events: RecordedEvent[] = [];
+  readonly events: RecordedHcnEvent[] = [];
   private readonly revisions = new Map<string, number>();
 
   /** Appends one event of `stream` that happened at `at`. */
-  add(stream: string, type: string, data: unknown, at: string, actor = 'spec'): RecordedEvent {
+  add(stream: string, type: string, data: unknown, at: string, actor = 'spec'): RecordedHcnEvent {
     const revision = (this.revisions.get(stream) ?? -1) + 1;
     this.revisions.set(stream, revision);
     const n = BigInt(this.events.length + 1);
@@ -26,12 +29,13 @@ export class LogBuilder {
         schemaVersion: 1,
       },
     };
-    this.events.push(event);
-    return event;
+    const typed = event as RecordedHcnEvent;
+    this.events.push(typed);
+    return typed;
   }
 
   /** The events of one stream. */
-  stream(stream: string): RecordedEvent[] {
+  stream(stream: string): RecordedHcnEvent[] {
     return this.events.filter((e) => e.streamId === stream);
   }
 }

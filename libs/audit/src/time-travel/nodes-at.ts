@@ -1,4 +1,4 @@
-import { RecordedEvent, ResourceAmounts, nodeStream } from '@hcn/contracts';
+import { RecordedHcnEvent, ResourceAmounts, nodeStream } from '@hcn/contracts';
 import { NO_RESOURCES, NodeEvent, NodeState, addAmounts, nodeDecider } from '@hcn/domain';
 import { StreamAt } from './stream-at';
 import { NodeView, nodeView } from './time-travel';
@@ -30,10 +30,10 @@ export class NodesAt {
   constructor(/** The instant, in epoch milliseconds. */ readonly atMs: number) {}
 
   /** Folds the next event of the log. */
-  accept(event: RecordedEvent): void {
+  accept(event: RecordedHcnEvent): void {
     if (!event.streamId.startsWith(NODE_STREAM_PREFIX)) return;
     if (event.type === 'NodeRegistered' || event.type === 'NodeReregistered') {
-      this.domainsSeen.add((event.data as { domainId: string }).domainId);
+      this.domainsSeen.add(event.data.domainId);
     }
     let fold = this.nodes.get(event.streamId);
     if (!fold) {

@@ -2,7 +2,7 @@ import type {
   DomainDefinition,
   QuotaAmounts,
   QuotaLimits,
-  RecordedEvent,
+  RecordedHcnEvent,
   ResourceAmounts,
 } from '@hcn/contracts';
 import {
@@ -51,7 +51,7 @@ export interface NodeAsOf extends AsOf, NodeView {
 }
 
 /** Replays `node-<id>` up to `atMs` with the node decider's evolve. */
-export function nodeAsOf(nodeId: string, events: readonly RecordedEvent[], atMs: number): NodeAsOf {
+export function nodeAsOf(nodeId: string, events: readonly RecordedHcnEvent[], atMs: number): NodeAsOf {
   const fold = streamAt(nodeDecider, events, atMs);
   return { nodeId, ...fold.asOf(), ...nodeView(fold.state) };
 }
@@ -66,7 +66,11 @@ export interface DomainAsOf extends AsOf, DomainMembers {
 }
 
 /** Replays `domain-<id>` with the domain decider's evolve, and takes its members from the node streams' fold. */
-export function domainAsOf(domainId: string, events: readonly RecordedEvent[], nodes: NodesAt): DomainAsOf {
+export function domainAsOf(
+  domainId: string,
+  events: readonly RecordedHcnEvent[],
+  nodes: NodesAt,
+): DomainAsOf {
   const fold = streamAt(domainDecider, events, nodes.atMs);
   return { domainId, ...fold.asOf(), definition: fold.state.definition, ...nodes.domain(domainId) };
 }
@@ -82,7 +86,7 @@ export interface QuotaAsOf extends AsOf {
 }
 
 /** Replays `quota-<namespace>` up to `atMs` with the quota decider's evolve. */
-export function quotaAsOf(namespace: string, events: readonly RecordedEvent[], atMs: number): QuotaAsOf {
+export function quotaAsOf(namespace: string, events: readonly RecordedHcnEvent[], atMs: number): QuotaAsOf {
   const fold = streamAt(quotaDecider, events, atMs);
   const state = fold.state;
   const used = quotaUsed(state);

@@ -40,8 +40,10 @@ export type EventDataOf<T extends HcnEvent['type']> = Extract<HcnEvent, { type: 
 
 /** Every HCN event as the store returns it: `e.type === 'X'` narrows `e.data` to X's data. */
 export type RecordedHcnEvent = RecordedOf<HcnEvent>;
-/** One HCN event type as recorded. */
-export type RecordedEventOf<T extends HcnEvent['type']> = RecordedEvent<T, EventDataOf<T>>;
+/** The HCN events of the types `T` as recorded (a union over `T`: `e.type` narrows `e.data`). */
+export type RecordedEventOf<T extends HcnEvent['type']> = T extends unknown
+  ? RecordedEvent<T, EventDataOf<T>>
+  : never;
 
 /** Narrows a recorded event to one type, with its data typed (the store validated it against that schema on read). */
 export function isEventOf<T extends HcnEvent['type']>(
@@ -49,4 +51,12 @@ export function isEventOf<T extends HcnEvent['type']>(
   type: T,
 ): event is RecordedEventOf<T> {
   return event?.type === type;
+}
+
+/** True for a recorded event of one of `types` (a record keyed by each type once, so the compiler checks the list). */
+export function isEventOfTypes<T extends HcnEvent['type']>(
+  event: RecordedHcnEvent,
+  types: Readonly<Record<T, unknown>>,
+): event is RecordedEventOf<T> {
+  return Object.hasOwn(types, event.type);
 }
