@@ -82,9 +82,7 @@ describeWithPostgres('accelerator devices end to end (declared devices, real pro
     return { id, line };
   }
   const placed = async (id: string) =>
-    (await h.store.readStream(workloadStream(id))).find((e) => e.type === 'AllocationPlaced')?.data as {
-      devices?: { indexes: number[]; scores: Record<string, number> };
-    };
+    (await h.store.readStream(workloadStream(id))).find((e) => e.type === 'AllocationPlaced')!.data;
 
   it('two devices in one island: the NVLink pair by uuid, P2P left on, the decision records why', async () => {
     const { id, line } = await run({ count: 2, topology: 'same-island' }, 2);
@@ -152,7 +150,7 @@ describeWithPostgres('accelerator devices end to end (declared devices, real pro
         direction: 'backwards',
         maxCount: 1,
       });
-      const devices = (beats[0]?.data as { devices?: Array<{ index: number; health: number }> }).devices;
+      const devices = beats[0]?.type === 'NodeHeartbeatRecorded' ? beats[0].data.devices : undefined;
       expect(devices?.map((d) => [d.index, d.health])).toEqual([
         [0, 100],
         [1, 100],

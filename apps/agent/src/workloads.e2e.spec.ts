@@ -127,9 +127,7 @@ describeWithPostgres('workloads run as real processes (hub + agent, real Postgre
     expect((await h.request('DELETE', `/v1/workloads/${id}`)).status).toBeLessThan(300);
     await eventuallyExpect(async () => {
       const quota = await h.store.readStream(quotaStream('default'));
-      const released = quota.filter(
-        (e) => e.type === 'QuotaReleased' && (e.data as { workloadId: string }).workloadId === id,
-      );
+      const released = quota.filter((e) => e.type === 'QuotaReleased' && e.data.workloadId === id);
       expect(released).toHaveLength(1);
     }, 15000);
   }, 40000);

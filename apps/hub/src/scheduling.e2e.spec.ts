@@ -55,15 +55,15 @@ describeWithPostgres('hierarchical scheduling (hub, real PostgreSQL)', () => {
       const response = await h.request('POST', '/v1/workloads', spec);
       expect(response.status).toBe(201);
       const events = await h.store.readStream(workloadStream(response.body.workloadId));
-      const rejected = events.filter((e) => e.type === 'DelegationRejected').map((e) => e.data as any);
+      const rejected = events.filter((e) => e.type === 'DelegationRejected').map((e) => e.data);
       expect(rejected.map((r) => r.scope)).toEqual(['site-a']);
-      expect(rejected[0].candidates.map((c: any) => [c.id, c.accepted, c.reason])).toEqual(
+      expect(rejected[0].candidates.map((c) => [c.id, c.accepted, c.reason])).toEqual(
         expect.arrayContaining([
           [nodes.a1, false, LABEL_MISMATCH],
           [nodes.a2, false, INSUFFICIENT_CPU],
         ]),
       );
-      const hops = events.filter((e) => e.type === 'WorkloadDelegated').map((e) => e.data as any);
+      const hops = events.filter((e) => e.type === 'WorkloadDelegated').map((e) => e.data);
       expect(hops.map((d) => [d.fromScope, d.to])).toEqual([
         [null, 'global'],
         ['global', 'region-1'],
@@ -77,9 +77,9 @@ describeWithPostgres('hierarchical scheduling (hub, real PostgreSQL)', () => {
           ['site-b', true],
         ]),
       );
-      const region2 = hops[1].candidates.find((c: any) => c.id === 'region-2');
+      const region2 = hops[1].candidates.find((c) => c.id === 'region-2');
       expect(region2).toMatchObject({ accepted: false });
-      const placed = events.find((e) => e.type === 'AllocationPlaced')?.data as any;
+      const placed = events.find((e) => e.type === 'AllocationPlaced')?.data;
       expect(placed).toMatchObject({ nodeId: nodes.b1, domainId: 'site-b' });
       const audit = await h.request('GET', `/v1/workloads/${response.body.workloadId}`);
       expect(audit.body.delegations[0].steps.map((s: any) => s.type)).toEqual([
@@ -97,8 +97,8 @@ describeWithPostgres('hierarchical scheduling (hub, real PostgreSQL)', () => {
       const response = await h.request('POST', '/v1/workloads', spec);
       expect(response.body.status).toBe('unschedulable');
       const events = await h.store.readStream(workloadStream(response.body.workloadId));
-      const verdict = events.find((e) => e.type === 'WorkloadUnschedulable')?.data as any;
-      expect(Object.keys(verdict.reasons).length).toBeGreaterThan(0);
+      const verdict = events.find((e) => e.type === 'WorkloadUnschedulable')?.data;
+      expect(Object.keys(verdict!.reasons).length).toBeGreaterThan(0);
       const big = await registerNode(h, {
         hostname: 'big',
         domainId: 'site-c',
@@ -149,7 +149,7 @@ describeWithPostgres('hierarchical scheduling (hub, real PostgreSQL)', () => {
         const events = await h.store.readStream(workloadStream(response.body.workloadId));
         const types = events.map((e) => e.type);
         expect(types).toContain('AllocationLost');
-        const placements = events.filter((e) => e.type === 'AllocationPlaced').map((e) => e.data as any);
+        const placements = events.filter((e) => e.type === 'AllocationPlaced').map((e) => e.data);
         expect(placements.map((p) => [p.nodeId, p.attempt])).toEqual([
           [doomed.nodeId, 0],
           [survivor.nodeId, 1],

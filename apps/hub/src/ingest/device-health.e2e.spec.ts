@@ -75,6 +75,6 @@ describeWithPostgres('device health from heartbeats (hub, real PostgreSQL, in-pr
     const placed = (await h.store.readStream(workloadStream(submitted.body.workloadId))).find(
       (e) => e.type === 'AllocationPlaced',
     );
-    expect((placed?.data as { devices?: { indexes: number[] } }).devices?.indexes).toEqual([1]);
+    expect(placed!.data.devices?.indexes).toEqual([1]);
   }, 30000);
 });

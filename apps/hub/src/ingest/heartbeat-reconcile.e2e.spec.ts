@@ -60,7 +60,7 @@ describeWithPostgres('heartbeats reconciled with the hub (hub, real PostgreSQL, 
       const placed = (await h.store.readStream(workloadStream(workloadId))).find(
         (e) => e.type === 'AllocationPlaced',
       );
-      allocationId = (placed?.data as { allocationId: string } | undefined)?.allocationId ?? '';
+      allocationId = placed?.data.allocationId ?? '';
       expect(allocationId).not.toBe('');
     });
     const at = new Date().toISOString();
@@ -88,9 +88,7 @@ describeWithPostgres('heartbeats reconciled with the hub (hub, real PostgreSQL, 
     const lost = (await h.store.readStream(workloadStream(dropped.workloadId))).find(
       (e) => e.type === 'AllocationLost',
     );
-    expect((lost?.data as { reason: string }).reason).toMatch(
-      /^ALLOCATION\.NOT_RUNNING: node \S+'s heartbeats/,
-    );
+    expect(lost!.data.reason).toMatch(/^ALLOCATION\.NOT_RUNNING: node \S+'s heartbeats/);
     expect((await h.store.readStream(workloadStream(kept.workloadId))).map((e) => e.type)).not.toContain(
       'AllocationLost',
     );

@@ -24,7 +24,7 @@ describeWithPostgres('shipped logs (hub, real PostgreSQL, in-process bus)', () =
         (e) => e.type === 'AllocationPlaced',
       );
       expect(placed).toBeDefined();
-      allocationId = (placed?.data as { allocationId: string }).allocationId;
+      allocationId = placed!.data.allocationId;
     });
   });
   afterAll(async () => h?.close());

@@ -20,7 +20,7 @@ describeWithPostgres(
     const releasesOn = async (node: string) =>
       (await h.store.readStream(nodeStream(node)))
         .filter((e) => e.type === 'CapacityReleased')
-        .map((e) => e.data as { allocationId: string; reason: string });
+        .map((e) => e.data);
 
     it('appends the submission, the delegation chain and the placement together (one commit)', async () => {
       const response = await h.request('POST', '/v1/workloads', processSpec({ replicas: 2 }));
@@ -53,7 +53,7 @@ describeWithPostgres(
       expect(events.filter((e) => e.type === 'WorkloadSubmitted')).toHaveLength(1);
       expect(events.filter((e) => e.type === 'AllocationPlaced')).toHaveLength(1);
       const nodeEvents = await h.store.readStream(nodeStream(nodeId));
-      const mine = nodeEvents.filter((e) => (e.data as { workloadId?: string }).workloadId === workloadId);
+      const mine = nodeEvents.filter((e) => 'workloadId' in e.data && e.data.workloadId === workloadId);
       expect(mine.filter((e) => e.type === 'CapacityReserved')).toHaveLength(1);
     });
 
@@ -61,8 +61,8 @@ describeWithPostgres(
       const kept = await h.request('POST', '/v1/workloads', processSpec());
       expect(kept.status).toBe(201);
       const keptAllocation = (await h.store.readStream(workloadStream(kept.body.workloadId)))
-        .map((e) => e.data as { allocationId?: string })
-        .find((d) => d.allocationId)?.allocationId;
+        .map((e) => ('allocationId' in e.data ? e.data.allocationId : undefined))
+        .find((allocationId) => allocationId);
       // a hub that reserved and died before its submission's append: the node stream holds a reservation that no
       // workload stream records
       const orphan = { allocationId: randomUUID(), workloadId: randomUUID() };
@@ -103,7 +103,7 @@ describeWithPostgres(
       const releases = async () =>
         (await h.store.readStream(quotaStream('team-q')))
           .filter((e) => e.type === 'QuotaReleased')
-          .map((e) => e.data as { workloadId: string; reason: string });
+          .map((e) => e.data);
       await eventuallyExpect(async () => {
         expect(await releases()).toContainEqual(
           expect.objectContaining({ workloadId: orphan, reason: ORPHAN_REASON }),

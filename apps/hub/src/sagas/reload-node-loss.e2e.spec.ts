@@ -78,9 +78,7 @@ describeWithPostgres(
         const lost = (await h.store.readStream(workloadStream(workloadId))).filter(
           (e) => e.type === 'AllocationLost',
         );
-        expect(lost.map((e) => (e.data as { allocationId: string }).allocationId)).toEqual([
-          allocationIdFor(workloadId, 0, 1),
-        ]);
+        expect(lost.map((e) => e.data.allocationId)).toEqual([allocationIdFor(workloadId, 0, 1)]);
       });
     });
   },

@@ -51,8 +51,8 @@ describeWithPostgres('placed allocations that never start (hub, real PostgreSQL,
     const stored = await events();
     const placed = stored.find((e) => e.type === 'AllocationPlaced');
     const lost = stored.find((e) => e.type === 'AllocationLost');
-    const allocationId = (placed?.data as { allocationId: string }).allocationId;
-    expect((lost?.data as { reason: string }).reason).toMatch(
+    const allocationId = placed!.data.allocationId;
+    expect(lost!.data.reason).toMatch(
       /^ALLOCATION\.NOT_STARTED: node \S+ reported no start within 1 s of each of 3 run commands$/,
     );
     await eventuallyExpect(() =>
@@ -78,7 +78,7 @@ describeWithPostgres('placed allocations that never start (hub, real PostgreSQL,
     let placed: { allocationId: string; nodeId: string } | undefined;
     await eventuallyExpect(async () => {
       const event = (await h.store.readStream(workloadStream(id))).find((e) => e.type === 'AllocationPlaced');
-      placed = event?.data as typeof placed;
+      placed = event?.data;
       expect(placed).toBeDefined();
     });
     const report = {

@@ -102,7 +102,7 @@ describe('quota decider', () => {
     it('given room for both, when two are held together, then one QuotaConsumed each, in order', () => {
       const result = given([set]).when(holdAll([W1, 400], [W2, 600]));
       expect(
-        'events' in result && result.events.map((e) => (e.data as { workloadId: string }).workloadId),
+        'events' in result && result.events.map((e) => e.type === 'QuotaConsumed' && e.data.workloadId),
       ).toEqual([W1, W2]);
     });
 
@@ -120,7 +120,7 @@ describe('quota decider', () => {
     it('given one of the batch is already held alike, then only the others are consumed', () => {
       const result = given([set, held(W1, 400)]).when(holdAll([W1, 400], [W2, 600]));
       expect(
-        'events' in result && result.events.map((e) => (e.data as { workloadId: string }).workloadId),
+        'events' in result && result.events.map((e) => e.type === 'QuotaConsumed' && e.data.workloadId),
       ).toEqual([W2]);
     });
   });

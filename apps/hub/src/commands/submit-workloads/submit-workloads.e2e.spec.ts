@@ -1,4 +1,4 @@
-import { EventDataOf, nodeStream, quotaStream, workloadStream } from '@hcn/contracts';
+import { nodeStream, quotaStream, workloadStream } from '@hcn/contracts';
 import { describeWithPostgres } from '@hcn/testing';
 import { HubHarness, processSpec, registerNode, startHubHarness } from '../../testing/hub-harness';
 
@@ -31,12 +31,8 @@ describeWithPostgres('batch submission: POST /v1/workloads/batch (hub + projecto
       nodes.map(async (nodeId) => {
         const held = new Map<string, number>();
         for (const e of await h.store.readStream(nodeStream(nodeId))) {
-          if (e.type === 'CapacityReserved') {
-            const data = e.data as EventDataOf<'CapacityReserved'>;
-            held.set(data.allocationId, data.resources.cpuMillis);
-          } else if (e.type === 'CapacityReleased') {
-            held.delete((e.data as EventDataOf<'CapacityReleased'>).allocationId);
-          }
+          if (e.type === 'CapacityReserved') held.set(e.data.allocationId, e.data.resources.cpuMillis);
+          else if (e.type === 'CapacityReleased') held.delete(e.data.allocationId);
         }
         return [...held.values()].reduce((a, b) => a + b, 0);
       }),
@@ -168,7 +164,7 @@ describeWithPostgres('batch submission: POST /v1/workloads/batch (hub + projecto
     expect(over.body.error.message).toContain('workloads: 5 > limit 4');
     expect(await count()).toBe(before + 1);
     const denied = await h.store.readStream('admission-team-q');
-    expect(denied.map((e) => [e.type, (e.data as { workloadName: string }).workloadName])).toEqual([
+    expect(denied.map((e) => [e.type, e.type === 'AdmissionDenied' && e.data.workloadName])).toEqual([
       ['AdmissionDenied', 'e'],
     ]);
     expect((await h.store.readStream(quotaStream('team-q'))).map((e) => e.type)).toEqual(['QuotaSet']);
