@@ -1,4 +1,4 @@
-import { EventDataOf, inParallel, nodeStream, RecordedEvent } from '@hcn/contracts';
+import { inParallel, nodeStream, RecordedHcnEvent } from '@hcn/contracts';
 import { NodeCommand, NodeEvent, NodeState, nodeDecider } from '@hcn/domain';
 import { EventStore, Subscription, superviseSubscription } from '@hcn/eventstore';
 import { randomUUID } from 'node:crypto';
@@ -115,12 +115,12 @@ export class LivenessService {
     if (node) node.status = 'online';
   }
 
-  private apply(event: RecordedEvent): void {
+  private apply(event: RecordedHcnEvent): void {
     const recordedMs = Date.parse(event.recordedAt);
     switch (event.type) {
       case 'NodeRegistered':
       case 'NodeReregistered': {
-        const data = event.data as EventDataOf<'NodeRegistered'>;
+        const data = event.data;
         const lastSeenMs = Math.max(recordedMs, this.nodes.get(data.nodeId)?.lastSeenMs ?? 0);
         const lastSeq = this.nodes.get(data.nodeId)?.lastSeq ?? -1;
         this.nodes.set(data.nodeId, { status: 'online', domainId: data.domainId, lastSeenMs, lastSeq });
@@ -129,20 +129,20 @@ export class LivenessService {
       }
       case 'NodeCameOnline':
         this.update(
-          event,
+          event.data.nodeId,
           (n) => ((n.status = 'online'), (n.lastSeenMs = Math.max(n.lastSeenMs, recordedMs))),
         );
         break;
       case 'NodeWentOffline':
-        this.update(event, (n) => (n.status = 'offline'));
+        this.update(event.data.nodeId, (n) => (n.status = 'offline'));
         break;
       case 'NodeDeregistered':
-        this.nodes.delete((event.data as { nodeId: string }).nodeId);
+        this.nodes.delete(event.data.nodeId);
         this.cadence.observe(this.nodes.size);
         break;
       case 'NodeHeartbeatRecorded': {
-        const { seq } = event.data as EventDataOf<'NodeHeartbeatRecorded'>;
-        this.update(event, (n) => {
+        const { seq } = event.data;
+        this.update(event.data.nodeId, (n) => {
           n.lastSeenMs = Math.max(n.lastSeenMs, recordedMs);
           n.lastSeq = Math.max(n.lastSeq, seq);
         });
@@ -153,8 +153,8 @@ export class LivenessService {
     }
   }
 
-  private update(event: RecordedEvent, change: (node: TrackedNode) => void): void {
-    const node = this.nodes.get((event.data as { nodeId: string }).nodeId);
+  private update(nodeId: string, change: (node: TrackedNode) => void): void {
+    const node = this.nodes.get(nodeId);
     if (node) change(node);
   }
 
