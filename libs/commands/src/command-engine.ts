@@ -1,11 +1,10 @@
-import { BoundedMap, inParallel } from '@hcn/contracts';
+import { BoundedMap, type EventBody, inParallel } from '@hcn/contracts';
 import { type Decider, foldRecorded } from '@hcn/domain';
 import { type AnyEventStore, ConcurrencyError } from '@hcn/eventstore';
 import type { CommandContext } from './command-context';
 import { DecidedBatch, appendedOf, decideBatch } from './decide-batch';
 import type {
   ContextualCommand,
-  DecidedEvent,
   EngineOptions,
   Handled,
   Known,
@@ -34,7 +33,7 @@ interface Start<S> {
  * revision; on a concurrent write, decide again on the stream as read. Options add a cache of states, group commit
  * and jitter (see `EngineOptions`).
  */
-export class CommandEngine<C, E extends DecidedEvent, S> {
+export class CommandEngine<C, E extends EventBody, S> {
   private readonly cache?: BoundedMap<Known<S>>;
   private readonly queues = new Map<string, Array<Pending<C, E, S>>>();
   private readonly maxAttempts: number;

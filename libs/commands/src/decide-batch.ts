@@ -1,7 +1,7 @@
-import type { NewEvent } from '@hcn/contracts';
+import type { EventBody, NewEvent } from '@hcn/contracts';
 import type { Decider } from '@hcn/domain';
 import { toNewEvents } from './command-context';
-import type { ContextualCommand, DecidedEvent } from './types';
+import type { ContextualCommand } from './types';
 
 /** One command's verdict in a batch: its events (as decided and as they will be appended), or why it was refused. */
 export type Verdict<E> =
@@ -16,7 +16,7 @@ export interface DecidedBatch<E, S> {
 }
 
 /** Decides each command in turn on the state the ones before it leave; a refusal leaves the state as it was. */
-export function decideBatch<C, E extends DecidedEvent, S>(
+export function decideBatch<C, E extends EventBody, S>(
   decider: Decider<C, E, S>,
   batch: ReadonlyArray<ContextualCommand<C>>,
   state: S,

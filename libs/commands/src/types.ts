@@ -1,12 +1,6 @@
 import type { NewEvent } from '@hcn/contracts';
 import type { CommandContext } from './command-context';
 
-/** An event as a decider decides it: its type and data. */
-export interface DecidedEvent {
-  readonly type: string;
-  readonly data: unknown;
-}
-
 /** A folded state and the revision it was folded to (-1: no stream yet). */
 export interface Known<S> {
   readonly state: S;
