@@ -14,6 +14,7 @@ const benches: Record<string, () => Promise<void>> = {
   placement: async () => (await import('./placement.bench')).run(),
   'placement-floor': async () => (await import('./placement-floor.bench')).run(),
   rebuild: async () => (await import('./rebuild.bench')).run(),
+  'record-size': async () => (await import('./record-size.bench')).run(),
   scheduler: async () => (await import('./scheduler.bench')).run(),
   soak: async () => (await import('./soak.bench')).run(),
   vramguard: async () => (await import('./vramguard.bench')).run(),

@@ -157,6 +157,11 @@ export interface ChainStep {
     domainId?: string;
     policy?: unknown;
     candidates?: Candidate[];
+    /** Compact records: members of the scope, candidates judged, counts per rejection reason, top kept. */
+    members?: number;
+    judged?: number;
+    rejectedCounts?: Record<string, number>;
+    topK?: number;
     reasons?: Record<string, number>;
   };
 }

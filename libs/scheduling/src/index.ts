@@ -23,6 +23,8 @@ export { SchedulingIndex } from './tree/scheduling-index';
 export type { DomainSummary } from './tree/scheduling-index';
 export type { Candidate, DomainState, NodeState, NodeCounts } from './tree/states';
 export { decide } from './descent/decide';
+export { compactVerdicts, recordedScopes, DEFAULT_TOP_K, EXAMPLES_PER_REASON } from './compact-verdicts';
+export type { CompactVerdicts, RecordedHop, RecordedRejection, RecordedJudging } from './compact-verdicts';
 export { ROOT_POLICY } from './descent/evaluate';
 export type { Filter, Scorer, Rejection, ScoreContext, DeviceScorer } from './plugins/types';
 export * from './devices/choose-devices';

@@ -20,7 +20,7 @@ import {
   workloadDecider,
 } from '@hcn/domain';
 import { ConcurrencyError, type EventStore } from '@hcn/eventstore';
-import { ChosenDevices, Decision, decide } from '@hcn/scheduling';
+import { ChosenDevices, DEFAULT_TOP_K, Decision, decide, recordedScopes } from '@hcn/scheduling';
 import { CommandContext, Handled, Known, toNewEvents } from '@hcn/commands';
 import type { HotStreams } from '../common/hot-streams';
 import type { HubMetrics } from '../common/metrics';
@@ -67,30 +67,14 @@ export interface SubmittedWorkload {
 export type CommittedSubmission =
   SubmittedWorkload | { readonly ok: false; readonly workloadId: string; readonly error: Error };
 
-/** Turns a scheduler decision into the record the workload decider takes. */
+/** Turns a scheduler decision into the record the workload decider takes (verdicts compacted to `topK`). */
 export function toDecisionRecord(
   instance: InstanceView,
   decision: Decision,
   allocationId: string,
+  topK = DEFAULT_TOP_K,
 ): DecisionRecord {
-  const sampled = decision.sampleLimit !== undefined ? { sampleLimit: decision.sampleLimit } : {};
-  const hops = decision.hops.map((hop) => ({
-    fromScope: hop.scope,
-    to: hop.chosen,
-    toKind: hop.chosenKind,
-    policy: hop.policy,
-    candidates: hop.candidates.map((c) => ({ ...c })),
-    members: hop.members,
-    ...sampled,
-  }));
-  const rejections = decision.rejections.map((r) => ({
-    scope: r.scope ?? '(root)',
-    reason: r.reason,
-    detail: r.detail.slice(0, 2000),
-    candidates: r.candidates.map((c) => ({ ...c })),
-    members: r.members,
-    ...sampled,
-  }));
+  const { hops, rejections } = recordedScopes(decision, topK);
   const base = { instance: instance.instance, attempt: instance.attempt, hops, rejections };
   if (decision.outcome === 'placed') {
     const domainId = decision.domainPath[decision.domainPath.length - 1];

@@ -21,6 +21,9 @@ interface StepDetails {
   readonly reason: string | null;
   readonly detail: string | null;
   readonly candidates: Candidates;
+  /** Candidates judged and filtered out (older events: counted from their full candidate list). */
+  readonly considered: number;
+  readonly filtered: number;
 }
 
 const NO_DETAILS: StepDetails = {
@@ -31,17 +34,31 @@ const NO_DETAILS: StepDetails = {
   reason: null,
   detail: null,
   candidates: [],
+  considered: 0,
+  filtered: 0,
 };
+
+/** How many candidates a scope judged and filtered out: recorded counts, or the full list of an older event. */
+function judgedCounts(d: {
+  candidates: Candidates;
+  judged?: number;
+  rejectedCounts?: Record<string, number>;
+}): { considered: number; filtered: number } {
+  if (d.judged === undefined || !d.rejectedCounts)
+    return { considered: d.candidates.length, filtered: d.candidates.filter((c) => !c.accepted).length };
+  return { considered: d.judged, filtered: Object.values(d.rejectedCounts).reduce((a, b) => a + b, 0) };
+}
 
 function stepDetails(event: StepEvent): StepDetails {
   switch (event.type) {
     case 'WorkloadDelegated': {
       const { hop, fromScope, to, toKind, candidates } = event.data;
-      return { ...NO_DETAILS, hop, scope: fromScope, target: to, target_kind: toKind, candidates };
+      const counts = judgedCounts(event.data);
+      return { ...NO_DETAILS, hop, scope: fromScope, target: to, target_kind: toKind, candidates, ...counts };
     }
     case 'DelegationRejected': {
       const { scope, reason, detail, candidates } = event.data;
-      return { ...NO_DETAILS, scope, reason, detail, candidates };
+      return { ...NO_DETAILS, scope, reason, detail, candidates, ...judgedCounts(event.data) };
     }
     case 'AllocationPlaced':
       return { ...NO_DETAILS, scope: event.data.domainId, target: event.data.nodeId, target_kind: 'node' };
@@ -63,8 +80,6 @@ function stepRow(event: StepEvent, namespace: string) {
     attempt: event.data.attempt,
     type: STEP_TYPES[event.type],
     ...details,
-    considered: details.candidates.length,
-    filtered: details.candidates.filter((c) => !c.accepted).length,
     recorded_at: event.recordedAt,
   };
 }

@@ -34,6 +34,21 @@ function Candidates({ list }: { list: Candidate[] | undefined }) {
   );
 }
 
+/** What a compact record kept of a scope: judged of members, counts per reason (the rest: `hcn audit explain`). */
+function Judging({ data }: { data: ChainStep['data'] }) {
+  if (data.judged === undefined) return null;
+  const counts = Object.entries(data.rejectedCounts ?? {})
+    .map(([reason, n]) => `${reason} ×${n}`)
+    .join(', ');
+  return (
+    <div className="muted" data-testid="judging">
+      judged {data.judged} of {data.members ?? data.judged}
+      {counts ? `; filtered out: ${counts}` : ''}; showing the best {data.topK ?? 0}, the choice and examples
+      (every verdict: explain this decision)
+    </div>
+  );
+}
+
 function Step({ step, host }: { step: ChainStep; host: (nodeId: string) => string }) {
   const d = step.data;
   let title: string;
@@ -61,6 +76,7 @@ function Step({ step, host }: { step: ChainStep; host: (nodeId: string) => strin
       </div>
       {d.detail ? <div className="muted">{d.detail}</div> : null}
       {d.policy ? <div className="muted">policy {JSON.stringify(d.policy)}</div> : null}
+      <Judging data={d} />
       <Candidates list={d.candidates} />
     </li>
   );

@@ -10,6 +10,7 @@ import type {
   ChosenDevicesRecord,
   DecisionTrigger,
   RequestEntryKind,
+  ScopeJudging,
   TimelineEntry,
   WorkloadChain,
 } from './chain.model';
@@ -102,24 +103,21 @@ function addHop(b: Builder, event: RecordedEventOf<'WorkloadDelegated'>): void {
   const d = event.data;
   const { fromScope, to, toKind, policy, candidates, hop } = d;
   const seq = b.hopSeq++;
-  b.hops.push({ ...eventRef(event), seq, hop, fromScope, to, toKind, policy, candidates, ...samplingOf(d) });
+  b.hops.push({ ...eventRef(event), seq, hop, fromScope, to, toKind, policy, candidates, ...judgingOf(d) });
 }
 
 function addRejection(b: Builder, event: RecordedEventOf<'DelegationRejected'>): void {
   const d = event.data;
   const { scope, reason, detail, candidates } = d;
-  b.rejections.push({ ...eventRef(event), scope, reason, detail, candidates, ...samplingOf(d) });
+  b.rejections.push({ ...eventRef(event), scope, reason, detail, candidates, ...judgingOf(d) });
 }
 
-/** The sampling fields of a hop or rejection, when recorded. */
-function samplingOf(d: { members?: number; sampleLimit?: number }): {
-  members?: number;
-  sampleLimit?: number;
-} {
-  return {
-    ...(d.members !== undefined ? { members: d.members } : {}),
-    ...(d.sampleLimit !== undefined ? { sampleLimit: d.sampleLimit } : {}),
-  };
+/** How a hop's or rejection's scope was judged, when recorded (older events: undefined). */
+function judgingOf(d: ScopeJudging): { judging?: ScopeJudging } {
+  const { members, sampleLimit, judged, rejectedCounts, topK } = d;
+  if (members === undefined && judged === undefined) return {};
+  const judging = { members, sampleLimit, judged, rejectedCounts, topK };
+  return { judging: Object.fromEntries(Object.entries(judging).filter(([, v]) => v !== undefined)) };
 }
 
 function close(b: Builder, event: DecisionEvent): void {

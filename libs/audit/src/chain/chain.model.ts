@@ -25,6 +25,19 @@ export interface ChainCandidate {
   readonly score?: number;
 }
 
+/**
+ * How a scope was judged, as recorded: its members, the sample limit, how many candidates were judged, the count per
+ * rejection reason, and how many best scored candidates `candidates` keeps (with the chosen one and a few examples
+ * per reason); every verdict is derived again by replaying the decision.
+ */
+export interface ScopeJudging {
+  readonly members?: number;
+  readonly sampleLimit?: number;
+  readonly judged?: number;
+  readonly rejectedCounts?: Readonly<Record<string, number>>;
+  readonly topK?: number;
+}
+
 /** One hop of a decision: `fromScope` handed the instance to `to`. */
 export interface ChainHop extends EventRef {
   /** Index of this hop among all hops of the workload (what `explain --hop N` names). */
@@ -36,10 +49,8 @@ export interface ChainHop extends EventRef {
   readonly toKind: 'domain' | 'node';
   readonly policy: string;
   readonly candidates: readonly ChainCandidate[];
-  /** How many members the scope had (absent in older records: as many as candidates). */
-  readonly members?: number;
-  /** The sample limit the scope was judged under (absent in older records: every member). */
-  readonly sampleLimit?: number;
+  /** How the scope was judged (absent in older records, whose candidates are every member's verdict). */
+  readonly judging?: ScopeJudging;
 }
 
 /** A scope that failed during a decision; its parent fell back to a peer. */
@@ -48,10 +59,8 @@ export interface ChainRejection extends EventRef {
   readonly reason: string;
   readonly detail: string;
   readonly candidates: readonly ChainCandidate[];
-  /** How many members the scope had (absent in older records: as many as candidates). */
-  readonly members?: number;
-  /** The sample limit the scope was judged under (absent in older records: every member). */
-  readonly sampleLimit?: number;
+  /** How the scope was judged (absent in older records, whose candidates are every member's verdict). */
+  readonly judging?: ScopeJudging;
 }
 
 /** Why a decision was taken. */

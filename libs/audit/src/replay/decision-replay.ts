@@ -7,9 +7,10 @@ import {
   PlacementRequest,
   SchedulingIndex,
   decide,
+  recordedScopes,
 } from '@hcn/scheduling';
 import { buildChain } from '../chain/build-chain';
-import type { ChainCandidate, ChainDecision, ChosenDevicesRecord } from '../chain/chain.model';
+import type { ChainCandidate, ChainDecision, ChosenDevicesRecord, ScopeJudging } from '../chain/chain.model';
 import { AuditError } from '../errors';
 import { diffJson } from './diff-json';
 
@@ -33,23 +34,20 @@ export interface DecisionBasis {
   readonly position: Position;
 }
 
+/** How a scope was judged, as compared: members, judged, counts per reason and the verdicts kept. */
+export interface ComparableJudging {
+  candidates: ChainCandidate[];
+  members: number;
+  judged: number;
+  rejectedCounts: Record<string, number>;
+}
+
 /** A decision reduced to what the scheduler produced (the same mapping the hub records). */
 export interface ComparableDecision {
-  readonly hops: ReadonlyArray<{
-    fromScope: string | null;
-    to: string;
-    toKind: string;
-    policy: string;
-    candidates: ChainCandidate[];
-    members: number;
-  }>;
-  readonly rejections: ReadonlyArray<{
-    scope: string;
-    reason: string;
-    detail: string;
-    candidates: ChainCandidate[];
-    members: number;
-  }>;
+  readonly hops: ReadonlyArray<
+    { fromScope: string | null; to: string; toKind: string; policy: string } & ComparableJudging
+  >;
+  readonly rejections: ReadonlyArray<{ scope: string; reason: string; detail: string } & ComparableJudging>;
   readonly outcome:
     | { kind: 'placed'; nodeId: string; domainId: string; devices?: ComparableDevices }
     | { kind: 'unschedulable'; reasons: Record<string, number>; detail: string };
@@ -81,7 +79,10 @@ export interface DecisionReplay {
   readonly snapshot: { readonly domains: number; readonly nodes: number };
   readonly request: PlacementRequest;
   readonly recorded: ComparableDecision;
+  /** The replay in the shape of the record (verdicts compacted as the record's were). */
   readonly replayed: ComparableDecision;
+  /** The replay with every verdict of every scope judged: what a compact record leaves out, derived. */
+  readonly derived: ComparableDecision;
   readonly matches: boolean;
   /** Paths where replay and record differ (at most 20). */
   readonly differences: readonly string[];
@@ -132,7 +133,7 @@ function devicesOf(spec: object): Pick<PlacementRequest, 'devices'> {
 
 /** The sample limit the decision was taken under (0: every member, as decisions recorded before sampling). */
 function recordedSampleLimit(decision: ChainDecision): number {
-  return (decision.hops[0] ?? decision.rejections[0])?.sampleLimit ?? 0;
+  return (decision.hops[0] ?? decision.rejections[0])?.judging?.sampleLimit ?? 0;
 }
 
 /** Nodes the hub excluded for this decision (refused reservations): the filter's verdicts name each one. */
@@ -188,7 +189,8 @@ export class SnapshotAtDecision {
   /** Re-runs the recorded policy on the snapshot and compares the result with the record. */
   replay(): DecisionReplay {
     const snapshot = this.fold.snapshot();
-    const replayed = comparableOf(decide(SchedulingIndex.fromSnapshot(snapshot), this.basis.request));
+    const decision = decide(SchedulingIndex.fromSnapshot(snapshot), this.basis.request);
+    const replayed = comparableOf(decision, recordedTopK(this.basis.decision));
     const recorded = comparableRecord(this.basis.decision);
     const differences: string[] = [];
     diffJson(recorded, replayed, '', differences, 20);
@@ -204,6 +206,7 @@ export class SnapshotAtDecision {
       request: this.basis.request,
       recorded,
       replayed,
+      derived: comparableOf(decision),
       matches: differences.length === 0,
       differences,
     };
@@ -224,22 +227,69 @@ function candidates(list: readonly ChainCandidate[]): ChainCandidate[] {
   });
 }
 
-/** The scheduler's decision in the shape the hub records it. */
-export function comparableOf(decision: Decision): ComparableDecision {
-  const hops = decision.hops.map((h) => ({
-    fromScope: h.scope,
-    to: h.chosen,
-    toKind: h.chosenKind,
+/** The top K the decision was recorded with (undefined: every verdict, as decisions recorded before compaction). */
+function recordedTopK(decision: ChainDecision): number | undefined {
+  return (decision.hops[0] ?? decision.rejections[0])?.judging?.topK;
+}
+
+/** A full verdict list as compared: all kept, counted from the list itself. */
+function everyVerdict(list: readonly ChainCandidate[], members = list.length): ComparableJudging {
+  const rejectedCounts: Record<string, number> = {};
+  for (const c of list)
+    if (!c.accepted) rejectedCounts[c.reason ?? 'UNKNOWN'] = (rejectedCounts[c.reason ?? 'UNKNOWN'] ?? 0) + 1;
+  return {
+    candidates: candidates(list),
+    members,
+    judged: list.length,
+    rejectedCounts: sortedCounts(rejectedCounts),
+  };
+}
+
+function sortedCounts(counts: Readonly<Record<string, number>>): Record<string, number> {
+  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/**
+ * The scheduler's decision in the shape the hub records it: verdicts compacted to `topK` as the hub does
+ * (`recordedScopes`, the one mapping), or every verdict when `topK` is undefined.
+ */
+export function comparableOf(decision: Decision, topK?: number): ComparableDecision {
+  const compact = (j: ComparableJudging & { candidates: ChainCandidate[] }): ComparableJudging => ({
+    candidates: candidates(j.candidates),
+    members: j.members,
+    judged: j.judged,
+    rejectedCounts: sortedCounts(j.rejectedCounts),
+  });
+  const scopes =
+    topK === undefined
+      ? {
+          hops: decision.hops.map((h) => ({
+            fromScope: h.scope,
+            to: h.chosen,
+            toKind: h.chosenKind,
+            policy: h.policy,
+            ...everyVerdict(h.candidates, h.members),
+          })),
+          rejections: decision.rejections.map((r) => ({
+            scope: r.scope ?? '(root)',
+            reason: r.reason,
+            detail: r.detail.slice(0, 2000),
+            ...everyVerdict(r.candidates, r.members),
+          })),
+        }
+      : recordedScopes(decision, topK);
+  const hops = scopes.hops.map((h) => ({
+    fromScope: h.fromScope,
+    to: h.to,
+    toKind: h.toKind,
     policy: h.policy,
-    candidates: candidates(h.candidates),
-    members: h.members,
+    ...compact(h),
   }));
-  const rejections = decision.rejections.map((r) => ({
-    scope: r.scope ?? '(root)',
+  const rejections = scopes.rejections.map((r) => ({
+    scope: r.scope,
     reason: r.reason,
-    detail: r.detail.slice(0, 2000),
-    candidates: candidates(r.candidates),
-    members: r.members,
+    detail: r.detail,
+    ...compact(r),
   }));
   if (decision.outcome === 'placed') {
     const domainId = decision.domainPath[decision.domainPath.length - 1];
@@ -253,6 +303,20 @@ export function comparableOf(decision: Decision): ComparableDecision {
   return { hops, rejections, outcome: { kind: 'unschedulable', reasons: { ...decision.reasons }, detail } };
 }
 
+/** A recorded scope's judging as compared (older records: their full verdict list). */
+function recordedJudging(
+  list: readonly ChainCandidate[],
+  judging: ScopeJudging | undefined,
+): ComparableJudging {
+  if (judging?.judged === undefined) return everyVerdict(list, judging?.members);
+  return {
+    candidates: candidates(list),
+    members: judging.members ?? judging.judged,
+    judged: judging.judged,
+    rejectedCounts: sortedCounts(judging.rejectedCounts ?? {}),
+  };
+}
+
 /** A recorded decision in the comparable shape. */
 export function comparableRecord(d: ChainDecision): ComparableDecision {
   const hops = d.hops.map((h) => ({
@@ -260,15 +324,13 @@ export function comparableRecord(d: ChainDecision): ComparableDecision {
     to: h.to,
     toKind: h.toKind,
     policy: h.policy,
-    candidates: candidates(h.candidates),
-    members: h.members ?? h.candidates.length,
+    ...recordedJudging(h.candidates, h.judging),
   }));
   const rejections = d.rejections.map((r) => ({
     scope: r.scope,
     reason: r.reason,
     detail: r.detail,
-    candidates: candidates(r.candidates),
-    members: r.members ?? r.candidates.length,
+    ...recordedJudging(r.candidates, r.judging),
   }));
   const o = d.outcome;
   const outcome: ComparableDecision['outcome'] =

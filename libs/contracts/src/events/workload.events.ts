@@ -21,10 +21,18 @@ export const candidateVerdictSchema = z.object({
   score: z.number().optional(),
 });
 
-/** How many members a scope had, and the sample limit it was judged under (absent in older events: all). */
+/**
+ * How a scope was judged and what of it is kept: the members it had, the sample limit, how many candidates were
+ * judged, the count per rejection reason, and the number of best scored candidates kept. Absent in older events,
+ * whose `candidates` hold every member's verdict; newer ones keep only the best `topK`, the chosen one and a few
+ * examples per reason (the rest is derived by replaying the decision).
+ */
 const sampling = {
   members: z.number().int().min(0).optional(),
   sampleLimit: z.number().int().min(1).optional(),
+  judged: z.number().int().min(0).optional(),
+  rejectedCounts: z.record(z.string().max(64), z.number().int().min(0)).optional(),
+  topK: z.number().int().min(0).optional(),
 };
 
 /** A workload was admitted. */

@@ -26,6 +26,10 @@ class SimulatedHub {
   readonly domains: string[] = [];
   readonly nodes: string[] = [];
   private seen: RecordedEvent['position'] | undefined;
+  /** The sample limit decisions are taken under (undefined: the scheduler's default). */
+  sampleLimit: number | undefined;
+  /** Best scored verdicts each record keeps. */
+  topK = 5;
   private ids = 1;
   private clock = Date.UTC(2026, 10, 1);
 
@@ -154,7 +158,8 @@ async function place(hub: SimulatedHub, workloadId: string, spec: WorkloadSpec):
       constraints: spec.constraints,
       ...(spec.devices ? { devices: spec.devices } : {}),
     };
-    const decision = decide(hub.view.schedulingIndex(), { ...request, excludeNodes: excluded });
+    const sampled = hub.sampleLimit === undefined ? {} : { sampleLimit: hub.sampleLimit };
+    const decision = decide(hub.view.schedulingIndex(), { ...request, excludeNodes: excluded, ...sampled });
     if (decision.outcome === 'placed') {
       if (hub.rand() < 0.15 && excluded.length < 2) {
         excluded.push(decision.nodeId);
@@ -171,7 +176,7 @@ async function place(hub: SimulatedHub, workloadId: string, spec: WorkloadSpec):
         ...(grants?.length ? { devices: grants } : {}),
       });
     }
-    const record = toDecisionRecord(instance, decision, allocationId);
+    const record = toDecisionRecord(instance, decision, allocationId, hub.topK);
     await hub.append(stream, workloadDecider.decide({ type: 'RecordDecision', decision: record }, state));
     return;
   }
@@ -240,6 +245,8 @@ describe('decision replay equals the recorded decision (random fleets and worklo
     retries: 0,
     reschedules: 0,
     devices: 0,
+    sampled: 0,
+    compacted: 0,
   };
   afterAll(() => {
     // The fleets must exercise every path the replay has to reproduce.
@@ -249,6 +256,9 @@ describe('decision replay equals the recorded decision (random fleets and worklo
 
   it.each([1, 2, 3, 4, 5, 6, 7, 8])('fleet seed %i', async (seed) => {
     const hub = new SimulatedHub(mulberry32(seed * 7919));
+    // odd seeds sample every scope of more than 3 members; the records keep 1 to 3 best verdicts
+    hub.sampleLimit = seed % 2 === 1 ? 3 : undefined;
+    hub.topK = 1 + (seed % 3);
     await buildFleet(hub);
     const workloads = new Map<string, WorkloadSpec>();
     for (let i = 0; i < 25; i++) {
@@ -283,7 +293,12 @@ describe('decision replay equals the recorded decision (random fleets and worklo
         if (d.trigger === 'retry') seen.retries++;
         if (d.outcome.kind === 'placed' && d.outcome.devices) seen.devices++;
         if (d.trigger === 'reschedule-after-node-loss') seen.reschedules++;
-        const verdicts = [...d.hops, ...d.rejections].flatMap((x) => x.candidates);
+        const scopes = [...d.hops, ...d.rejections];
+        if (scopes.some((x) => (x.judging?.judged ?? 0) < (x.judging?.members ?? 0))) seen.sampled++;
+        if (scopes.some((x) => x.candidates.length < (x.judging?.judged ?? 0))) seen.compacted++;
+        const derived = [...replay.derived.hops, ...replay.derived.rejections];
+        expect(derived.map((x) => x.candidates.length)).toEqual(scopes.map((x) => x.judging?.judged));
+        const verdicts = scopes.flatMap((x) => x.candidates);
         if (verdicts.some((c) => c.reason === NODE_EXCLUDED)) seen.excluded++;
       }
     }

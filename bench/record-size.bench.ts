@@ -1,0 +1,122 @@
+import { PostgresEventStore, SubscriptionHealth } from '@hcn/eventstore';
+import { MemoryMessageBus } from '@hcn/messaging';
+import { openReadModels } from '@hcn/read-models';
+import { Pool } from 'pg';
+import { loadHubConfig } from '../apps/hub/src/config';
+import { startHub } from '../apps/hub/src/hub';
+import { startProjector } from '../apps/projector/src/projector';
+import { FleetSimulator } from './fleet-simulator';
+import { benchDatabase, progress, report } from './support';
+
+const JOIN_TOKEN = 'bench-join-token-0123456789';
+const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+const ADMIN = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+const NODES = Number(process.env.BENCH_RECORD_NODES ?? 1000);
+const WORKLOADS = Number(process.env.BENCH_RECORD_WORKLOADS ?? 500);
+const BATCH = 100;
+/** The placement bench's tree: global -> 4 regions -> 5 sites each; the nodes join the 20 sites. */
+const REGIONS = ['r0', 'r1', 'r2', 'r3'];
+const SITES = REGIONS.flatMap((r) => [0, 1, 2, 3, 4].map((i) => `${r}-s${i}`));
+/** Bytes over 2.5 kB per placement miss the target. */
+const TARGET_BYTES = 2500;
+
+async function post(hubUrl: string, path: string, body: unknown): Promise<unknown> {
+  const response = await fetch(`${hubUrl}${path}`, {
+    method: 'POST',
+    headers: ADMIN,
+    body: JSON.stringify(body),
+  });
+  if (response.status !== 201) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+async function defineTree(hubUrl: string): Promise<void> {
+  await post(hubUrl, '/v1/domains', { domainId: 'global', policy: 'least-loaded' });
+  for (const r of REGIONS)
+    await post(hubUrl, '/v1/domains', { domainId: r, parentId: 'global', region: r, policy: 'spread' });
+  for (const s of SITES)
+    await post(hubUrl, '/v1/domains', { domainId: s, parentId: s.split('-')[0], policy: 'bin-pack' });
+}
+
+/** Events appended after `afterSeq`: count, JSON bytes (data + metadata) and stored bytes, by type. */
+async function eventSizes(pool: Pool, afterSeq: string) {
+  const { rows } = await pool.query<{ type: string; n: string; json: string; stored: string }>(
+    `SELECT type, count(*) AS n,
+            sum(octet_length(data::text) + octet_length(metadata::text)) AS json,
+            sum(pg_column_size(data) + pg_column_size(metadata)) AS stored
+     FROM hcn_events WHERE seq > $1::bigint GROUP BY type ORDER BY type`,
+    [afterSeq],
+  );
+  return rows.map((r) => ({ type: r.type, events: +r.n, jsonBytes: +r.json, storedBytes: +r.stored }));
+}
+
+/**
+ * `npm run bench -- record-size`: what one placement stores. An embedded hub with NODES registered simulated nodes
+ * over the placement bench's tree places WORKLOADS single-instance workloads (batches of 100); the events appended
+ * by those submissions are measured per type, and per placement (JSON text of data and metadata, and PostgreSQL's
+ * stored size after compression). Deterministic for a given code: compare commits, not runs.
+ */
+export async function run(): Promise<void> {
+  const database = await benchDatabase('record');
+  const store = await PostgresEventStore.connect({ connectionString: database.url });
+  const readModels = await openReadModels(database.url);
+  const subscriptions = new SubscriptionHealth();
+  const projector = await startProjector(store, readModels, { health: subscriptions });
+  const config = loadHubConfig({
+    DATABASE_URL: database.url,
+    HCN_HTTP_PORT: '0',
+    HCN_JOIN_TOKEN: JOIN_TOKEN,
+    HCN_AGENT_SECRET: 'bench-agent-secret-0123456789-0123456789',
+    HCN_ADMIN_TOKEN: ADMIN_TOKEN,
+    HCN_NODE_TTL_SECONDS: '3600',
+  });
+  const bus = new MemoryMessageBus();
+  const hub = await startHub(config, { store, bus, readModels, subscriptions });
+  const pool = new Pool({ connectionString: database.url, max: 1 });
+  try {
+    await defineTree(hub.url);
+    const fleet = new FleetSimulator({ hubUrl: hub.url, joinToken: JOIN_TOKEN, bus, domains: SITES });
+    await fleet.grow(NODES, 16, (done) => progress('registering nodes', done, NODES));
+    const { rows } = await pool.query<{ seq: string }>(
+      'SELECT coalesce(max(seq), 0)::text AS seq FROM hcn_events',
+    );
+    for (let i = 0; i < WORKLOADS; i += BATCH) {
+      const workloads = Array.from({ length: Math.min(BATCH, WORKLOADS - i) }, (_, k) => ({
+        name: `record-${i + k}`,
+        command: 'true',
+        resources: { cpuMillis: 100, memoryBytes: 64 * 2 ** 20 },
+      }));
+      await post(hub.url, '/v1/workloads/batch', { workloads });
+      progress('submitting', i + workloads.length, WORKLOADS);
+    }
+    const byType = await eventSizes(pool, rows[0].seq);
+    const placements = byType.find((t) => t.type === 'AllocationPlaced')?.events ?? 0;
+    const sum = (key: 'events' | 'jsonBytes' | 'storedBytes') => byType.reduce((s, t) => s + t[key], 0);
+    const perPlacement = (n: number) => +(n / Math.max(1, placements)).toFixed(1);
+    report('record-size', {
+      nodes: NODES,
+      workloads: WORKLOADS,
+      placements,
+      eventsPerPlacement: perPlacement(sum('events')),
+      jsonBytesPerPlacement: perPlacement(sum('jsonBytes')),
+      storedBytesPerPlacement: perPlacement(sum('storedBytes')),
+      byType: byType.map((t) => ({
+        ...t,
+        jsonBytesPerEvent: Math.round(t.jsonBytes / t.events),
+        perPlacement: perPlacement(t.events),
+      })),
+      target: {
+        jsonBytesPerPlacement: TARGET_BYTES,
+        met: sum('jsonBytes') / Math.max(1, placements) <= TARGET_BYTES,
+      },
+    });
+  } finally {
+    await pool.end();
+    await hub.close();
+    await projector.stop();
+    await bus.close();
+    await store.close();
+    await readModels.destroy();
+    await database.stop();
+  }
+}
