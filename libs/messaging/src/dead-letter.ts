@@ -55,6 +55,23 @@ export interface RetryHooks {
   readonly keepAlive?: () => Promise<void>;
   /** False once the consumer stops: the batch is given up without committing it. */
   readonly running?: () => boolean;
+  /** How often `keepAlive` is called while the handler itself runs (default 1 s). */
+  readonly keepAliveEveryMs?: number;
+}
+
+/**
+ * Runs `work`, calling `keepAlive` every `keepAliveEveryMs` meanwhile: a handler stuck on a store that accepts
+ * connections but does not answer must not outlast the group session and cost the member its partitions.
+ */
+async function keptAlive<T>(work: () => Promise<T>, hooks: RetryHooks): Promise<T> {
+  const keepAlive = hooks.keepAlive;
+  if (!keepAlive) return work();
+  const timer = setInterval(() => void keepAlive().catch(() => undefined), hooks.keepAliveEveryMs ?? 1000);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 async function attempt(
@@ -66,7 +83,7 @@ async function attempt(
   let backoff = options.retryBackoffMs ?? 100;
   for (let n = 1; ; n++) {
     try {
-      await options.handleBatch(messages);
+      await keptAlive(() => options.handleBatch(messages), hooks);
       return { ok: true };
     } catch (error) {
       if (error instanceof PoisonMessageError) return { ok: false, error };
