@@ -16,13 +16,12 @@ import { DeviceRegistrations1763773500000 } from './migrations/1763773500000-dev
 import { DomainAllocatable1763773600000 } from './migrations/1763773600000-domain-allocatable';
 import { DomainUsageMillis1763773700000 } from './migrations/1763773700000-domain-usage-millis';
 import { InlineDelegationHops1763773800000 } from './migrations/1763773800000-inline-delegation-hops';
-import { AllocationStateRow } from './allocation-state.entity';
+import { WorkloadFoldedState1763773900000 } from './migrations/1763773900000-workload-folded-state';
 import { DomainSummaryRow } from './domain-summary.entity';
 import { NodeReservationRow } from './node-reservation.entity';
 import { NodeStateRow } from './node-state.entity';
 import { ProjectionCheckpoint } from './projection-checkpoint.entity';
 import { QuotaHoldRow, QuotaUsageRow } from './quota-usage.entity';
-import { WorkloadStateRow } from './workload-state.entity';
 
 /** Every read-model entity. */
 export const READ_MODEL_ENTITIES = [
@@ -30,8 +29,6 @@ export const READ_MODEL_ENTITIES = [
   NodeStateRow,
   DomainSummaryRow,
   NodeReservationRow,
-  WorkloadStateRow,
-  AllocationStateRow,
   QuotaUsageRow,
   QuotaHoldRow,
 ];
@@ -54,6 +51,7 @@ export const READ_MODEL_MIGRATIONS = [
   DomainAllocatable1763773600000,
   DomainUsageMillis1763773700000,
   InlineDelegationHops1763773800000,
+  WorkloadFoldedState1763773900000,
 ];
 
 const MIGRATION_LOCK = 4_711_002;

@@ -1,5 +1,12 @@
 import { namespaceSchema, z } from '@hcn/contracts';
-import { ALLOCATION_STATUSES, AllocationFields, allocationFromRow } from '@hcn/read-models';
+import {
+  ALLOCATION_STATE,
+  ALLOCATION_STATUSES,
+  AllocationFields,
+  AllocationStateRecord,
+  allocationFromRow,
+  selectList,
+} from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
 import { Conditions, listPage, orderBy, pageShape, repeatable, sortShape } from './list-query';
 import type { NamespaceScope } from './workloads.query';
@@ -33,7 +40,7 @@ export type ListAllocationsQuery = z.output<typeof listAllocationsQuerySchema> &
 };
 
 /** An allocation as the API shows it. */
-export type AllocationListItem = AllocationFields<string>;
+export type AllocationListItem = AllocationFields;
 
 /** Lists allocations from allocation_state within the caller's namespaces (filters, sort, pagination). */
 export async function listAllocations(
@@ -46,16 +53,24 @@ export async function listAllocations(
   if (query.workloadId) c.add('workload_id = ?', query.workloadId);
   if (query.nodeId) c.add('node_id = ?', query.nodeId);
   if (query.status.length > 0) c.add('status = ANY(?::text[])', query.status);
-  const order = orderBy(SORT[query.sort], query.order, 'workload_id', 'instance', 'attempt', 'allocation_id');
-  const { rows, total } = await listPage<Record<string, unknown>>(db, {
-    columns: '*',
+  // qualified: the select list reads times as text under the same names
+  const order = orderBy(
+    `allocation_state.${SORT[query.sort]}`,
+    query.order,
+    'workload_id',
+    'instance',
+    'attempt',
+    'allocation_id',
+  );
+  const { rows, total } = await listPage<AllocationStateRecord>(db, {
+    columns: selectList(ALLOCATION_STATE),
     from: 'allocation_state',
     where: c,
     order,
     page: query,
   });
   return {
-    items: rows.map((row) => allocationFromRow(row, (v) => new Date(v as string).toISOString())),
+    items: rows.map(allocationFromRow),
     total,
     limit: query.limit,
     offset: query.offset,

@@ -1,5 +1,14 @@
-import { ValidationError } from '@hcn/contracts';
-import { AllocationStateRow, WorkloadStateRow, openReadModels } from '@hcn/read-models';
+import { ValidationError, type WorkloadSpec } from '@hcn/contracts';
+import { initialWorkloadState } from '@hcn/domain';
+import {
+  ALLOCATION_STATE,
+  AllocationStateRecord,
+  WORKLOAD_STATE,
+  WorkloadStateRecord,
+  WorkloadStatus,
+  openReadModels,
+  upsertRows,
+} from '@hcn/read-models';
 import { TestDatabase, createTestDatabase, describeWithPostgres } from '@hcn/testing';
 import type { DataSource } from 'typeorm';
 import { listAllocations, listAllocationsQuerySchema } from './allocations.query';
@@ -9,9 +18,14 @@ const id = (n: number): string => `00000000-0000-4000-8000-${String(n).padStart(
 const NODE = id(900);
 const at = (s: number): Date => new Date(Date.UTC(2026, 10, 22, 0, 0, s));
 
-function workload(n: number, namespace: string, status: string, extra: { name?: string } = {}) {
+function workload(
+  n: number,
+  namespace: string,
+  status: WorkloadStatus,
+  extra: { name?: string } = {},
+): WorkloadStateRecord {
   return {
-    workloadId: id(n),
+    workload_id: id(n),
     namespace,
     name: `job-${n}`,
     type: 'process',
@@ -19,7 +33,10 @@ function workload(n: number, namespace: string, status: string, extra: { name?: 
     priority: 0,
     replicas: 1,
     generation: 1,
-    spec: { resources: { cpuMillis: 100, memoryBytes: 1000, accelerators: 0 }, env: { SECRET: 'x' } },
+    spec: {
+      resources: { cpuMillis: 100, memoryBytes: 1000, accelerators: 0 },
+      env: { SECRET: 'x' },
+    } as unknown as WorkloadSpec,
     instances: [
       {
         instance: 0,
@@ -32,11 +49,12 @@ function workload(n: number, namespace: string, status: string, extra: { name?: 
       },
     ],
     hops: 2,
-    stopRequested: false,
+    stop_requested: false,
     deleted: status === 'deleted',
-    submittedAt: at(n),
-    updatedAt: at(n + 100),
-    lastRevision: 3,
+    state: initialWorkloadState,
+    submitted_at: at(n).toISOString(),
+    updated_at: at(n + 100).toISOString(),
+    last_revision: 3,
     ...extra,
   };
 }
@@ -48,38 +66,38 @@ describeWithPostgres('workload queries (real PostgreSQL)', () => {
   beforeAll(async () => {
     database = await createTestDatabase('q_wl');
     db = await openReadModels(database.url, 2);
-    await db
-      .getRepository(WorkloadStateRow)
-      .insert([
-        workload(1, 'team-a', 'running'),
-        workload(2, 'team-a', 'pending'),
-        workload(3, 'team-b', 'failed'),
-        workload(4, 'team-a', 'deleted'),
-        workload(5, 'team-a', 'running', { name: 'trainer' }),
-        workload(6, 'team-c', 'completed'),
-      ]);
-    await db.getRepository(AllocationStateRow).insert(
-      [1, 0, 2].map((attempt) => ({
-        allocationId: id(200 + attempt),
-        workloadId: id(1),
+    await upsertRows(db.manager, WORKLOAD_STATE, [
+      workload(1, 'team-a', 'running'),
+      workload(2, 'team-a', 'pending'),
+      workload(3, 'team-b', 'failed'),
+      workload(4, 'team-a', 'deleted'),
+      workload(5, 'team-a', 'running', { name: 'trainer' }),
+      workload(6, 'team-c', 'completed'),
+    ]);
+    await upsertRows(
+      db.manager,
+      ALLOCATION_STATE,
+      [1, 0, 2].map((attempt): AllocationStateRecord => ({
+        allocation_id: id(200 + attempt),
+        workload_id: id(1),
         namespace: 'team-a',
         instance: 0,
         attempt,
         generation: 1,
-        nodeId: NODE,
-        domainId: 'site-a',
+        node_id: NODE,
+        domain_id: 'site-a',
         status: attempt === 2 ? 'running' : 'failed',
-        cpuMillis: 100,
-        memoryBytes: String(2 ** 40),
+        cpu_millis: 100,
+        memory_bytes: String(2 ** 40),
         accelerators: 1,
-        exitCode: attempt === 2 ? null : 1,
+        exit_code: attempt === 2 ? null : 1,
         signal: null,
         reason: attempt === 2 ? null : 'exit 1',
         pid: 7,
-        placedAt: at(attempt),
-        startedAt: at(attempt + 1),
-        endedAt: attempt === 2 ? null : at(attempt + 2),
-        updatedAt: at(attempt + 2),
+        placed_at: at(attempt).toISOString(),
+        started_at: at(attempt + 1).toISOString(),
+        ended_at: attempt === 2 ? null : at(attempt + 2).toISOString(),
+        updated_at: at(attempt + 2).toISOString(),
       })),
     );
   });

@@ -1,5 +1,11 @@
 import { namespaceSchema, parseOrThrow, z } from '@hcn/contracts';
-import { WORKLOAD_STATUSES, WorkloadInstance } from '@hcn/read-models';
+import {
+  WORKLOAD_LIST_COLUMNS,
+  WORKLOAD_STATUSES,
+  WorkloadListItem,
+  WorkloadListRecord,
+  workloadListItem,
+} from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
 import { Conditions, booleanParam, limitOffset, pageShape, repeatable, sortShape } from './list-query';
 
@@ -56,24 +62,8 @@ export const listWorkloadsQuerySchema = z
 /** Parsed `GET /v1/workloads` parameters. */
 export type ListWorkloadsQuery = z.output<typeof listWorkloadsQuerySchema>;
 
-/** A workload as the list shows it (no spec: commands and environment stay in the single-workload view). */
-export interface WorkloadListItem {
-  workloadId: string;
-  namespace: string;
-  name: string;
-  type: string;
-  status: string;
-  priority: number;
-  replicas: number;
-  generation: number;
-  resources: { cpuMillis: number; memoryBytes: number; accelerators: number };
-  instances: WorkloadInstance[];
-  hops: number;
-  stopRequested: boolean;
-  deleted: boolean;
-  submittedAt: string;
-  updatedAt: string;
-}
+/** A workload as the list shows it (one mapping, in @hcn/read-models). */
+export type { WorkloadListItem };
 
 /** One page of workloads, in the asked order (newest first by default). */
 export interface WorkloadPage {
@@ -85,7 +75,8 @@ export interface WorkloadPage {
   nextCursor: string | null;
 }
 
-type Row = Record<string, unknown>;
+/** A listed row and the text of its sort value (for the cursor). */
+type Row = WorkloadListRecord & { cursor_at: string };
 
 /** A cursor: the sort and order it continues, the last row's sort value (as text) and id. */
 const cursorSchema = z.union([
@@ -121,27 +112,6 @@ function afterCursor(query: ListWorkloadsQuery, c: Conditions): void {
   );
 }
 
-function toItem(row: Row): WorkloadListItem {
-  const resources = row.resources as WorkloadListItem['resources'];
-  return {
-    workloadId: row.workload_id as string,
-    namespace: row.namespace as string,
-    name: row.name as string,
-    type: row.type as string,
-    status: row.status as string,
-    priority: row.priority as number,
-    replicas: row.replicas as number,
-    generation: row.generation as number,
-    resources: { ...resources, accelerators: resources.accelerators ?? 0 },
-    instances: row.instances as WorkloadInstance[],
-    hops: row.hops as number,
-    stopRequested: row.stop_requested as boolean,
-    deleted: row.deleted as boolean,
-    submittedAt: new Date(row.submitted_at as string).toISOString(),
-    updatedAt: new Date(row.updated_at as string).toISOString(),
-  };
-}
-
 /** WHERE conditions of a listing (without the cursor). */
 function filters(query: ListWorkloadsQuery, scope: NamespaceScope): Conditions {
   const c = new Conditions();
@@ -174,10 +144,9 @@ export async function listWorkloads(
   const direction = query.order === 'asc' ? 'ASC' : 'DESC';
   const [rows, total]: [Row[], Array<{ n: number }>] = await Promise.all([
     db.query(
-      `SELECT workload_id, namespace, name, type, status, priority, replicas, generation, spec->'resources' AS resources,
-         instances, hops, stop_requested, deleted, submitted_at, updated_at, to_json(${SORT[query.sort]}) #>> '{}' AS cursor_at
+      `SELECT ${WORKLOAD_LIST_COLUMNS}, to_json(${SORT[query.sort]}) #>> '{}' AS cursor_at
        FROM workload_state ${c.clause()}
-       ORDER BY ${SORT[query.sort]} ${direction}, workload_id ${direction} ${limitOffset({ ...query, limit: query.limit + 1 })}`,
+       ORDER BY workload_state.${SORT[query.sort]} ${direction}, workload_id ${direction} ${limitOffset({ ...query, limit: query.limit + 1 })}`,
       c.params,
     ),
     db.query(count, countParams),
@@ -186,7 +155,7 @@ export async function listWorkloads(
   const items = rows.slice(0, query.limit);
   return {
     ...empty,
-    items: items.map(toItem),
+    items: items.map(workloadListItem),
     total: total[0].n,
     nextCursor: more ? encodeCursor(query, items[items.length - 1]) : null,
   };

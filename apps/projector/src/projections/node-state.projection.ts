@@ -9,7 +9,7 @@ import {
   usableNode,
 } from './domain-summary';
 import { applyCapacityEvent, isCapacityEvent, refreshReservedCapacity } from './node-capacity';
-import { later } from './workloads.model';
+import { later } from './later';
 
 type Registration = EventDataOf<'NodeRegistered'>;
 /** Events of the node lifecycle this projection reads (the `Node*` types). */

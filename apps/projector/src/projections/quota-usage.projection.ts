@@ -8,7 +8,7 @@ import {
 } from '@hcn/contracts';
 import type { EntityManager } from 'typeorm';
 import type { ChangeSet, Projection } from '../projection';
-import { later } from './workloads.model';
+import { later } from './later';
 
 /** Events of quota-* streams. */
 type QuotaEvent = RecordedEventOf<Extract<HcnEvent['type'], `Quota${string}`>>;

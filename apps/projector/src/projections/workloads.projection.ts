@@ -1,8 +1,8 @@
 import type { RecordedHcnEvent } from '@hcn/contracts';
 import type { EntityManager } from 'typeorm';
 import type { ChangeSet, Projection } from '../projection';
-import { RecordedWorkloadEvent, applyWorkloadEvent, emptyBook, isWorkloadEvent } from './workloads.reducer';
-import { loadBook, saveAllocations, saveWorkloads } from './workloads.rows';
+import { RecordedWorkloadEvent, applyWorkloadEvent, emptyBook, isWorkloadEvent } from './workloads.fold';
+import { loadBook, saveBook } from './workloads.rows';
 
 /** Ids a batch refers to: its workloads and the allocations its events name. */
 function idsOf(events: readonly RecordedWorkloadEvent[]): { workloads: string[]; allocations: string[] } {
@@ -16,9 +16,10 @@ function idsOf(events: readonly RecordedWorkloadEvent[]): { workloads: string[];
 }
 
 /**
- * Projection of workload-* streams into workload_state (one row per workload, its instances and derived status) and
- * allocation_state (one row per allocation). A batch loads the rows it touches, applies its events in memory (pure
- * reducer, guarded by each workload's last applied stream revision) and writes the changed rows back.
+ * Projection of workload-* streams into workload_state (one row per workload: the workload decider's folded state
+ * and the columns mapped from it) and allocation_state (one row per allocation). A batch loads the rows it touches,
+ * evolves each workload's state with the domain's evolve (guarded by its last folded stream revision) and writes the
+ * changed rows back, mapped from the state.
  */
 export const workloadsProjection: Projection = {
   name: 'workloads',
@@ -35,14 +36,7 @@ export const workloadsProjection: Projection = {
       const workloadId = applyWorkloadEvent(book, event);
       if (workloadId) changed.add(workloadId);
     }
-    await saveWorkloads(
-      tx,
-      [...changed].map((id) => book.workloads.get(id)!),
-    );
-    await saveAllocations(
-      tx,
-      [...book.changedAllocations].map((id) => book.allocations.get(id)!),
-    );
+    await saveBook(tx, book, changed);
     changed.forEach((id) => changes.workloads.add(id));
   },
 };

@@ -1,25 +1,17 @@
 import { HcnEvent, RecordedHcnEvent, WorkloadSpec, workloadSpecSchema } from '@hcn/contracts';
-import {
-  WorkloadEvent,
-  WorkloadState,
-  evolveWorkload,
-  initialWorkloadState,
-  workloadStatus,
-} from '@hcn/domain';
-import {
-  RecordedWorkloadEvent,
-  WorkloadBook,
-  applyWorkloadEvent,
-  emptyBook,
-  isWorkloadEvent,
-} from './workloads.reducer';
+import { RecordedWorkloadEvent, isWorkloadEvent } from '../projections/workloads.fold';
 
-const W = '00000000-0000-4000-8000-000000000001';
-const N1 = '00000000-0000-4000-8000-0000000000b1';
-const alloc = (n: number): string => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
-const T = (s: number): string => new Date(Date.UTC(2026, 10, 22, 10, 0, s)).toISOString();
+/** The workload of these events. */
+export const W = '00000000-0000-4000-8000-000000000001';
+/** The node its allocations run on. */
+export const N1 = '00000000-0000-4000-8000-0000000000b1';
+/** The id of allocation `n`. */
+export const alloc = (n: number): string => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+/** An instant `s` seconds into the spec's day. */
+export const T = (s: number): string => new Date(Date.UTC(2026, 10, 22, 10, 0, s)).toISOString();
 
-function spec(extra: Record<string, unknown> = {}): WorkloadSpec {
+/** A workload spec with defaults applied. */
+export function spec(extra: Record<string, unknown> = {}): WorkloadSpec {
   return workloadSpecSchema.parse({
     name: 'job',
     command: 'sleep',
@@ -28,7 +20,8 @@ function spec(extra: Record<string, unknown> = {}): WorkloadSpec {
   });
 }
 
-const ev = {
+/** Builders of the workload events. */
+export const ev = {
   submitted: (s = spec()): HcnEvent => ({
     type: 'WorkloadSubmitted',
     data: { workloadId: W, spec: s, idempotencyKey: null },
@@ -99,7 +92,8 @@ const ev = {
   deleted: (): HcnEvent => ({ type: 'WorkloadDeleted', data: { workloadId: W, reason: 'spec' } }),
 };
 
-function recorded(events: readonly HcnEvent[]): RecordedWorkloadEvent[] {
+/** The events as recorded in one workload stream (revision i, recorded at T(i)). */
+export function recorded(events: readonly HcnEvent[]): RecordedWorkloadEvent[] {
   return events
     .map((event, revision): RecordedHcnEvent => ({
       ...event,
@@ -119,35 +113,8 @@ function recorded(events: readonly HcnEvent[]): RecordedWorkloadEvent[] {
     .filter(isWorkloadEvent);
 }
 
-/** The projection's view after each event and the decider's, in the same shape. */
-function bothViews(events: readonly HcnEvent[]) {
-  const book = emptyBook();
-  let state: WorkloadState = initialWorkloadState;
-  return recorded(events).map((event, i) => {
-    applyWorkloadEvent(book, event);
-    state = evolveWorkload(state, events[i] as WorkloadEvent);
-    const mine = book.workloads.get(W)!;
-    return {
-      step: `${i} ${event.type}`,
-      projection: {
-        status: mine.status,
-        instances: mine.instances.map((x) => [x.instance, x.attempt, x.status, x.allocationId, x.retries]),
-      },
-      decider: {
-        status: workloadStatus(state),
-        instances: state.instances.map((x) => [
-          x.instance,
-          x.attempt,
-          x.status,
-          x.allocationId ?? null,
-          x.retries,
-        ]),
-      },
-    };
-  });
-}
-
-const SCENARIOS: Record<string, HcnEvent[]> = {
+/** Event sequences through the workload lifecycle (restarts, stops, updates, deletion). */
+export const SCENARIOS: Record<string, HcnEvent[]> = {
   'two replicas: one completes, one fails, retries by policy, then fails for good': [
     ev.submitted(spec({ replicas: 2, restartPolicy: { policy: 'on-failure', maxRetries: 1 } })),
     ev.placed(1, 0),
@@ -207,43 +174,3 @@ const SCENARIOS: Record<string, HcnEvent[]> = {
     ev.deleted(),
   ],
 };
-
-describe('workloads reducer', () => {
-  it.each(Object.keys(SCENARIOS))('agrees with the workload decider after every event: %s', (name) => {
-    for (const step of bothViews(SCENARIOS[name])) {
-      expect({ step: step.step, ...step.projection }).toEqual({ step: step.step, ...step.decider });
-    }
-  });
-
-  it('derives allocations and ignores events at or below the applied revision', () => {
-    const events = recorded(
-      SCENARIOS['two replicas: one completes, one fails, retries by policy, then fails for good'],
-    );
-    const book: WorkloadBook = emptyBook();
-    events.forEach((e) => applyWorkloadEvent(book, e));
-    const snapshot = JSON.stringify([...book.workloads.values(), ...book.allocations.values()]);
-    expect(events.map((e) => applyWorkloadEvent(book, e)).filter(Boolean)).toEqual([]);
-    expect(JSON.stringify([...book.workloads.values(), ...book.allocations.values()])).toBe(snapshot);
-    expect(book.allocations.get(alloc(3))).toMatchObject({
-      status: 'failed',
-      attempt: 1,
-      instance: 1,
-      exitCode: 1,
-      reason: 'exit 1',
-      pid: 103,
-      endedAt: T(2),
-    });
-    expect(book.workloads.get(W)).toMatchObject({ status: 'failed', hops: 0, lastRevision: 10 });
-  });
-
-  it('records a lost allocation with the time it was declared lost', () => {
-    const book = emptyBook();
-    recorded([ev.submitted(), ev.placed(1), ev.lost(1)]).forEach((e) => applyWorkloadEvent(book, e));
-    expect(book.allocations.get(alloc(1))).toMatchObject({
-      status: 'lost',
-      endedAt: T(3),
-      reason: 'node offline',
-    });
-    expect(book.workloads.get(W)?.status).toBe('lost');
-  });
-});
