@@ -62,6 +62,7 @@ interface Round {
 
 async function createDatabase(serverUrl: string, name: string): Promise<string> {
   const admin = new Client({ connectionString: serverUrl });
+  admin.on('error', () => undefined); // a server going away fails the query instead of ending the bench
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
@@ -79,7 +80,7 @@ async function dropDatabase(serverUrl: string, name: string): Promise<void> {
 
 /** Starts hub and projector (compiled) on a fresh database with the variant's environment. */
 async function startRound(variant: Variant, serverUrl: string, brokers: string[], i: number): Promise<Round> {
-  const dbName = `bench_idle_${variant.name}_${i}_${Date.now()}`;
+  const dbName = `bench_idle_${variant.name.replace(/\W/g, '_')}_${i}_${Date.now()}`;
   const common = {
     DATABASE_URL: await createDatabase(serverUrl, dbName),
     KAFKA_BROKERS: brokers.join(','),
