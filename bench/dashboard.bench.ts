@@ -149,6 +149,8 @@ export async function run(): Promise<void> {
     HCN_ADMIN_TOKEN: ADMIN_TOKEN,
     HCN_NODE_TTL_SECONDS: '30',
     HCN_HEARTBEAT_INTERVAL_SECONDS: '1',
+    // the simulated fleet sends at a fixed rate: the hub keeps the interval and TTL as configured
+    HCN_HEARTBEATS_MAX_PER_SECOND: '0',
     // the simulated fleet neither starts nor lists its allocations: no resends or reconciliation measured
     HCN_START_DEADLINE_SECONDS: '86400',
   });

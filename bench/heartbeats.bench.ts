@@ -103,6 +103,8 @@ export async function run(): Promise<void> {
       HCN_ADMIN_TOKEN: 'bench-admin-token-0123456789',
       HCN_NODE_TTL_SECONDS: String(TTL_S),
       HCN_HEARTBEAT_INTERVAL_SECONDS: String(INTERVAL_S),
+      // the simulated fleet sends at a fixed rate: the hub keeps the interval and TTL as configured
+      HCN_HEARTBEATS_MAX_PER_SECOND: '0',
       HCN_LIVENESS_SWEEP_MS: '250',
     },
     true,

@@ -39,6 +39,8 @@ export async function run(): Promise<void> {
     HCN_ADMIN_TOKEN: 'bench-admin-token-0123456789',
     HCN_NODE_TTL_SECONDS: '30',
     HCN_HEARTBEAT_INTERVAL_SECONDS: '1',
+    // the simulated fleet sends at a fixed rate: the hub keeps the interval and TTL as configured
+    HCN_HEARTBEATS_MAX_PER_SECOND: '0',
   });
   const hub = await startHub(config, { store, bus, readModels, subscriptions });
   const fleet = new FleetSimulator({
