@@ -36,7 +36,7 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.browser } },
   },
   {
-    files: ['libs/domain/**/*.ts', 'libs/scheduling/**/*.ts'],
+    files: ['libs/domain/**/*.ts', 'libs/scheduling/**/*.ts', 'libs/cluster/**/*.ts'],
     ignores: ['**/*.spec.ts'],
     rules: { 'no-restricted-imports': ['error', pureLibraryImports] },
   },

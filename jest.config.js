@@ -17,6 +17,7 @@ const aliases = {
   '^@hcn/platform$': '<rootDir>/libs/platform/src',
   '^@hcn/audit$': '<rootDir>/libs/audit/src',
   '^@hcn/commands$': '<rootDir>/libs/commands/src',
+  '^@hcn/cluster$': '<rootDir>/libs/cluster/src',
 };
 module.exports = {
   rootDir: __dirname,

@@ -1,5 +1,5 @@
 import type { DeviceGrant, DeviceRequest, NodeView, PlacementRequest, Resources } from '@hcn/scheduling';
-import { deviceViewsFrom } from '../apps/hub/src/scheduling/device-views';
+import { deviceViewsFrom } from '@hcn/cluster';
 import { simulatedDevices } from './heterogeneous-fleet';
 import { constraintsOf, decide, mulberry32, SchedulingIndex } from '@hcn/scheduling';
 import { loadavg } from 'node:os';

@@ -71,11 +71,11 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
   const signer = new CommandSigner(credentials, clock);
   const stalls = new IngestStalls(clock, REPORTS_RETRY_BACKOFF_CAP_MS);
   const ingestResumedAt = () => stalls.resumedAt();
-  const liveness = new LivenessService(ports.store, config, clock, metrics, ingestResumedAt);
-  const logs = new LogStore(ports.readModels);
-  const hot = new HotStreams(ports.store);
-  const allocationReports = new AllocationReports(logs, hot);
   const view = new ClusterView(ports.store, metrics.subscriptions);
+  const hot = new HotStreams(ports.store, (events, first) => view.nodeAppended(events, first));
+  const liveness = new LivenessService(ports.store, config, clock, metrics, ingestResumedAt, hot.nodes);
+  const logs = new LogStore(ports.readModels);
+  const allocationReports = new AllocationReports(logs, hot);
   const consumer = new AgentReportsConsumer(
     ports.bus,
     ports.store,

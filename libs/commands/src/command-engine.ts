@@ -41,7 +41,7 @@ export class CommandEngine<C, E extends EventBody, S> {
   constructor(
     private readonly store: AnyEventStore,
     private readonly decider: Decider<C, E, S>,
-    private readonly options: EngineOptions = {},
+    private readonly options: EngineOptions<E> = {},
   ) {
     this.maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
     if (options.cachedStreams) this.cache = new BoundedMap(options.cachedStreams);
@@ -171,7 +171,15 @@ export class CommandEngine<C, E extends EventBody, S> {
     const result = await this.store.append(streamId, events, expected);
     const known = { state: decided.state, revision: result.nextExpectedRevision };
     this.cache?.set(streamId, known);
+    this.appended(streamId, decided, known.revision);
     return known;
+  }
+
+  /** Tells `onAppended` of a batch's events, the last at `lastRevision`. */
+  private appended(streamId: string, decided: DecidedBatch<E, S>, lastRevision: number): void {
+    if (!this.options.onAppended) return;
+    const events = decided.verdicts.flatMap((v) => ('events' in v ? v.events : []));
+    this.options.onAppended(streamId, events, lastRevision - events.length + 1);
   }
 
   private async pause(attempt: number): Promise<void> {
@@ -206,6 +214,7 @@ export class CommandEngine<C, E extends EventBody, S> {
       if (!result.ok) continue;
       const known = { state: decided.state, revision: result.result.nextExpectedRevision };
       this.cache?.set(streams[at].streamId, known);
+      this.appended(streams[at].streamId, decided, known.revision);
       outcomes[at] = { known, refused: [] };
     }
     return outcomes;

@@ -27,7 +27,7 @@ const context: CommandContext = {
 const STREAM = 'counter-1';
 
 /** A memory store that counts reads and appends, and an engine on it with `options`. */
-function given(options: EngineOptions = {}) {
+function given(options: EngineOptions<Added> = {}) {
   const store = new MemoryEventStore(testEventRegistry);
   const calls = { reads: 0, appends: 0 };
   const [readStream, append] = [store.readStream.bind(store), store.append.bind(store)];
@@ -213,6 +213,25 @@ describe('CommandEngine', () => {
         [{ state: 3, revision: 2 }, []],
         [{ state: 10, revision: 1 }, [0]],
         [{ state: 2, revision: 0 }, []],
+      ]);
+    });
+  });
+
+  describe('onAppended', () => {
+    it('tells each append: the stream, its events as decided, the revision of the first (group commit, handleMany)', async () => {
+      const told: Array<[string, number[], number]> = [];
+      const { engine, elsewhere } = given({
+        cachedStreams: 10,
+        groupCommit: true,
+        onAppended: (streamId, events, first) => told.push([streamId, events.map((e) => e.data.n), first]),
+      });
+      await elsewhere(1);
+      await Promise.all([1, 2, 3].map((n) => engine.handle(STREAM, add(n), context)));
+      await engine.handleMany([{ streamId: 'b', commands: [{ command: add(4), context }] }]);
+      expect(told).toEqual([
+        [STREAM, [1], 1],
+        [STREAM, [2, 3], 2],
+        ['b', [4], 0],
       ]);
     });
   });

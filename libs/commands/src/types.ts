@@ -15,7 +15,7 @@ export interface Handled<E, S> extends Known<S> {
 }
 
 /** How an engine treats its streams; the defaults read every stream afresh and retry a conflict five times. */
-export interface EngineOptions {
+export interface EngineOptions<E = unknown> {
   /** Appends tried on freshly read state before a concurrency conflict reaches the caller (default 5). */
   readonly maxAttempts?: number;
   /**
@@ -27,6 +27,11 @@ export interface EngineOptions {
   readonly groupCommit?: boolean;
   /** Wait a random few milliseconds after a conflict before retrying (streams several hubs write at once). */
   readonly jitter?: boolean;
+  /**
+   * Told of every append this engine made, right after the store took it: the stream, its events as decided, and
+   * the revision the store gave the first (a fold kept in step with the log without waiting for a subscription).
+   */
+  readonly onAppended?: (streamId: string, events: readonly E[], firstRevision: number) => void;
 }
 
 /** One command with the context its events carry. */

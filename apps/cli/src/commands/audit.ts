@@ -12,7 +12,6 @@ import {
 } from '@hcn/audit';
 import type { EventStore } from '@hcn/eventstore';
 import { verifyHashChain } from '@hcn/eventstore';
-import { CLUSTER_EVENT_TYPES, ClusterView } from '../../../hub/src/scheduling/cluster-view';
 import { Args, option, usage } from '../args';
 import { ProgressBar } from '../progress';
 
@@ -70,13 +69,8 @@ function explainText(r: DecisionReplay): string {
 async function explain(store: EventStore, args: Args): Promise<Outcome> {
   const events = await readWorkload(store, required(args, 2, 'workload id'));
   const bar = new ProgressBar('reading cluster events', !!args.options.quiet);
-  const fold = new ClusterView(store);
   const onProgress = bar.update.bind(bar);
-  const result = await explainDecision(store, events, selectorOf(args), {
-    fold,
-    eventTypes: CLUSTER_EVENT_TYPES,
-    onProgress,
-  });
+  const result = await explainDecision(store, events, selectorOf(args), { onProgress });
   return { output: args.options.json ? json(result) : explainText(result), status: result.matches ? 0 : 3 };
 }
 

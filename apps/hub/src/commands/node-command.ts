@@ -1,9 +1,7 @@
 import { labelsSchema, nodeStream, z } from '@hcn/contracts';
-import { NodeCommand, nodeDecider } from '@hcn/domain';
-import type { EventStore } from '@hcn/eventstore';
+import { NodeCommand, NodeEvent, NodeState } from '@hcn/domain';
 import { randomUUID } from 'node:crypto';
 import { CommandEngine, requestContext } from '@hcn/commands';
-import type { ClusterView } from '../scheduling/cluster-view';
 import type { Clock } from '../tokens';
 
 /** Body of drain and stop requests. */
@@ -19,17 +17,14 @@ export interface NodeCommandResult {
   events: string[];
 }
 
-/** Runs one operator command through the node decider on `node-<id>` (shared by the node use cases). */
+/** Runs one operator command through the hub's node engine on `node-<id>` (shared by the node use cases). */
 export async function runNodeCommand(
-  store: EventStore,
+  nodes: CommandEngine<NodeCommand, NodeEvent, NodeState>,
   clock: Clock,
   command: NodeCommand & { nodeId: string },
-  view?: ClusterView,
 ): Promise<NodeCommandResult> {
   const context = requestContext({ kind: 'user', id: 'operator' }, clock(), randomUUID());
-  const nodes = new CommandEngine(store, nodeDecider);
   const handled = await nodes.handle(nodeStream(command.nodeId), command, context);
-  handled.events.forEach((e) => view?.applyNode(e));
   return { nodeId: command.nodeId, revision: handled.revision, events: handled.events.map((e) => e.type) };
 }
 

@@ -24,14 +24,26 @@ const GROUP_COMMITTED = { cachedStreams: 100_000, groupCommit: true, maxAttempts
 /** Workloads this hub placed last, whose agents' reports follow at once: the latest 10,000. */
 const RECENT_WORKLOADS = { cachedStreams: 10_000 };
 
-/** The hub's engines on hot streams: node reservations, namespace quotas, and the workloads it wrote last. */
+/**
+ * The hub's engines on hot streams: node reservations, namespace quotas, and the workloads it wrote last. `nodes` is
+ * the hub's one write path into `node-<id>` (placement, registration, operator commands, liveness, device health).
+ */
 export class HotStreams {
   readonly nodes: CommandEngine<NodeCommand, NodeEvent, NodeState>;
   readonly quotas: CommandEngine<QuotaCommand, QuotaEvent, QuotaState>;
   readonly workloads: CommandEngine<WorkloadCommand, WorkloadEvent, WorkloadState>;
 
-  constructor(readonly store: EventStore) {
-    this.nodes = new CommandEngine(store, nodeDecider, GROUP_COMMITTED);
+  /** `onNodesAppended`: told of every append to a node stream (the cluster view folds them at once). */
+  constructor(
+    readonly store: EventStore,
+    onNodesAppended?: (events: readonly NodeEvent[], firstRevision: number) => void,
+  ) {
+    this.nodes = new CommandEngine(store, nodeDecider, {
+      ...GROUP_COMMITTED,
+      ...(onNodesAppended
+        ? { onAppended: (_: string, events, first) => onNodesAppended(events, first) }
+        : {}),
+    });
     this.quotas = new CommandEngine(store, quotaDecider, GROUP_COMMITTED);
     this.workloads = new CommandEngine(store, workloadDecider, RECENT_WORKLOADS);
   }

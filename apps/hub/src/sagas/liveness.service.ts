@@ -25,8 +25,6 @@ export interface TrackedNode {
  */
 export class LivenessService {
   private readonly nodes = new Map<string, TrackedNode>();
-  /** Node streams, read afresh for each command. */
-  private readonly engine: CommandEngine<NodeCommand, NodeEvent, NodeState>;
   /** The heartbeat interval agents are told and the TTL silence is judged by, from the registered fleet's size. */
   readonly cadence: HeartbeatCadence;
   private subscription: Subscription | undefined;
@@ -43,8 +41,12 @@ export class LivenessService {
     private readonly metrics: HubMetrics,
     /** From when silence may count: report ingestion stalled until then (IngestStalls). */
     private readonly ingestResumedAt: () => number = () => Number.NEGATIVE_INFINITY,
+    /** The hub's node engine (`HotStreams.nodes`); by default one reading node streams afresh for each command. */
+    private readonly engine: CommandEngine<NodeCommand, NodeEvent, NodeState> = new CommandEngine(
+      store,
+      nodeDecider,
+    ),
   ) {
-    this.engine = new CommandEngine(store, nodeDecider);
     this.cadence = new HeartbeatCadence(config, clock);
   }
 

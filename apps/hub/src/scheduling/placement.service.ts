@@ -26,7 +26,7 @@ import type { HotStreams } from '../common/hot-streams';
 import type { HubMetrics } from '../common/metrics';
 import type { ClusterView } from './cluster-view';
 
-/** Reservations refused on stale state are retried this many times with fresh state. */
+/** Decisions tried per instance: a node whose decider refuses the reservation is excluded and the next decided. */
 const RESERVE_ATTEMPTS = 5;
 
 /** The allocation id of one attempt of one instance: the same on every hub and after a restart. */
@@ -108,8 +108,8 @@ function placedDevices(chosen: ChosenDevices): PlacedDevices {
 }
 
 /**
- * Places one waiting instance: decide on the cluster view, reserve on the node stream with its expected revision
- * (fresh state and a new decision when refused), then append the chain (hops, rejections, placement) to the
+ * Places one waiting instance: decide on the cluster view, reserve through the node engine (the view folds the
+ * reservation as appended; a node whose decider refuses it is excluded and a new decision taken), then append the chain (hops, rejections, placement) to the
  * workload stream with its expected revision. A hub that loses the race gives its reservation back.
  */
 export class PlacementService {
@@ -265,7 +265,7 @@ export class PlacementService {
   }
 
   /**
-   * Decides where an instance goes and reserves the capacity on that node's stream (fresh state and a new decision
+   * Decides where an instance goes and reserves the capacity on that node's stream (the node excluded and a new decision
    * when refused); the decision record to append, or undefined when every attempt was refused.
    */
   private async decideAndReserve(
@@ -317,13 +317,10 @@ export class PlacementService {
       resources: spec.resources,
       ...(devices?.length ? { devices } : {}),
     };
-    this.view.reserveTentatively(command);
     try {
-      const handled = await this.hot.nodes.handle(nodeStream(nodeId), command, context);
-      handled.events.forEach((e) => this.view.applyNode(e));
+      await this.hot.nodes.handle(nodeStream(nodeId), command, context); // the view folds it as appended
       return true;
     } catch (error) {
-      await this.view.refreshNode(nodeId).catch(() => undefined); // drops the tentative reservation
       if (!(error instanceof DomainError)) throw error;
       this.metrics.reservationsRefused.inc({ reason: error.code });
       return false;
@@ -399,11 +396,10 @@ export class PlacementService {
     reason: string,
     context: CommandContext,
   ): Promise<void> {
-    const handled = await this.hot.nodes.handle(
+    await this.hot.nodes.handle(
       nodeStream(nodeId),
       { type: 'ReleaseCapacity', nodeId, allocationId, reason },
       context,
     );
-    handled.events.forEach((e) => this.view.applyNode(e));
   }
 }

@@ -1,4 +1,5 @@
 import { RecordedHcnEvent, domainStream, nodeStream, quotaStream, workloadStream } from '@hcn/contracts';
+import { CLUSTER_EVENT_TYPES, ClusterFold } from '@hcn/cluster';
 import type { EventStore } from '@hcn/eventstore';
 import { buildChain } from '../chain/build-chain';
 import type { WorkloadChain } from '../chain/chain.model';
@@ -47,13 +48,13 @@ export async function explainDecision(
   events: readonly RecordedHcnEvent[],
   selector: DecisionSelector,
   options: {
-    /** The hub's ClusterView (fresh, not started) and the event types it follows. */
-    fold: ClusterFoldLike;
-    eventTypes: readonly string[];
+    /** The fold the snapshot is rebuilt with and the event types it follows (default: a fresh ClusterFold). */
+    fold?: ClusterFoldLike;
+    eventTypes?: readonly string[];
     onProgress?: (p: ScanProgress) => void;
   },
 ): Promise<DecisionReplay> {
-  const { fold, eventTypes, onProgress } = options;
+  const { fold = new ClusterFold(), eventTypes = CLUSTER_EVENT_TYPES, onProgress } = options;
   const at = new SnapshotAtDecision(decisionBasis(events, selector), fold);
   await scanLog(store, (e) => at.accept(e), {
     filter: { kind: 'eventTypePrefix', prefixes: eventTypes },

@@ -18,7 +18,7 @@ import { diffJson } from './diff-json';
 export type DecisionSelector = { readonly hop: number } | { readonly decision: number };
 
 /**
- * What folds cluster events into the scheduler's snapshot. Replays pass the hub's own ClusterView (the very fold
+ * What folds cluster events into the scheduler's snapshot. Replays use `ClusterFold` from `@hcn/cluster` (the very fold
  * the scheduler is fed from), so a replay never runs on a second copy of that logic.
  */
 export interface ClusterFoldLike {

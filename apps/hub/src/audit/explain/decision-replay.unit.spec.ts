@@ -11,7 +11,8 @@ import { WAITING_INSTANCE, foldRecorded, nodeDecider, workloadDecider } from '@h
 import { MemoryEventStore } from '@hcn/eventstore';
 import { NODE_EXCLUDED, decide, mulberry32 } from '@hcn/scheduling';
 import { CommandContext, toNewEvents } from '@hcn/commands';
-import { CLUSTER_EVENT_TYPES, ClusterView } from '../../scheduling/cluster-view';
+import { CLUSTER_EVENT_TYPES, ClusterFold } from '@hcn/cluster';
+import { ClusterView } from '../../scheduling/cluster-view';
 import { allocationIdFor, toDecisionRecord } from '../../scheduling/placement.service';
 
 const POLICIES = ['random', 'least-loaded', 'bin-pack', 'spread', 'round-robin', 'locality'] as const;
@@ -282,7 +283,7 @@ describe('decision replay equals the recorded decision (random fleets and worklo
           events,
           { decision: d.index },
           {
-            fold: new ClusterView(hub.store),
+            fold: new ClusterFold(),
             eventTypes: CLUSTER_EVENT_TYPES,
           },
         );
@@ -326,7 +327,7 @@ describe('decision replay equals the recorded decision (random fleets and worklo
         ],
       },
     };
-    const at = new SnapshotAtDecision(forged, new ClusterView(hub.store));
+    const at = new SnapshotAtDecision(forged, new ClusterFold());
     for (const e of await hub.store.readAll())
       if (CLUSTER_EVENT_TYPES.includes(e.type) && !at.accept(e)) break;
     const replay = at.replay();

@@ -7,7 +7,6 @@ import { RequireRole } from '../../auth/auth.guard';
 import { CurrentPrincipal } from '../../auth/current-principal';
 import type { Principal } from '../../auth/principal';
 import { parseBody } from '../../common/parse-body';
-import { CLUSTER_EVENT_TYPES, ClusterView } from '../../scheduling/cluster-view';
 import { visibleWorkloadEvents } from '../audit-access';
 
 const selectorSchema = z.union([
@@ -17,7 +16,7 @@ const selectorSchema = z.union([
 
 /**
  * Decision replay: rebuilds the cluster snapshot the scheduler saw at a recorded decision from the log (the
- * hub's own ClusterView fold, up to the decision) and re-runs the recorded policy; `matches` says whether the
+ * hub's own ClusterFold, up to the decision) and re-runs the recorded policy; `matches` says whether the
  * result equals the record.
  */
 @ApiTags('audit')
@@ -31,9 +30,6 @@ export class AuditExplainController {
   async explain(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Query() query: unknown) {
     const events = await visibleWorkloadEvents(this.store, principal, id);
     const selector: DecisionSelector = parseBody(selectorSchema, query, 'AUDIT.SELECTOR');
-    return explainDecision(this.store, events, selector, {
-      fold: new ClusterView(this.store),
-      eventTypes: CLUSTER_EVENT_TYPES,
-    });
+    return explainDecision(this.store, events, selector, {});
   }
 }

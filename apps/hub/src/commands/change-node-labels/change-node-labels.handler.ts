@@ -1,7 +1,6 @@
-import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { ClusterView } from '../../scheduling/cluster-view';
+import { HotStreams } from '../../common/hot-streams';
 import { CLOCK, Clock } from '../../tokens';
 import { NodeCommandResult, runNodeCommand } from '../node-command';
 import { ChangeNodeLabelsCommand } from './change-node-labels.command';
@@ -10,12 +9,11 @@ import { ChangeNodeLabelsCommand } from './change-node-labels.command';
 @CommandHandler(ChangeNodeLabelsCommand)
 export class ChangeNodeLabelsHandler implements ICommandHandler<ChangeNodeLabelsCommand, NodeCommandResult> {
   constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
-    private readonly view: ClusterView,
+    private readonly hot: HotStreams,
   ) {}
 
   execute({ nodeId, labels }: ChangeNodeLabelsCommand): Promise<NodeCommandResult> {
-    return runNodeCommand(this.store, this.clock, { type: 'ChangeLabels', nodeId, labels }, this.view);
+    return runNodeCommand(this.hot.nodes, this.clock, { type: 'ChangeLabels', nodeId, labels });
   }
 }

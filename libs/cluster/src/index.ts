@@ -1,0 +1,3 @@
+export * from './cluster-fold';
+export * from './cluster-snapshot';
+export * from './device-views';
