@@ -10,7 +10,7 @@ const asRoot = process.getuid?.() === 0;
   it('says in one sentence what to do and exits 2', () => {
     const home = mkdtempSync(join(tmpdir(), 'hcn-root-home-'));
     chmodSync(home, 0o700);
-    const run = spawnSync(process.execPath, ['-r', './scripts/register-ts.js', 'apps/hub/src/embedded.ts'], {
+    const run = spawnSync(process.execPath, ['-r', './scripts/register-ts.js', 'apps/embedded/src/main.ts'], {
       env: { ...process.env, HCN_DATA_DIR: join(home, 'hcn', 'data'), DATABASE_URL: '', HCN_HTTP_PORT: '0' },
       encoding: 'utf8',
       timeout: 60_000,

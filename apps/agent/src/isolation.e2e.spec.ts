@@ -4,7 +4,7 @@ import { describeWithPostgres, eventuallyExpect } from '@hcn/testing';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { embeddedSecrets } from '../../hub/src/embedded-secrets';
+import { embeddedSecrets } from '../../embedded/src/embedded-secrets';
 import { HubHarness, TEST_JOIN_TOKEN, processSpec, startHubHarness } from '../../hub/src/testing/hub-harness';
 import { Agent } from './agent';
 import { loadAgentConfig } from './config';

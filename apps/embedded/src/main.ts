@@ -17,8 +17,8 @@ import { Agent } from '../../agent/src/agent';
 import { loadAgentConfig } from '../../agent/src/config';
 import { startProjector } from '../../projector/src/projector';
 import { scavengeSecondsSchema, startScavenger } from '../../projector/src/scavenger';
-import { loadHubConfig } from './config';
-import { startHub } from './hub';
+import { loadHubConfig } from '../../hub/src/config';
+import { startHub } from '../../hub/src/hub';
 import { embeddedSecrets } from './embedded-secrets';
 
 /**
