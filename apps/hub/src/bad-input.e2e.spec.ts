@@ -70,4 +70,18 @@ describeWithPostgres('bad input at the edge (hub, real PostgreSQL)', () => {
     expect(response.body.error.code).toBe('REQUEST.BODY_REQUIRED');
     expect((await h.request('GET', '/v1/domains/nul-site')).body.labels).toEqual({ zone: 'a' });
   });
+
+  it.each([
+    ['POST', '/v1/domains', { domainId: 'odd-site', policy: 'fastest' }],
+    ['PUT', '/v1/domains/nul-site', { policy: 'fastest' }],
+  ])(
+    'refuses a policy no scorer has (%s %s) with 400 DOMAIN.UNKNOWN_POLICY and writes nothing',
+    async (method, path, body) => {
+      const before = await eventIds();
+      const response = await h.request(method, path, body);
+      expect([response.status, response.body.error?.code]).toEqual([400, 'DOMAIN.UNKNOWN_POLICY']);
+      expect(response.body.error.details.known).toContain('least-loaded');
+      expect(await eventIds()).toEqual(before);
+    },
+  );
 });

@@ -1,5 +1,6 @@
 import type { DomainDefinition } from '@hcn/contracts';
 import { NodeState, nodeCapacity, nodeReserved } from '@hcn/domain';
+import { ROOT_POLICY, isPolicyName } from '@hcn/scheduling';
 import type { ClusterSnapshot, DomainView, NodeView } from '@hcn/scheduling';
 import { deviceViewsOf } from './device-views';
 
@@ -65,7 +66,8 @@ function domainView(
     parentId,
     region: d.region,
     labels: d.labels,
-    policy: d.policy,
+    // a policy whose scorer left the registry after it was recorded: the root's, rather than no scheduling at all
+    policy: isPolicyName(d.policy) ? d.policy : ROOT_POLICY,
     placements: placements.get(d.domainId) ?? 0,
   };
 }

@@ -36,6 +36,8 @@ export {
   FILTER_REASONS,
   scorerFor,
   activeFilters,
+  isPolicyName,
+  POLICY_NAMES,
 } from './plugins/registry';
 export type { ActiveFilters, NodeCheck, DomainCheck } from './plugins/registry';
 export * from './plugins/reasons';

@@ -1,3 +1,5 @@
+import type { PolicyName } from './plugins/registry';
+
 /** Resource amounts: CPU in millicores, memory in bytes, accelerator devices. */
 export interface Resources {
   readonly cpuMillis: number;
@@ -76,18 +78,8 @@ export interface DeviceGrant {
   readonly sliceMemoryBytes?: number;
 }
 
-/** The scheduling policies a domain may name. */
-export type PolicyName = 'random' | 'least-loaded' | 'bin-pack' | 'spread' | 'round-robin' | 'locality';
-
-/** Every policy name, in a fixed order. */
-export const POLICY_NAMES: readonly PolicyName[] = [
-  'random',
-  'least-loaded',
-  'bin-pack',
-  'spread',
-  'round-robin',
-  'locality',
-];
+/** The scheduling policies a domain may name (derived from the plugin registry's scorers). */
+export type { PolicyName } from './plugins/registry';
 
 /** One domain (global, region, site, edge group, ...) of the tree. */
 export interface DomainView {

@@ -21,15 +21,11 @@ export const resourcesSchema = z
 /** Amounts of schedulable resources (CPU in millicores, memory in bytes, accelerator devices). */
 export type ResourceAmounts = z.output<typeof resourcesSchema>;
 
-/** The scheduling policies a domain may name. */
-export const SCHEDULING_POLICIES = [
-  'random',
-  'least-loaded',
-  'bin-pack',
-  'spread',
-  'round-robin',
-  'locality',
-] as const;
-
-/** A scheduling policy name. */
-export const schedulingPolicySchema = z.enum(SCHEDULING_POLICIES);
+/**
+ * A scheduling policy name as recorded: its shape only. Which names exist is the scheduler's plugin registry's
+ * business (`isPolicyName` in @hcn/scheduling, checked where a domain is defined), so adding a scorer touches one
+ * place and a recorded name never stops an old event from reading.
+ */
+export const schedulingPolicySchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]{0,31}$/, 'policy names: a-z, 0-9 and dashes, at most 32 characters');

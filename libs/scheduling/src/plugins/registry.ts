@@ -1,6 +1,4 @@
-import { assertNever } from '../assert-never';
 import type { CompiledRequest } from '../constraints';
-import type { PolicyName } from '../model';
 import { domainAffinityFilter } from './filters/domain-affinity';
 import { domainCapacityFilter } from './filters/domain-capacity';
 import { domainDevicesFilter } from './filters/domain-devices';
@@ -51,15 +49,28 @@ export const DEVICE_SCORERS: readonly DeviceScorer[] = [
   vendorPreferenceScorer,
 ];
 
-/** Every scorer, one per policy. */
-export const SCORERS: readonly Scorer[] = [
+/** Every scorer, one per policy: the one place a policy is added (its name becomes a PolicyName). */
+export const SCORERS = [
   randomScorer,
   leastLoadedScorer,
   binPackScorer,
   spreadScorer,
   roundRobinScorer,
   localityScorer,
-];
+] as const satisfies readonly Scorer[];
+
+/** The scheduling policies a domain may name: the names of the registry's scorers. */
+export type PolicyName = (typeof SCORERS)[number]['name'];
+
+/** Every policy name, in registry order. */
+export const POLICY_NAMES: readonly PolicyName[] = SCORERS.map((s) => s.name);
+
+const SCORER_BY_NAME: ReadonlyMap<string, Scorer> = new Map(SCORERS.map((s) => [s.name, s]));
+
+/** True when `name` names a registered scorer. */
+export function isPolicyName(name: string): name is PolicyName {
+  return SCORER_BY_NAME.has(name);
+}
 
 /** A filter's node check. */
 export type NodeCheck = NonNullable<Filter['node']>;
@@ -86,20 +97,7 @@ export const FILTER_REASONS: readonly string[] = FILTERS.flatMap((f) => f.reason
 
 /** The scorer of a policy. */
 export function scorerFor(policy: PolicyName): Scorer {
-  switch (policy) {
-    case 'random':
-      return randomScorer;
-    case 'least-loaded':
-      return leastLoadedScorer;
-    case 'bin-pack':
-      return binPackScorer;
-    case 'spread':
-      return spreadScorer;
-    case 'round-robin':
-      return roundRobinScorer;
-    case 'locality':
-      return localityScorer;
-    default:
-      return assertNever(policy);
-  }
+  const scorer = SCORER_BY_NAME.get(policy);
+  if (!scorer) throw new Error(`no scorer named ${policy}`);
+  return scorer;
 }

@@ -1,11 +1,20 @@
-import { POLICY_NAMES } from '../model';
 import { compiled, domain, indexOf, node, request, res } from '../testing/fixtures';
-import { activeFilters, FILTER_REASONS, FILTERS, SCORERS, scorerFor } from './registry';
+import {
+  activeFilters,
+  FILTER_REASONS,
+  FILTERS,
+  isPolicyName,
+  POLICY_NAMES,
+  SCORERS,
+  scorerFor,
+} from './registry';
 
 describe('plugin registry', () => {
   it('has one scorer per policy, named after it', () => {
     expect(SCORERS.map((s) => s.name).sort()).toEqual([...POLICY_NAMES].sort());
     for (const policy of POLICY_NAMES) expect(scorerFor(policy).name).toBe(policy);
+    expect(new Set(POLICY_NAMES).size).toBe(SCORERS.length);
+    expect([isPolicyName('least-loaded'), isPolicyName('nope')]).toEqual([true, false]);
   });
 
   it('names filters uniquely and gives every reason a unique dotted FILTER. code', () => {

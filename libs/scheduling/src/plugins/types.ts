@@ -1,6 +1,6 @@
 import type { CompiledRequest } from '../constraints';
 import type { DeviceChoice } from '../devices/choose-devices';
-import type { DeviceRequest, PolicyName } from '../model';
+import type { DeviceRequest } from '../model';
 import type { Candidate, DomainState, NodeState } from '../tree/states';
 
 /** Why a filter rejected a candidate: a dotted reason code and a human detail. */
@@ -35,7 +35,8 @@ export interface ScoreContext {
  * better. Candidates arrive in id order; `out[i]` receives the score of `candidates[i]` (`out` is preallocated).
  */
 export interface Scorer {
-  readonly name: PolicyName;
+  /** The policy name domains use to pick this scorer (the registry derives PolicyName from these). */
+  readonly name: string;
   score(candidates: readonly Candidate[], context: ScoreContext, out: Float64Array): void;
 }
 

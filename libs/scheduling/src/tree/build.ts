@@ -1,6 +1,6 @@
 import { SchedulingError } from '../errors';
 import type { ClusterSnapshot, Resources } from '../model';
-import { POLICY_NAMES } from '../model';
+import { isPolicyName } from '../plugins/registry';
 import { RESOURCE_KEYS } from '../resources';
 import { MaxTree } from './max-tree';
 import type { DeviceMax } from '../devices/device-max';
@@ -37,7 +37,7 @@ function createDomains(snapshot: ClusterSnapshot): Map<string, DomainState> {
   const domains = new Map<string, DomainState>();
   for (const view of snapshot.domains) {
     if (domains.has(view.domainId)) fail('SNAPSHOT.DUPLICATE_DOMAIN', `domain ${view.domainId} listed twice`);
-    if (!POLICY_NAMES.includes(view.policy)) {
+    if (!isPolicyName(view.policy)) {
       fail('SNAPSHOT.UNKNOWN_POLICY', `domain ${view.domainId} names unknown policy ${String(view.policy)}`);
     }
     domains.set(view.domainId, new DomainState(view, null));

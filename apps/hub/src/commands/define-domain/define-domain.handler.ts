@@ -1,4 +1,5 @@
-import { DomainDefinition, domainStream } from '@hcn/contracts';
+import { DomainDefinition, HcnError, domainStream } from '@hcn/contracts';
+import { POLICY_NAMES, isPolicyName } from '@hcn/scheduling';
 import {
   DomainCommand,
   DomainError,
@@ -40,6 +41,11 @@ export class DefineDomainHandler implements ICommandHandler<DefineDomainCommand,
   }
 
   async execute({ definition, mode, actor }: DefineDomainCommand): Promise<DomainCommandResult> {
+    if (!isPolicyName(definition.policy))
+      throw new HcnError('DOMAIN.UNKNOWN_POLICY', `Unknown policy ${definition.policy}`, {
+        policy: definition.policy,
+        known: [...POLICY_NAMES],
+      });
     await this.checkTree(definition);
     const context = requestContext({ kind: 'user', id: actor }, this.clock());
     const command = mode === 'create' ? ('DefineDomain' as const) : ('UpdateDomain' as const);

@@ -6,7 +6,7 @@ import type { Scorer } from '../types';
  * scores highest, so full nodes fill up and empty ones stay empty; idle accelerators count as waste.
  */
 export const binPackScorer = {
-  name: 'bin-pack',
+  name: 'bin-pack' as const,
   score: (candidates, { request }, out) => {
     for (let i = 0; i < candidates.length; i++) {
       const c = candidates[i];

@@ -36,7 +36,7 @@ export function localityLevel(c: Candidate, request: CompiledRequest): number {
  * score highest; ties in closeness are ordered by least-loaded (a lexicographic blend, still in [0, 100]).
  */
 export const localityScorer = {
-  name: 'locality',
+  name: 'locality' as const,
   score: (candidates, { request }, out) => {
     for (let i = 0; i < candidates.length; i++) {
       const c = candidates[i];

@@ -5,7 +5,7 @@ import type { Scorer } from '../types';
  * number; the one whose turn it is scores 100, the next a little less, and so on around the ring.
  */
 export const roundRobinScorer = {
-  name: 'round-robin',
+  name: 'round-robin' as const,
   score: (candidates, { scope }, out) => {
     const n = candidates.length;
     const start = (scope?.placements ?? 0) % Math.max(n, 1);

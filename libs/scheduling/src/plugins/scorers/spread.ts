@@ -7,7 +7,7 @@ import type { Scorer } from '../types';
  * mean) one exhausted resource is enough to push a candidate to the back.
  */
 export const spreadScorer = {
-  name: 'spread',
+  name: 'spread' as const,
   score: (candidates, { request }, out) => {
     for (let i = 0; i < candidates.length; i++) {
       const c = candidates[i];
