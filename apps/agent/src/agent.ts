@@ -140,7 +140,7 @@ export class Agent {
     // Subscribed before registering: no command for this node can be published before its consumer is in place.
     let ready = (): void => undefined;
     const registered = new Promise<void>((resolve) => (ready = resolve));
-    await this.consumeCommands(this.identity.ensureNodeId(), registered);
+    await this.consumeCommands(this.identity.ensureNodeId(this.config.joinToken), registered);
     await this.registerWithRetry();
     await this.runner.recover();
     ready();

@@ -1,6 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readBootstrapToken } from '@hcn/contracts';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { writeFileAtomically } from './atomic-file';
 
 /**
  * The node id this agent registered with and its credential, kept on disk (0600 in the agent's 0700 directory) so a
@@ -24,14 +26,14 @@ export class NodeIdentity {
   }
 
   /**
-   * The node id, chosen here (a random UUID, stored) when there is none yet: the agent knows its id, and so its
-   * command subscription, before it registers.
+   * The node id, chosen here when there is none yet (the one a per-node bootstrap token names, else a random
+   * UUID) and stored: the agent knows its id, and so its command subscription, before it registers.
    */
-  ensureNodeId(): string {
+  ensureNodeId(joinToken?: string): string {
     const known = this.read();
     if (known) return known;
-    const chosen = randomUUID();
-    writeFileSync(this.path, `${chosen}\n`, { mode: 0o600 });
+    const chosen = (joinToken && readBootstrapToken(joinToken)?.claims.nodeId) || randomUUID();
+    writeFileAtomically(this.path, `${chosen}\n`);
     return chosen;
   }
 
@@ -51,8 +53,9 @@ export class NodeIdentity {
 
   /** Stores the node id the hub confirmed, the credential it issued and its command key. */
   write(nodeId: string, credential: string, commandKey: string): void {
-    writeFileSync(this.path, `${nodeId}\n`, { mode: 0o600 });
-    writeFileSync(this.credentialPath, `${credential}\n`, { mode: 0o600 });
-    writeFileSync(this.commandKeyPath, `${commandKey}\n`, { mode: 0o600 });
+    // each replaced whole: a reader (or an agent killed mid-write) never sees a torn or empty file
+    writeFileAtomically(this.credentialPath, `${credential}\n`);
+    writeFileAtomically(this.commandKeyPath, `${commandKey}\n`);
+    writeFileAtomically(this.path, `${nodeId}\n`);
   }
 }

@@ -14,3 +14,4 @@ export * from './util/label-pattern';
 export * from './messages/command-mac';
 export * from './util/sealing';
 export * from './util/bounded-map';
+export * from './util/bootstrap-token';

@@ -1,4 +1,11 @@
-import { HcnError, sameSecret } from '@hcn/contracts';
+import {
+  BOOTSTRAP_TOKEN_PREFIX,
+  BootstrapClaims,
+  HcnError,
+  encodeBootstrapClaims,
+  readBootstrapToken,
+  sameSecret,
+} from '@hcn/contracts';
 import { createHmac } from 'node:crypto';
 
 /**
@@ -61,43 +68,19 @@ export class AgentCredentials {
    * registering it again needs the node's credential, as for any node.
    */
   issueBootstrap(claims: BootstrapClaims): string {
-    const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
-    return `boot.${payload}.${this.mac(`boot|${payload}`)}`;
+    const payload = encodeBootstrapClaims(claims);
+    return `${BOOTSTRAP_TOKEN_PREFIX}${payload}.${this.mac(`boot|${payload}`)}`;
   }
 
   /** The claims of a genuine, unexpired bootstrap token; undefined for anything else. */
   bootstrapClaims(token: string, now: Date): BootstrapClaims | undefined {
-    const [kind, payload, mac, ...rest] = token.split('.');
-    if (kind !== 'boot' || !payload || !mac || rest.length > 0) return undefined;
-    if (!sameSecret(mac, this.mac(`boot|${payload}`))) return undefined;
-    const claims = parseClaims(payload);
-    return claims && claims.expiresAt * 1000 > now.getTime() ? claims : undefined;
+    const read = readBootstrapToken(token);
+    if (!read || !sameSecret(read.mac, this.mac(`boot|${read.payload}`))) return undefined;
+    return read.claims.expiresAt * 1000 > now.getTime() ? read.claims : undefined;
   }
 
   private mac(value: string): string {
     return createHmac('sha256', this.secret).update(value).digest('base64url');
-  }
-}
-
-/** What a bootstrap token allows: one node id, optionally bound to a domain, until `expiresAt` (epoch seconds). */
-export interface BootstrapClaims {
-  readonly nodeId: string;
-  readonly domainId?: string;
-  readonly expiresAt: number;
-}
-
-function parseClaims(payload: string): BootstrapClaims | undefined {
-  try {
-    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Partial<BootstrapClaims>;
-    if (typeof claims.nodeId !== 'string' || typeof claims.expiresAt !== 'number') return undefined;
-    if (claims.domainId !== undefined && typeof claims.domainId !== 'string') return undefined;
-    return {
-      nodeId: claims.nodeId,
-      expiresAt: claims.expiresAt,
-      ...(claims.domainId ? { domainId: claims.domainId } : {}),
-    };
-  } catch {
-    return undefined;
   }
 }
 

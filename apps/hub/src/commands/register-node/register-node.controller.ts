@@ -1,5 +1,11 @@
 import { Public } from '../../auth/auth.guard';
-import { HcnError, RegisterNodeResponse, nodeStream, registerNodeRequestSchema } from '@hcn/contracts';
+import {
+  BootstrapClaims,
+  HcnError,
+  RegisterNodeResponse,
+  nodeStream,
+  registerNodeRequestSchema,
+} from '@hcn/contracts';
 import { nodeDecider, foldRecorded } from '@hcn/domain';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Body, Controller, Get, Headers, HttpCode, Inject, Post } from '@nestjs/common';
@@ -7,7 +13,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { AgentCredentials, BootstrapClaims, bearer, joinTokenMatches } from '../../auth/agent-credentials';
+import { AgentCredentials, bearer, joinTokenMatches } from '../../auth/agent-credentials';
 import { parseBody } from '../../common/parse-body';
 import type { HubConfig } from '../../config';
 import { HeartbeatCadence } from '../../sagas/heartbeat-cadence';

@@ -1,0 +1,38 @@
+/** What a per-node bootstrap token allows: one node id, optionally bound to a domain, until `expiresAt` (epoch s). */
+export interface BootstrapClaims {
+  readonly nodeId: string;
+  readonly domainId?: string;
+  readonly expiresAt: number;
+}
+
+/** The prefix of a bootstrap token: `boot.<base64url JSON claims>.<MAC>`. */
+export const BOOTSTRAP_TOKEN_PREFIX = 'boot.';
+
+/** The claims' encoded form, the part of a bootstrap token that its MAC covers. */
+export function encodeBootstrapClaims(claims: BootstrapClaims): string {
+  return Buffer.from(JSON.stringify(claims)).toString('base64url');
+}
+
+/**
+ * The claims a bootstrap token states and the encoded part they came from, NOT verified (only the hub, holding
+ * the key, can verify the MAC): the agent reads its node id from here; undefined for anything else.
+ */
+export function readBootstrapToken(
+  token: string,
+): { claims: BootstrapClaims; payload: string; mac: string } | undefined {
+  const [kind, payload, mac, ...rest] = token.split('.');
+  if (`${kind}.` !== BOOTSTRAP_TOKEN_PREFIX || !payload || !mac || rest.length > 0) return undefined;
+  try {
+    const c = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Partial<BootstrapClaims>;
+    if (typeof c.nodeId !== 'string' || typeof c.expiresAt !== 'number') return undefined;
+    if (c.domainId !== undefined && typeof c.domainId !== 'string') return undefined;
+    const claims = {
+      nodeId: c.nodeId,
+      expiresAt: c.expiresAt,
+      ...(c.domainId ? { domainId: c.domainId } : {}),
+    };
+    return { claims, payload, mac };
+  } catch {
+    return undefined;
+  }
+}
