@@ -10,16 +10,33 @@ import { AuthGuard } from './auth/auth.guard';
 import { DefineDomainHandler } from './commands/define-domain/define-domain.handler';
 import { TemplateChangeHandler } from './commands/define-template/define-template.handler';
 import { DeleteWorkloadHandler } from './commands/delete-workload/delete-workload.handler';
-import { DomainsController } from './commands/domains.controller';
-import { QuotasController } from './commands/quotas.controller';
 import { RestartWorkloadHandler } from './commands/restart-workload/restart-workload.handler';
 import { SetQuotaHandler } from './commands/set-quota/set-quota.handler';
 import { StopWorkloadHandler } from './commands/stop-workload/stop-workload.handler';
 import { SubmitWorkloadsHandler } from './commands/submit-workloads/submit-workloads.handler';
 import { SubmitWorkloadHandler } from './commands/submit-workload/submit-workload.handler';
-import { TemplatesController } from './commands/templates.controller';
 import { UpdateWorkloadHandler } from './commands/update-workload/update-workload.handler';
-import { WorkloadsController } from './commands/workloads.controller';
+import { ChangeNodeLabelsController } from './commands/change-node-labels/change-node-labels.controller';
+import { DefineDomainController } from './commands/define-domain/define-domain.controller';
+import { DefineTemplateController } from './commands/define-template/define-template.controller';
+import { DeleteTemplateController } from './commands/delete-template/delete-template.controller';
+import { DeleteWorkloadController } from './commands/delete-workload/delete-workload.controller';
+import { DrainNodeController } from './commands/drain-node/drain-node.controller';
+import { InstantiateTemplateController } from './commands/instantiate-template/instantiate-template.controller';
+import { RestartWorkloadController } from './commands/restart-workload/restart-workload.controller';
+import { SetQuotaController } from './commands/set-quota/set-quota.controller';
+import { StopNodeController } from './commands/stop-node/stop-node.controller';
+import { StopWorkloadController } from './commands/stop-workload/stop-workload.controller';
+import { SubmitWorkloadController } from './commands/submit-workload/submit-workload.controller';
+import { SubmitWorkloadsController } from './commands/submit-workloads/submit-workloads.controller';
+import { UpdateDomainController } from './commands/update-domain/update-domain.controller';
+import { UpdateTemplateController } from './commands/update-template/update-template.controller';
+import { UpdateWorkloadController } from './commands/update-workload/update-workload.controller';
+import { AgentSelfController } from './queries/agents.controller';
+import { DomainQueriesController } from './queries/domains.controller';
+import { QuotaQueriesController } from './queries/quotas.controller';
+import { SessionController } from './queries/session.controller';
+import { TemplateQueriesController } from './queries/templates.controller';
 import { LogStore } from './logs/log-store';
 import { WorkloadQueriesController } from './queries/workloads.controller';
 import { ClusterView } from './scheduling/cluster-view';
@@ -27,7 +44,6 @@ import { PlacementService } from './scheduling/placement.service';
 import { TemplateCatalog } from './scheduling/template-catalog';
 import { ChangeNodeLabelsHandler } from './commands/change-node-labels/change-node-labels.handler';
 import { DrainNodeHandler } from './commands/drain-node/drain-node.handler';
-import { NodeOperationsController } from './commands/node-operations.controller';
 import { BootstrapTokenController } from './commands/issue-bootstrap-token/bootstrap-token.controller';
 import { ReenrolmentTokenController } from './commands/issue-reenrolment-token/reenrolment-token.controller';
 import { RegisterNodeController } from './commands/register-node/register-node.controller';
@@ -48,7 +64,6 @@ import { ReportsController } from './audit/reports/reports.controller';
 import { AuditTimeTravelController } from './audit/time-travel/time-travel.controller';
 import { AuditVerifyController } from './audit/verify/verify.controller';
 import { ChangeFeedGateway } from './gateway/change-feed.gateway';
-import { SessionController } from './gateway/session.controller';
 import { DelegationsController } from './queries/delegations.controller';
 import { DevicesController } from './queries/devices.controller';
 import { AllocationsController } from './queries/allocations.controller';
@@ -80,15 +95,30 @@ export class HubModule {
       imports: [CqrsModule.forRoot()],
       controllers: [
         RegisterNodeController,
-        NodeOperationsController,
+        AgentSelfController,
+        DrainNodeController,
+        StopNodeController,
+        ChangeNodeLabelsController,
         ReenrolmentTokenController,
         BootstrapTokenController,
         NodesController,
-        WorkloadsController,
+        SubmitWorkloadController,
+        SubmitWorkloadsController,
+        StopWorkloadController,
+        RestartWorkloadController,
+        UpdateWorkloadController,
+        DeleteWorkloadController,
         WorkloadQueriesController,
-        DomainsController,
-        QuotasController,
-        TemplatesController,
+        DefineDomainController,
+        UpdateDomainController,
+        DomainQueriesController,
+        SetQuotaController,
+        QuotaQueriesController,
+        DefineTemplateController,
+        TemplateQueriesController,
+        UpdateTemplateController,
+        DeleteTemplateController,
+        InstantiateTemplateController,
         HealthController,
         ...(deps.config.opsHttp ? [] : [MetricsController]), // else only on the ops listener
         DashboardController,

@@ -7,6 +7,7 @@ import {
   admissionStream,
   quotaStream,
   workloadStream,
+  z,
 } from '@hcn/contracts';
 import {
   DomainError,
@@ -24,6 +25,9 @@ import { Principal, requireNamespace } from '../auth/principal';
 import type { HotStreams } from '../common/hot-streams';
 import { CommandContext, CommandEngine, requestContext, toNewEvents } from '@hcn/commands';
 import type { Clock } from '../tokens';
+
+/** A workload id path parameter. */
+export const workloadIdSchema = z.string().uuid();
 
 /** What a workload command answers: the workload's state after it. */
 export interface WorkloadCommandResult {

@@ -8,7 +8,7 @@ import {
 } from '@hcn/contracts';
 import { nodeDecider, foldRecorded } from '@hcn/domain';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
-import { Body, Controller, Get, Headers, HttpCode, Inject, Post } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Inject, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
@@ -16,22 +16,13 @@ import { z } from 'zod';
 import { AgentCredentials, bearer, joinTokenMatches } from '../../auth/agent-credentials';
 import { parseBody } from '../../common/parse-body';
 import type { HubConfig } from '../../config';
-import { HeartbeatCadence } from '../../sagas/heartbeat-cadence';
 import { HUB_CONFIG } from '../../tokens';
 import { RegisterNodeCommand } from './register-node.command';
 
 /** A registration body as parsed. */
 type Registration = z.output<typeof registerNodeRequestSchema>;
 
-/** The answer of `GET /v1/agents/me`: the node as the log knows it, and the cadence it is to keep now. */
-export interface AgentSelf {
-  readonly nodeId: string;
-  readonly status: string;
-  readonly heartbeatIntervalSeconds: number;
-  readonly nodeTtlSeconds: number;
-}
-
-/** Agent registration and self-lookup. */
+/** `POST /v1/agents/register`: agent registration (self-lookup: queries/agents.controller.ts). */
 @ApiTags('agents')
 @Public()
 @Controller('v1/agents')
@@ -41,7 +32,6 @@ export class RegisterNodeController {
     private readonly credentials: AgentCredentials,
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
     @Inject(EVENT_STORE) private readonly store: EventStore,
-    private readonly cadence: HeartbeatCadence,
   ) {}
 
   @Post('register')
@@ -103,26 +93,6 @@ export class RegisterNodeController {
   private async isRegistered(nodeId: string): Promise<boolean> {
     const events = await this.store.readStream(nodeStream(nodeId));
     return foldRecorded(nodeDecider, events).status !== 'unregistered';
-  }
-
-  @Get('me')
-  @ApiOperation({
-    summary:
-      "The calling agent's node as the event log knows it (404 when the hub forgot it), and the heartbeat interval and TTL it is to keep now",
-  })
-  async me(@Headers('authorization') authorization: string | undefined): Promise<AgentSelf> {
-    const nodeId = this.credentials.nodeIdOf(bearer(authorization));
-    const events = await this.store.readStream(nodeStream(nodeId));
-    const state = foldRecorded(nodeDecider, events);
-    if (state.status === 'unregistered')
-      throw new HcnError('NODE.NOT_FOUND', `Node ${nodeId} is not registered`, { nodeId });
-    const cadence = this.cadence.current();
-    return {
-      nodeId,
-      status: state.status,
-      heartbeatIntervalSeconds: cadence.intervalSeconds,
-      nodeTtlSeconds: cadence.ttlSeconds,
-    };
   }
 }
 

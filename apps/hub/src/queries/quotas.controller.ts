@@ -1,20 +1,18 @@
-import { namespaceSchema, quotaLimitsSchema, quotaStream, z } from '@hcn/contracts';
+import { namespaceSchema, quotaStream } from '@hcn/contracts';
 import { foldRecorded, quotaDecider, quotaUsed } from '@hcn/domain';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
-import { Body, Controller, Get, Inject, Param, Put, Query, Res } from '@nestjs/common';
-import { CommandBus } from '@nestjs/cqrs';
-import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import type { DataSource } from 'typeorm';
 import { RequireRole } from '../auth/auth.guard';
 import { CurrentPrincipal } from '../auth/current-principal';
 import { Principal, requireNamespace, visibleNamespaces } from '../auth/principal';
-import type { Response } from 'express';
-import { ApiQueries, sortAndPageDocs, totalCountHeader } from '../queries/list-query';
-import { QUOTA_SORTS, listQuotaUsage, listQuotasQuerySchema } from '../queries/quotas.query';
-import { HUB_CONFIG, READ_MODELS } from '../tokens';
-import type { HubConfig } from '../config';
-import type { DataSource } from 'typeorm';
 import { parseBody } from '../common/parse-body';
-import { SetQuotaCommand } from './set-quota/set-quota.command';
+import type { HubConfig } from '../config';
+import { HUB_CONFIG, READ_MODELS } from '../tokens';
+import { ApiQueries, sortAndPageDocs, totalCountHeader } from './list-query';
+import { QUOTA_SORTS, listQuotaUsage, listQuotasQuerySchema } from './quotas.query';
 
 const listParams: Array<[string, string]> = [
   ['namespace', 'only these namespaces (repeatable; within the token scope)'],
@@ -22,30 +20,15 @@ const listParams: Array<[string, string]> = [
   ...sortAndPageDocs(QUOTA_SORTS, 'asc', '1..1000; default: every namespace (X-Total-Count has the count)'),
 ];
 
-const quotaBodySchema = z.object({ limits: quotaLimitsSchema }).strict();
-
-/** Namespace quotas: hard limits (admin) and usage (viewers of the namespace). */
+/** `GET /v1/quotas[/:namespace]`: limits and usage (viewers of the namespace). */
 @ApiTags('quotas')
 @Controller('v1/quotas')
-export class QuotasController {
+export class QuotaQueriesController {
   constructor(
-    private readonly commands: CommandBus,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(READ_MODELS) private readonly db: DataSource,
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
   ) {}
-
-  @Put(':namespace')
-  @RequireRole('admin')
-  @ApiOperation({
-    summary: 'Set the hard limits of a namespace (cpuMillis, memoryBytes, accelerators, workloads)',
-  })
-  @ApiBody({ schema: z.toJSONSchema(quotaBodySchema, { io: 'input' }) as object })
-  set(@CurrentPrincipal() principal: Principal, @Param('namespace') ns: string, @Body() body: unknown) {
-    const namespace = parseBody(namespaceSchema, ns, 'QUOTA.NAMESPACE');
-    const { limits } = parseBody(quotaBodySchema, body, 'QUOTA.LIMITS');
-    return this.commands.execute(new SetQuotaCommand(namespace, limits, principal.name));
-  }
 
   @Get()
   @RequireRole('viewer')

@@ -1,0 +1,26 @@
+import { domainDefinitionSchema, z } from '@hcn/contracts';
+import { Body, Controller, Post } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { RequireRole } from '../../auth/auth.guard';
+import { CurrentPrincipal } from '../../auth/current-principal';
+import type { Principal } from '../../auth/principal';
+import { parseBody } from '../../common/parse-body';
+import { DefineDomainCommand } from './define-domain.command';
+import type { DomainCommandResult } from './define-domain.handler';
+
+/** `POST /v1/domains`: define a domain (admin). */
+@ApiTags('domains')
+@Controller('v1/domains')
+export class DefineDomainController {
+  constructor(private readonly commands: CommandBus) {}
+
+  @Post()
+  @RequireRole('admin')
+  @ApiOperation({ summary: 'Define a domain: parent, region, labels, scheduling policy, head node' })
+  @ApiBody({ schema: z.toJSONSchema(domainDefinitionSchema, { io: 'input' }) as object })
+  define(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<DomainCommandResult> {
+    const definition = parseBody(domainDefinitionSchema, body, 'DOMAIN.DEFINITION');
+    return this.commands.execute(new DefineDomainCommand(definition, 'create', principal.name));
+  }
+}

@@ -1,0 +1,31 @@
+import { EVENT_STORE, EventStore } from '@hcn/eventstore';
+import { Controller, Delete, Inject, Param } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { RequireRole } from '../../auth/auth.guard';
+import { CurrentPrincipal } from '../../auth/current-principal';
+import type { Principal } from '../../auth/principal';
+import { TemplateCatalog } from '../../scheduling/template-catalog';
+import { changeTemplate, loadTemplate } from '../template-command';
+
+/** `DELETE /v1/templates/:id`: delete a job template. */
+@ApiTags('templates')
+@RequireRole('operator')
+@Controller('v1/templates')
+export class DeleteTemplateController {
+  constructor(
+    private readonly commands: CommandBus,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly catalog: TemplateCatalog,
+  ) {}
+
+  @Delete(':id')
+  @ApiOperation({ summary: 'Delete a template' })
+  async remove(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    const current = await loadTemplate(this.store, principal, id);
+    return changeTemplate(this.commands, this.catalog, principal, current.namespace, {
+      type: 'DeleteTemplate',
+      templateId: current.templateId,
+    });
+  }
+}

@@ -1,0 +1,30 @@
+import { namespaceSchema, quotaLimitsSchema, z } from '@hcn/contracts';
+import { Body, Controller, Param, Put } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { RequireRole } from '../../auth/auth.guard';
+import { CurrentPrincipal } from '../../auth/current-principal';
+import type { Principal } from '../../auth/principal';
+import { parseBody } from '../../common/parse-body';
+import { SetQuotaCommand } from './set-quota.command';
+
+const quotaBodySchema = z.object({ limits: quotaLimitsSchema }).strict();
+
+/** `PUT /v1/quotas/:namespace`: set a namespace's hard limits (admin). */
+@ApiTags('quotas')
+@Controller('v1/quotas')
+export class SetQuotaController {
+  constructor(private readonly commands: CommandBus) {}
+
+  @Put(':namespace')
+  @RequireRole('admin')
+  @ApiOperation({
+    summary: 'Set the hard limits of a namespace (cpuMillis, memoryBytes, accelerators, workloads)',
+  })
+  @ApiBody({ schema: z.toJSONSchema(quotaBodySchema, { io: 'input' }) as object })
+  set(@CurrentPrincipal() principal: Principal, @Param('namespace') ns: string, @Body() body: unknown) {
+    const namespace = parseBody(namespaceSchema, ns, 'QUOTA.NAMESPACE');
+    const { limits } = parseBody(quotaBodySchema, body, 'QUOTA.LIMITS');
+    return this.commands.execute(new SetQuotaCommand(namespace, limits, principal.name));
+  }
+}

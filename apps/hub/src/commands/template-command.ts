@@ -1,0 +1,41 @@
+import { HcnError, TemplateDefinition, templateStream, z } from '@hcn/contracts';
+import { TemplateCommand, foldRecorded, templateDecider } from '@hcn/domain';
+import type { EventStore } from '@hcn/eventstore';
+import type { CommandBus } from '@nestjs/cqrs';
+import { Principal, requireNamespace } from '../auth/principal';
+import { parseBody } from '../common/parse-body';
+import type { TemplateCatalog } from '../scheduling/template-catalog';
+import { TemplateChangeCommand } from './define-template/define-template.command';
+
+const templateIdSchema = z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/);
+
+/** A template the principal may see, read from its stream (TEMPLATE.NOT_FOUND otherwise). */
+export async function loadTemplate(
+  store: EventStore,
+  principal: Principal,
+  id: string,
+): Promise<TemplateDefinition> {
+  const templateId = parseBody(templateIdSchema, id, 'TEMPLATE.ID');
+  const events = await store.readStream(templateStream(templateId));
+  const definition = foldRecorded(templateDecider, events).definition;
+  const notFound = { code: 'TEMPLATE.NOT_FOUND', message: `Template ${templateId} does not exist` };
+  if (!definition) throw new HcnError(notFound.code, notFound.message);
+  requireNamespace(principal, definition.namespace, notFound);
+  return definition;
+}
+
+/** Runs a template change in the principal's namespace, then tells this hub's catalog (shared by the template use cases). */
+export async function changeTemplate(
+  commands: CommandBus,
+  catalog: TemplateCatalog,
+  principal: Principal,
+  namespace: string,
+  change: TemplateCommand,
+): Promise<unknown> {
+  requireNamespace(principal, namespace);
+  const result: unknown = await commands.execute(new TemplateChangeCommand(change, principal.name));
+  if (change.type === 'DeleteTemplate')
+    catalog.apply({ type: 'TemplateDeleted', data: { templateId: change.templateId } });
+  else catalog.apply({ type: 'TemplateDefined', data: change.definition });
+  return result;
+}

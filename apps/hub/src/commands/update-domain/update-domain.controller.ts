@@ -1,0 +1,33 @@
+import { domainDefinitionSchema, domainIdSchema, z } from '@hcn/contracts';
+import { Body, Controller, Param, Put } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { RequireRole } from '../../auth/auth.guard';
+import { CurrentPrincipal } from '../../auth/current-principal';
+import type { Principal } from '../../auth/principal';
+import { parseBody } from '../../common/parse-body';
+import { DefineDomainCommand } from '../define-domain/define-domain.command';
+import type { DomainCommandResult } from '../define-domain/define-domain.handler';
+
+const updateBodySchema = domainDefinitionSchema.omit({ domainId: true });
+
+/** `PUT /v1/domains/:id`: replace a domain's definition (admin; the define-domain handler, mode update). */
+@ApiTags('domains')
+@Controller('v1/domains')
+export class UpdateDomainController {
+  constructor(private readonly commands: CommandBus) {}
+
+  @Put(':id')
+  @RequireRole('admin')
+  @ApiOperation({ summary: "Replace a domain's definition" })
+  @ApiBody({ schema: z.toJSONSchema(updateBodySchema, { io: 'input' }) as object })
+  update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Body() body: unknown,
+  ): Promise<DomainCommandResult> {
+    const domainId = parseBody(domainIdSchema, id, 'DOMAIN.ID');
+    const definition = { domainId, ...parseBody(updateBodySchema, body, 'DOMAIN.DEFINITION') };
+    return this.commands.execute(new DefineDomainCommand(definition, 'update', principal.name));
+  }
+}

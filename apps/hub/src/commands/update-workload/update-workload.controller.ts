@@ -1,0 +1,32 @@
+import { workloadSpecSchema, z } from '@hcn/contracts';
+import { Body, Controller, Param, Put } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { RequireRole } from '../../auth/auth.guard';
+import { CurrentPrincipal } from '../../auth/current-principal';
+import type { Principal } from '../../auth/principal';
+import { parseBody } from '../../common/parse-body';
+import { WorkloadCommandResult, workloadIdSchema } from '../workload-command';
+import { UpdateWorkloadCommand } from './update-workload.command';
+
+/** `PUT /v1/workloads/:id`: replace a workload's spec. */
+@ApiTags('workloads')
+@RequireRole('operator')
+@Controller('v1/workloads')
+export class UpdateWorkloadController {
+  constructor(private readonly commands: CommandBus) {}
+
+  @Put(':id')
+  @ApiOperation({ summary: 'Replace the spec; allocations whose spec changed are replaced' })
+  @ApiBody({ schema: z.toJSONSchema(workloadSpecSchema, { io: 'input' }) as object })
+  update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Body() body: unknown,
+  ): Promise<WorkloadCommandResult> {
+    const spec = parseBody(workloadSpecSchema, body, 'WORKLOAD.SPEC');
+    return this.commands.execute(
+      new UpdateWorkloadCommand(principal, parseBody(workloadIdSchema, id, 'WORKLOAD.ID'), spec),
+    );
+  }
+}

@@ -1,0 +1,25 @@
+import { HcnError, domainIdSchema, domainStream } from '@hcn/contracts';
+import { domainDecider, foldRecorded } from '@hcn/domain';
+import { EVENT_STORE, EventStore } from '@hcn/eventstore';
+import { Controller, Get, Inject, Param } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { RequireRole } from '../auth/auth.guard';
+import { parseBody } from '../common/parse-body';
+
+/** `GET /v1/domains/:id`: one domain's definition, from its stream (the list is in nodes.controller.ts). */
+@ApiTags('domains')
+@Controller('v1/domains')
+export class DomainQueriesController {
+  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+
+  @Get(':id')
+  @RequireRole('viewer')
+  @ApiOperation({ summary: "One domain's definition (from its stream)" })
+  async get(@Param('id') id: string) {
+    const domainId = parseBody(domainIdSchema, id, 'DOMAIN.ID');
+    const events = await this.store.readStream(domainStream(domainId));
+    const state = foldRecorded(domainDecider, events);
+    if (!state.definition) throw new HcnError('DOMAIN.NOT_FOUND', `Domain ${domainId} is not defined`);
+    return { ...state.definition, revision: events.length - 1 };
+  }
+}
