@@ -14,7 +14,6 @@ import { RestartWorkloadHandler } from './commands/restart-workload/restart-work
 import { SetQuotaHandler } from './commands/set-quota/set-quota.handler';
 import { StopWorkloadHandler } from './commands/stop-workload/stop-workload.handler';
 import { SubmitWorkloadsHandler } from './commands/submit-workloads/submit-workloads.handler';
-import { SubmitWorkloadHandler } from './commands/submit-workload/submit-workload.handler';
 import { UpdateWorkloadHandler } from './commands/update-workload/update-workload.handler';
 import { ChangeNodeLabelsController } from './commands/change-node-labels/change-node-labels.controller';
 import { DefineDomainController } from './commands/define-domain/define-domain.controller';
@@ -152,7 +151,6 @@ export class HubModule {
         DrainNodeHandler,
         StopNodeHandler,
         ChangeNodeLabelsHandler,
-        SubmitWorkloadHandler,
         SubmitWorkloadsHandler,
         StopWorkloadHandler,
         RestartWorkloadHandler,

@@ -141,29 +141,9 @@ export class PlacementService {
   }
 
   /**
-   * A new workload's submission and its first placements in one append: each due instance is decided and its
-   * capacity reserved on the node first, then WorkloadSubmitted and every decision go to the new stream together
-   * (expected: no stream), one append where submission and placement took two. Instances whose reservations kept
-   * being refused stay pending for the saga. A crash between a reservation and this append leaves a reservation
-   * that no workload records: the saga's sweep gives it back. Throws WORKLOAD.ALREADY_SUBMITTED (after giving
-   * back what it reserved and the stream does not use) when the stream exists: a concurrent submission with the
-   * same idempotency key won.
-   */
-  async submitAndPlace(
-    workloadId: string,
-    submit: WorkloadCommand & { type: 'Submit' },
-    context: CommandContext,
-  ): Promise<SubmittedWorkload> {
-    const [committed] = await this.commitSubmissions([
-      await this.prepareSubmission(workloadId, submit, context),
-    ]);
-    if (!committed.ok) throw committed.error;
-    return committed;
-  }
-
-  /**
    * The first half of a submission: the submission decided and each due instance's capacity reserved, nothing
-   * appended to the workload stream yet. Gives back what it reserved when it fails.
+   * appended to the workload stream yet. Gives back what it reserved when it fails; a crash before the commit
+   * leaves reservations no workload records, which the saga's sweep gives back.
    */
   async prepareSubmission(
     workloadId: string,

@@ -9,8 +9,8 @@ import { RequireRole } from '../../auth/auth.guard';
 import { CurrentPrincipal } from '../../auth/current-principal';
 import type { Principal } from '../../auth/principal';
 import { parseBody } from '../../common/parse-body';
-import { SubmitWorkloadCommand } from '../submit-workload/submit-workload.command';
-import type { SubmitWorkloadResult } from '../submit-workload/submit-workload.handler';
+import { submitOne } from '../submit-workload/submit-one';
+import type { SubmitWorkloadResult } from '../submit-workloads/submit-workloads.handler';
 import { loadTemplate } from '../template-command';
 
 const instantiateBodySchema = z
@@ -43,9 +43,7 @@ export class InstantiateTemplateController {
     const { parameters, idempotencyKey } = parseBody(instantiateBodySchema, body, 'TEMPLATE.INSTANTIATE');
     const filled = { namespace: template.namespace, ...instantiateTemplate(template, parameters) };
     const spec = parseBody(workloadSpecSchema, filled, 'TEMPLATE.SPEC');
-    const result: SubmitWorkloadResult = await this.commands.execute(
-      new SubmitWorkloadCommand(principal, spec, idempotencyKey ?? null),
-    );
+    const result = await submitOne(this.commands, principal, spec, idempotencyKey ?? null);
     response.status(result.created ? 201 : 200);
     return result;
   }

@@ -7,8 +7,8 @@ import { RequireRole } from '../../auth/auth.guard';
 import { CurrentPrincipal } from '../../auth/current-principal';
 import type { Principal } from '../../auth/principal';
 import { parseBody } from '../../common/parse-body';
-import { SubmitWorkloadCommand } from './submit-workload.command';
-import type { SubmitWorkloadResult } from './submit-workload.handler';
+import { submitOne } from './submit-one';
+import type { SubmitWorkloadResult } from '../submit-workloads/submit-workloads.handler';
 
 /** Body of a submission: the spec, plus an optional idempotency key (or the Idempotency-Key header). */
 export const submitBodySchema = workloadSpecSchema.extend({
@@ -36,9 +36,7 @@ export class SubmitWorkloadController {
     const fromHeader =
       header === undefined ? undefined : parseBody(idempotencyHeader, header, 'WORKLOAD.IDEMPOTENCY_KEY');
     const key = idempotencyKey ?? fromHeader ?? null;
-    const result: SubmitWorkloadResult = await this.commands.execute(
-      new SubmitWorkloadCommand(principal, spec, key),
-    );
+    const result = await submitOne(this.commands, principal, spec, key);
     response.status(result.created ? 201 : 200);
     return result;
   }

@@ -7,10 +7,12 @@ export interface BatchItem {
   readonly idempotencyKey: string | null;
 }
 
-/** Submit many workloads of one namespace at once: admitted as a whole, placed together. */
+/** Submit workloads of one namespace at once (a single submission is a batch of one): admitted as a whole, placed together. */
 export class SubmitWorkloadsCommand {
   constructor(
     readonly principal: Principal,
     readonly items: readonly BatchItem[],
+    /** A single submission (`POST /v1/workloads`, a template instantiated) as a batch of one: its metrics and context. */
+    readonly single = false,
   ) {}
 }

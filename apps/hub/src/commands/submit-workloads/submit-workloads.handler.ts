@@ -16,8 +16,8 @@ import { checkHostPaths } from '../submit-workload/host-paths';
 import { sealSecrets } from '../submit-workload/seal-secrets';
 import { checkRequestCaps } from '../submit-workload/request-caps';
 import type { HubConfig } from '../../config';
-import type { SubmitWorkloadResult } from '../submit-workload/submit-workload.handler';
 import {
+  WorkloadCommandResult,
   answerRepeated,
   holdQuotaAll,
   loadWorkload,
@@ -30,6 +30,12 @@ import { BatchItem, SubmitWorkloadsCommand } from './submit-workloads.command';
 const KEY_READS = 16;
 /** Submissions of a batch decided and reserved side by side (their node appends group-commit). */
 const PREPARE_CONCURRENCY = 64;
+
+/** Answer for one submitted workload (and the reply of a single submission). */
+export interface SubmitWorkloadResult extends WorkloadCommandResult {
+  /** False when the idempotency key named an existing identical submission. */
+  created: boolean;
+}
 
 /** Reply to a batch: one answer per workload, in the order given. */
 export interface SubmitWorkloadsResult {
@@ -49,7 +55,9 @@ interface Fresh {
 /**
  * A batch of one namespace: every check of every workload first (namespace, idempotency conflicts, types, device
  * limits), then the quota of all of them held in one decision (all or none), then each decided and reserved, and
- * every new stream created in one appendMany. Bad input or an over-quota batch writes nothing.
+ * every new stream created in one appendMany. Bad input or an over-quota batch writes nothing. A single
+ * submission is a batch of one (`single`): its quota is held under the workload's own context, and it is timed
+ * as a submission (hcn_submission_stage_seconds total and quota) rather than as a batch.
  */
 @CommandHandler(SubmitWorkloadsCommand)
 export class SubmitWorkloadsHandler implements ICommandHandler<
@@ -66,7 +74,7 @@ export class SubmitWorkloadsHandler implements ICommandHandler<
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
   ) {}
 
-  async execute({ principal, items: given }: SubmitWorkloadsCommand): Promise<SubmitWorkloadsResult> {
+  async execute({ principal, items: given, single }: SubmitWorkloadsCommand): Promise<SubmitWorkloadsResult> {
     const items = given.map((item) => ({ ...item, spec: sealSecrets(item.spec, this.config) }));
     const namespace = oneNamespace(items);
     requireNamespace(principal, namespace);
@@ -91,16 +99,23 @@ export class SubmitWorkloadsHandler implements ICommandHandler<
       });
     }
     if (fresh.length > 0) {
-      const timer = this.metrics.batchSubmissions.startTimer();
+      const one = single && fresh.length === 1;
+      const stage = this.metrics.submissionStageSeconds;
+      const timer = one ? undefined : this.metrics.batchSubmissions.startTimer();
+      const total = one ? stage.startTimer({ stage: 'total' }) : undefined;
       try {
-        const batchContext = userContext(principal, this.clock, randomUUID());
+        const batchContext = one ? fresh[0].context : userContext(principal, this.clock, randomUUID());
         const holds = fresh.map((f) => ({ workloadId: f.workloadId, spec: f.item.spec }));
+        const quota = one ? stage.startTimer({ stage: 'quota' }) : undefined;
         await holdQuotaAll(this.hot, namespace, holds, batchContext, this.config.defaultQuota);
-        const prepared = await this.prepareAll(fresh, batchContext);
+        quota?.();
+        const failed = one ? 'submission failed' : 'batch failed';
+        const prepared = await this.prepareAll(fresh, batchContext, failed);
         await this.commit(prepared, fresh, answers);
-        timer({ outcome: 'created' });
+        timer?.({ outcome: 'created' });
+        total?.();
       } catch (error) {
-        timer({ outcome: error instanceof HcnError ? error.code : 'failed' });
+        timer?.({ outcome: error instanceof HcnError ? error.code : 'failed' });
         throw error;
       }
     }
@@ -127,6 +142,7 @@ export class SubmitWorkloadsHandler implements ICommandHandler<
   private async prepareAll(
     fresh: readonly Fresh[],
     batchContext: CommandContext,
+    reason: string,
   ): Promise<PreparedSubmission[]> {
     const prepared: PreparedSubmission[] = new Array(fresh.length);
     const failures: unknown[] = [];
@@ -148,8 +164,8 @@ export class SubmitWorkloadsHandler implements ICommandHandler<
     };
     await Promise.all(Array.from({ length: Math.min(PREPARE_CONCURRENCY, fresh.length) }, worker));
     if (failures.length === 0) return prepared;
-    for (const p of prepared.filter(Boolean)) await this.placement.releasePrepared(p, 'batch failed');
-    await this.releaseQuota(fresh, batchContext, 'batch failed');
+    for (const p of prepared.filter(Boolean)) await this.placement.releasePrepared(p, reason);
+    await this.releaseQuota(fresh, batchContext, reason);
     throw failures[0];
   }
 
