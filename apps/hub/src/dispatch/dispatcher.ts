@@ -16,7 +16,7 @@ import { commandTopicFor } from '@hcn/platform';
 import { loadCheckpoint, saveCheckpoint } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
 import type { HubMetrics } from '../common/metrics';
-import type { PlacementListener } from '../scheduling/placement.service';
+import type { PlacementListener } from '../scheduling/reservations';
 import { placementCommand } from './placement-command';
 
 const CHECKPOINT = 'dispatcher';

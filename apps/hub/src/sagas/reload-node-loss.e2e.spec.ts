@@ -3,7 +3,7 @@ import { nodeDecider, workloadDecider } from '@hcn/domain';
 import { PostgresEventStore } from '@hcn/eventstore';
 import { describeWithPostgres, eventuallyExpect } from '@hcn/testing';
 import { CommandEngine, requestContext } from '@hcn/commands';
-import { allocationIdFor } from '../scheduling/placement.service';
+import { allocationIdFor } from '../scheduling/decision-record';
 import { HubHarness, processSpec, registerNode, startHubHarness } from '../testing/hub-harness';
 
 const context = () => requestContext({ kind: 'system', id: 'spec' }, new Date());

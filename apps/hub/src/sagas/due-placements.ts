@@ -1,0 +1,83 @@
+import { inParallel } from '@hcn/contracts';
+import { WorkloadState, dueInstances } from '@hcn/domain';
+import type { PlacementService } from '../scheduling/placement.service';
+import type { Clock } from '../tokens';
+import { sagaContext } from './saga-facts';
+
+/**
+ * The saga's placement queue: workloads due for a placement attempt (claimed after the accepting hub's head start,
+ * retried after a skip, unschedulable ones again when capacity appears), placed by priority, four side by side.
+ */
+export class DuePlacements {
+  private readonly due = new Map<string, number>();
+  /** Workloads with an instance that found no room: tried again whenever capacity appears. */
+  private readonly unschedulable = new Set<string>();
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly workloads: ReadonlyMap<string, WorkloadState>,
+    private readonly placement: PlacementService,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Workloads with something still to do. */
+  get size(): number {
+    return this.due.size;
+  }
+
+  /** Marks a workload due at `at` (ms), unless it is due earlier already. */
+  markDue(workloadId: string, at: number): void {
+    const current = this.due.get(workloadId);
+    if (current === undefined || at < current) this.due.set(workloadId, at);
+  }
+
+  /** Notes whether a workload waits for capacity (tried again by `retryUnschedulable`). */
+  waitsForCapacity(workloadId: string, waits: boolean): void {
+    if (waits) this.unschedulable.add(workloadId);
+    else this.unschedulable.delete(workloadId);
+  }
+
+  /** Capacity appeared: every workload waiting for it is due now. */
+  retryUnschedulable(): void {
+    for (const workloadId of this.unschedulable) this.markDue(workloadId, 0);
+  }
+
+  /** Starts a pass over the due workloads unless one runs. */
+  kick(): void {
+    if (this.running) return;
+    this.running = this.runDue().finally(() => (this.running = undefined));
+  }
+
+  /** Resolves when the pass in progress (if any) has ended. */
+  async settled(): Promise<void> {
+    await this.running;
+  }
+
+  private async runDue(): Promise<void> {
+    const now = this.clock().getTime();
+    const ready = [...this.due].filter(([, at]) => at <= now).map(([id]) => id);
+    const byPriority = ready.sort(
+      (a, b) => (this.workloads.get(b)?.spec?.priority ?? 0) - (this.workloads.get(a)?.spec?.priority ?? 0),
+    );
+    byPriority.forEach((id) => this.due.delete(id));
+    // what the log already shows as placed (by this hub's request path or another hub) needs no read
+    const work = byPriority.filter((id) => this.hasDueInstances(id, now));
+    await inParallel(work, 4, async (workloadId) => {
+      try {
+        const outcomes = await this.placement.placeDue(
+          workloadId,
+          sagaContext(this.clock, `saga:${workloadId}`, workloadId),
+        );
+        if (outcomes.outcomes.includes('skipped')) this.markDue(workloadId, now + 1000);
+      } catch (error) {
+        console.error(`[workload-saga] placing ${workloadId}: ${(error as Error).message}`);
+        this.markDue(workloadId, now + 1000);
+      }
+    });
+  }
+
+  private hasDueInstances(workloadId: string, now: number): boolean {
+    const state = this.workloads.get(workloadId);
+    return state !== undefined && dueInstances(state, now).length > 0;
+  }
+}

@@ -1,0 +1,51 @@
+import { PlacedDevices, deterministicUuid } from '@hcn/contracts';
+import { DecisionRecord, InstanceView } from '@hcn/domain';
+import { ChosenDevices, DEFAULT_TOP_K, Decision, recordedScopes } from '@hcn/scheduling';
+
+/** Result of trying to place one instance. */
+export type PlacementOutcome = 'placed' | 'unschedulable' | 'skipped';
+
+/** The allocation id of one attempt of one instance: the same on every hub and after a restart. */
+export function allocationIdFor(workloadId: string, instance: number, attempt: number): string {
+  return deterministicUuid(`allocation:${workloadId}:${instance}:${attempt}`);
+}
+
+/** Turns a scheduler decision into the record the workload decider takes (verdicts compacted to `topK`). */
+export function toDecisionRecord(
+  instance: InstanceView,
+  decision: Decision,
+  allocationId: string,
+  topK = DEFAULT_TOP_K,
+): DecisionRecord {
+  const { hops, rejections } = recordedScopes(decision, topK);
+  const base = { instance: instance.instance, attempt: instance.attempt, hops, rejections };
+  if (decision.outcome === 'placed') {
+    const domainId = decision.domainPath[decision.domainPath.length - 1];
+    const placed = { kind: 'placed' as const, allocationId, nodeId: decision.nodeId, domainId };
+    return {
+      ...base,
+      outcome: decision.devices ? { ...placed, devices: placedDevices(decision.devices) } : placed,
+    };
+  }
+  const detail = Object.entries(decision.reasons)
+    .map(([code, n]) => `${code} x${n}`)
+    .join(', ');
+  return {
+    ...base,
+    outcome: { kind: 'unschedulable', reasons: decision.reasons, detail: detail.slice(0, 2000) },
+  };
+}
+
+/** The chosen devices as recorded in AllocationPlaced (grants are implied by vendor, indexes and slice). */
+function placedDevices(chosen: ChosenDevices): PlacedDevices {
+  const { vendor, indexes, sliceMemoryBytes, oneIsland, bandwidthGBps, computeUnits, scores } = chosen;
+  const base = {
+    vendor: vendor as PlacedDevices['vendor'],
+    indexes: [...indexes],
+    oneIsland,
+    bandwidthGBps,
+    computeUnits,
+    scores: { ...scores },
+  };
+  return sliceMemoryBytes === undefined ? base : { ...base, sliceMemoryBytes };
+}
