@@ -3,11 +3,11 @@ import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
-import { RequireRole } from '../../auth/auth.guard';
-import { CurrentPrincipal } from '../../auth/current-principal';
-import { Principal, requireNamespace } from '../../auth/principal';
-import { parseBody } from '../../common/parse-body';
-import { CLOCK, Clock } from '../../tokens';
+import { RequireRole } from '../../../auth/auth.guard';
+import { CurrentPrincipal } from '../../../auth/current-principal';
+import { Principal, requireNamespace } from '../../../auth/principal';
+import { parseBody } from '../../../common/parse-body';
+import { CLOCK, Clock } from '../../../tokens';
 
 const nodeId = z.string().uuid();
 const name = z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/);

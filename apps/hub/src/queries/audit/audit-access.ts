@@ -2,8 +2,8 @@ import { AuditError, namespaceOfStream, readWorkload } from '@hcn/audit';
 import type { RecordedHcnEvent } from '@hcn/contracts';
 import type { EventStore } from '@hcn/eventstore';
 import { z } from 'zod';
-import { Principal, requireNamespace } from '../auth/principal';
-import { parseBody } from '../common/parse-body';
+import { Principal, requireNamespace } from '../../auth/principal';
+import { parseBody } from '../../common/parse-body';
 
 const workloadId = z.string().uuid();
 

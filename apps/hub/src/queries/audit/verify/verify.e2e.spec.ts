@@ -1,6 +1,6 @@
 import { describeWithPostgres } from '@hcn/testing';
 import { Client } from 'pg';
-import { HubHarness, registerNode, startHubHarness } from '../../testing/hub-harness';
+import { HubHarness, registerNode, startHubHarness } from '../../../testing/hub-harness';
 
 const SCOPED = 'verify-team-a-token-0123456789';
 const VIEWER = 'verify-viewer-token-0123456789';

@@ -11,10 +11,10 @@ import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { z } from 'zod';
-import { RequireRole } from '../../auth/auth.guard';
-import { CurrentPrincipal } from '../../auth/current-principal';
-import { Principal, visibleNamespaces } from '../../auth/principal';
-import { parseBody } from '../../common/parse-body';
+import { RequireRole } from '../../../auth/auth.guard';
+import { CurrentPrincipal } from '../../../auth/current-principal';
+import { Principal, visibleNamespaces } from '../../../auth/principal';
+import { parseBody } from '../../../common/parse-body';
 import { parseFormat } from '../audit-access';
 
 const KINDS = ['compliance', ...REPORT_SECTIONS] as const;

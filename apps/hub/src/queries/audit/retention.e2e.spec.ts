@@ -1,7 +1,13 @@
 import { domainStream, heartbeatStream, nodeStream, quotaStream, workloadStream } from '@hcn/contracts';
 import { AGENT_REPORTS_TOPIC } from '@hcn/platform';
 import { describeWithPostgres, eventually } from '@hcn/testing';
-import { signedReport, HubHarness, processSpec, registerNode, startHubHarness } from '../testing/hub-harness';
+import {
+  signedReport,
+  HubHarness,
+  processSpec,
+  registerNode,
+  startHubHarness,
+} from '../../testing/hub-harness';
 
 describeWithPostgres(
   'retention: audit-relevant streams never expire, heartbeats do (hub, real PostgreSQL)',

@@ -3,10 +3,10 @@ import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
-import { RequireRole } from '../../auth/auth.guard';
-import { CurrentPrincipal } from '../../auth/current-principal';
-import type { Principal } from '../../auth/principal';
-import { parseBody } from '../../common/parse-body';
+import { RequireRole } from '../../../auth/auth.guard';
+import { CurrentPrincipal } from '../../../auth/current-principal';
+import type { Principal } from '../../../auth/principal';
+import { parseBody } from '../../../common/parse-body';
 import { visibleWorkloadEvents } from '../audit-access';
 
 const selectorSchema = z.union([

@@ -3,9 +3,9 @@ import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { RequireRole } from '../../auth/auth.guard';
-import { CurrentPrincipal } from '../../auth/current-principal';
-import type { Principal } from '../../auth/principal';
+import { RequireRole } from '../../../auth/auth.guard';
+import { CurrentPrincipal } from '../../../auth/current-principal';
+import type { Principal } from '../../../auth/principal';
 import { parseFormat, visibleWorkloadEvents } from '../audit-access';
 
 /** Chain replay: a workload's whole delegation history, rebuilt from its stream (never from read models). */

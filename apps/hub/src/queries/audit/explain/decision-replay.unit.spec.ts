@@ -12,8 +12,8 @@ import { MemoryEventStore } from '@hcn/eventstore';
 import { NODE_EXCLUDED, decide, mulberry32 } from '@hcn/scheduling';
 import { CommandContext, toNewEvents } from '@hcn/commands';
 import { CLUSTER_EVENT_TYPES, ClusterFold } from '@hcn/cluster';
-import { ClusterView } from '../../scheduling/cluster-view';
-import { allocationIdFor, toDecisionRecord } from '../../scheduling/decision-record';
+import { ClusterView } from '../../../scheduling/cluster-view';
+import { allocationIdFor, toDecisionRecord } from '../../../scheduling/decision-record';
 
 const POLICIES = ['random', 'least-loaded', 'bin-pack', 'spread', 'round-robin', 'locality'] as const;
 const REGIONS = ['eu', 'us', 'ap'];

@@ -1,5 +1,5 @@
 import { describeWithPostgres } from '@hcn/testing';
-import { HubHarness, processSpec, registerNode, startHubHarness } from '../testing/hub-harness';
+import { HubHarness, processSpec, registerNode, startHubHarness } from '../../testing/hub-harness';
 
 const GiB = 2 ** 30;
 const TEAM_A = 'audit-team-a-token-0123456789';

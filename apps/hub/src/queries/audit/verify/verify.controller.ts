@@ -2,9 +2,9 @@ import type { HashChainReport } from '@hcn/eventstore';
 import { EVENT_STORE, EventStore, verifyHashChain } from '@hcn/eventstore';
 import { Controller, Get, Inject, Query } from '@nestjs/common';
 import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { RequireRole } from '../../auth/auth.guard';
-import { CurrentPrincipal } from '../../auth/current-principal';
-import { Principal, requireNamespace } from '../../auth/principal';
+import { RequireRole } from '../../../auth/auth.guard';
+import { CurrentPrincipal } from '../../../auth/current-principal';
+import { Principal, requireNamespace } from '../../../auth/principal';
 import { VerifyQuery, parseVerifyQuery } from './verify-query';
 
 /** Tamper evidence: recomputes the hash chain of every stored event (or one stream's) and names the first break. */
