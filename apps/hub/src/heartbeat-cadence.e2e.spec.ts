@@ -51,6 +51,10 @@ describeWithPostgres('heartbeat cadence scaled to the fleet (real PostgreSQL, in
       async () => (await me(first.credential)).heartbeatIntervalSeconds === 2,
     );
     expect(await me(first.credential)).toMatchObject({ heartbeatIntervalSeconds: 2, nodeTtlSeconds: 6 });
+    // the hub counts the fleet from the log: the ninth is told its cadence once all eight are counted
+    await eventually('all eight nodes counted', () =>
+      fleet.every((node) => h.hub.liveness.get(node.nodeId) !== undefined),
+    );
     const late = await register(); // the ninth: ceil(9 / 4) = 3 s, TTL 9 s
     expect(late).toMatchObject({ heartbeatIntervalSeconds: 3, nodeTtlSeconds: 9 });
     fleet.push(late);
