@@ -95,6 +95,14 @@ const schema = z
     ),
     HCN_HEARTBEAT_RETENTION_SECONDS: envNumber(86400).pipe(z.number().int().positive()),
     HCN_LIVENESS_SWEEP_MS: envNumber(1000).pipe(z.number().int().positive()),
+    HCN_NODE_PURGE_AFTER_SECONDS: envNumber(0).pipe(
+      z
+        .number()
+        .min(
+          0,
+          'HCN_NODE_PURGE_AFTER_SECONDS: seconds a node may stay offline before it is deregistered, 0 = never',
+        ),
+    ),
     HCN_ADMIN_TOKEN: z.string().min(16, 'HCN_ADMIN_TOKEN must be at least 16 characters').optional(),
     HCN_API_TOKENS: tokensJson.default([]),
     HCN_CLAIM_DELAY_MS: envNumber(2000).pipe(z.number().int().min(0)),
@@ -171,6 +179,8 @@ export interface HubConfig {
   readonly reportsBatchWindowMs: number;
   readonly heartbeatRetentionSeconds: number;
   readonly livenessSweepMs: number;
+  /** Seconds a node may stay offline before liveness deregisters it (0: never). */
+  readonly nodePurgeAfterSeconds: number;
   /** API tokens of the user API (the admin token first when given). */
   readonly apiTokens: readonly ApiToken[];
   /** How long a hub waits before scheduling a submission another hub accepted. */
@@ -212,6 +222,7 @@ export function loadHubConfig(env: NodeJS.ProcessEnv): HubConfig {
     reportsBatchWindowMs: c.HCN_REPORTS_BATCH_WINDOW_MS,
     heartbeatRetentionSeconds: c.HCN_HEARTBEAT_RETENTION_SECONDS,
     livenessSweepMs: c.HCN_LIVENESS_SWEEP_MS,
+    nodePurgeAfterSeconds: c.HCN_NODE_PURGE_AFTER_SECONDS,
     apiTokens: [
       ...(c.HCN_ADMIN_TOKEN
         ? [{ name: 'admin', token: c.HCN_ADMIN_TOKEN, role: 'admin' as const, namespaces: ['*'] }]

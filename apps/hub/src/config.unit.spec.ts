@@ -60,6 +60,8 @@ describe('hub configuration', () => {
     ['HCN_REPORTS_BATCH_WINDOW_MS', '5'],
     ['HCN_REPORTS_BATCH_WINDOW_MS', '6000'],
     ['HCN_REPORTS_BATCH_WINDOW_MS', '200.5'],
+    ['HCN_NODE_PURGE_AFTER_SECONDS', '-5'],
+    ['HCN_NODE_PURGE_AFTER_SECONDS', 'soon'],
   ])('refuses %s=%s at start-up, naming the variable', (name, value) => {
     expect(() => loadHubConfig({ ...minimal, [name]: value })).toThrow(name);
   });
@@ -69,6 +71,7 @@ describe('hub configuration', () => {
     expect(config.maxInstancesPerRequest).toBe(10_000);
     expect(config.defaultQuota).toBeUndefined();
     expect(config.opsHttp).toBeUndefined();
+    expect(config.nodePurgeAfterSeconds).toBe(0);
     expect(
       loadHubConfig({ ...minimal, HCN_DEFAULT_QUOTA: '', HCN_OPS_HTTP_PORT: '' }).opsHttp,
     ).toBeUndefined();

@@ -20,6 +20,7 @@ import { DefineDomainController } from './commands/define-domain/define-domain.c
 import { DefineTemplateController } from './commands/define-template/define-template.controller';
 import { DeleteTemplateController } from './commands/delete-template/delete-template.controller';
 import { DeleteWorkloadController } from './commands/delete-workload/delete-workload.controller';
+import { DeregisterNodeController } from './commands/deregister-node/deregister-node.controller';
 import { DrainNodeController } from './commands/drain-node/drain-node.controller';
 import { InstantiateTemplateController } from './commands/instantiate-template/instantiate-template.controller';
 import { RestartWorkloadController } from './commands/restart-workload/restart-workload.controller';
@@ -42,6 +43,7 @@ import { ClusterView } from './scheduling/cluster-view';
 import { PlacementService } from './scheduling/placement.service';
 import { TemplateCatalog } from './scheduling/template-catalog';
 import { ChangeNodeLabelsHandler } from './commands/change-node-labels/change-node-labels.handler';
+import { DeregisterNodeHandler } from './commands/deregister-node/deregister-node.handler';
 import { DrainNodeHandler } from './commands/drain-node/drain-node.handler';
 import { BootstrapTokenController } from './commands/issue-bootstrap-token/bootstrap-token.controller';
 import { ReenrolmentTokenController } from './commands/issue-reenrolment-token/reenrolment-token.controller';
@@ -96,6 +98,7 @@ export class HubModule {
         RegisterNodeController,
         AgentSelfController,
         DrainNodeController,
+        DeregisterNodeController,
         StopNodeController,
         ChangeNodeLabelsController,
         ReenrolmentTokenController,
@@ -149,6 +152,7 @@ export class HubModule {
         { provide: APP_GUARD, useClass: AuthGuard },
         RegisterNodeHandler,
         DrainNodeHandler,
+        DeregisterNodeHandler,
         StopNodeHandler,
         ChangeNodeLabelsHandler,
         SubmitWorkloadsHandler,

@@ -177,6 +177,7 @@ export class LivenessService {
       }
       const ttlSeconds = this.cadence.ttlMs() / 1000;
       await inParallel(silent, 8, ([nodeId, node]) => this.markOffline(nodeId, node, now, ttlSeconds));
+      await inParallel(this.longOffline(now.getTime(), resumedAt), 8, (nodeId) => this.purge(nodeId, now));
       this.metrics.nodesTracked.set({ status: 'online' }, online);
       this.metrics.nodesTracked.set({ status: 'offline' }, this.nodes.size - online);
     } catch (error) {
@@ -184,6 +185,23 @@ export class LivenessService {
     } finally {
       this.sweeping = false;
     }
+  }
+
+  /** Offline nodes silent for longer than HCN_NODE_PURGE_AFTER_SECONDS (none when it is 0). */
+  private longOffline(nowMs: number, resumedAt: number): string[] {
+    if (this.config.nodePurgeAfterSeconds <= 0) return [];
+    const purgeMs = this.config.nodePurgeAfterSeconds * 1000 + this.cadence.ttlMs(); // offline from last seen + TTL
+    const old = [...this.nodes].filter(([, n]) => n.status === 'offline');
+    return old.filter(([, n]) => nowMs - Math.max(n.lastSeenMs, resumedAt) > purgeMs).map(([id]) => id);
+  }
+
+  /** Deregisters a node offline for too long; its history stays in the log, a returning agent registers again. */
+  private async purge(nodeId: string, now: Date): Promise<void> {
+    const context = requestContext({ kind: 'system', id: 'liveness' }, now, randomUUID());
+    const reason = `offline for more than ${this.config.nodePurgeAfterSeconds} s (HCN_NODE_PURGE_AFTER_SECONDS)`;
+    await this.engine.handle(nodeStream(nodeId), { type: 'Deregister', nodeId, reason }, context);
+    this.nodes.delete(nodeId); // the event, when it comes back, finds it gone already
+    this.cadence.observe(this.nodes.size);
   }
 
   private async markOffline(nodeId: string, node: TrackedNode, now: Date, ttlSeconds: number): Promise<void> {

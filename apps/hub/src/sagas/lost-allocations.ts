@@ -35,7 +35,8 @@ export function markLost(
     await markAllocationLost(store, {
       workloadId,
       allocationId,
-      reason: `node ${nodeId} went offline`,
+      reason:
+        event.type === 'NodeDeregistered' ? `node ${nodeId} was deregistered` : `node ${nodeId} went offline`,
       by: 'scheduler',
       cause: event.eventId,
       now: clock(),

@@ -19,12 +19,17 @@ export const ENDED = {
 
 /** An event of a workload stream, as recorded. */
 export type RecordedWorkloadEvent = RecordedEventOf<WorkloadEvent['type']>;
-/** A node went offline, as recorded. */
-export type NodeWentOffline = RecordedEventOf<'NodeWentOffline'>;
+/** A node went offline or was deregistered, as recorded: its active allocations are lost. */
+export type NodeWentOffline = RecordedEventOf<'NodeWentOffline' | 'NodeDeregistered'>;
+
+/** True for the events after which a node's active allocations are lost. */
+export function isNodeLeaving(event: { type: string }): event is NodeWentOffline {
+  return event.type === 'NodeWentOffline' || event.type === 'NodeDeregistered';
+}
 /** Instance statuses after which nothing happens unless a user acts (restart, update, delete). */
 const ENDED_INSTANCE: ReadonlySet<InstanceStatus> = new Set(['completed', 'failed', 'stopped']);
 
-/** What the saga reads: every workload event but the (large) delegation records, and nodes going offline. */
+/** What the saga reads: every workload event but the (large) delegation records, and nodes leaving. */
 export const SAGA_EVENT_TYPES = [
   'WorkloadSubmitted',
   'AllocationPlaced',
@@ -40,6 +45,7 @@ export const SAGA_EVENT_TYPES = [
   'WorkloadUpdated',
   'WorkloadDeleted',
   'NodeWentOffline',
+  'NodeDeregistered',
 ];
 
 /** The context of what the scheduler saga appends: caused by `cause`, correlated with `correlation`. */

@@ -12,6 +12,7 @@ import { ReleaseEnded } from './release-ended';
 import {
   ENDED,
   NodeWentOffline,
+  isNodeLeaving,
   RecordedWorkloadEvent,
   SAGA_EVENT_TYPES,
   asWorkloadEvent,
@@ -112,7 +113,7 @@ export class WorkloadSaga {
   }
 
   private apply(recorded: RecordedHcnEvent): void {
-    if (recorded.type === 'NodeWentOffline') {
+    if (isNodeLeaving(recorded)) {
       for (const waiting of this.reloading.values()) waiting.push(recorded); // checked once they are read back
       return this.nodeLost(recorded);
     }
@@ -172,13 +173,13 @@ export class WorkloadSaga {
         const offline: NodeWentOffline[] = [];
         const own: RecordedWorkloadEvent[] = [];
         for (const event of queued) {
-          if (event.type === 'NodeWentOffline') offline.push(event);
+          if (isNodeLeaving(event)) offline.push(event);
           else if (known && event.revision <= known.revision) this.effects(event, state);
           else {
             state = workloadDecider.evolve(state, event);
             this.effects(event, state);
           }
-          if (event.type !== 'NodeWentOffline') own.push(event);
+          if (!isNodeLeaving(event)) own.push(event);
         }
         this.track(workloadId, state, own[own.length - 1]);
         // a node that went offline while the stream was read: its allocations here are lost as well
