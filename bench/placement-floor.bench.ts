@@ -5,6 +5,7 @@ import { SchedulingIndex, constraintsOf, decide } from '@hcn/scheduling';
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import { cpuByGroup } from './cpu-breakdown';
+import { PLACEMENT_REGIONS, PLACEMENT_SITES } from './placement-tree';
 import { benchDatabase, progress, report } from './support';
 
 /**
@@ -21,8 +22,8 @@ const BATCH = 100;
 const WRITERS = 2;
 const CORES = 2;
 const TARGET_PER_SEC = 2000;
-const REGIONS = ['r0', 'r1', 'r2', 'r3'];
-const SITES = REGIONS.flatMap((r) => [0, 1, 2, 3, 4].map((i) => `${r}-s${i}`));
+const REGIONS = PLACEMENT_REGIONS;
+const SITES = PLACEMENT_SITES;
 const NODES_PER_SITE = 50;
 const DECISIONS = 400;
 const PLACEMENT_TYPES = [

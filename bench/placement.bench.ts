@@ -12,6 +12,7 @@ import { freePort } from '../test/services/ports';
 import { AppProcess } from '../test/support/processes';
 import { send } from '../apps/agent/src/hub-client';
 import { backgroundCpu, cpuByGroup, cpuPerUnit, marginalCpuPerUnit } from './cpu-breakdown';
+import { PLACEMENT_SITES, definePlacementTree } from './placement-tree';
 import { FleetSimulator } from './fleet-simulator';
 import { PlacementAcker } from './placement-acker';
 import { PG_STATEMENTS, pgStatements } from './pg-statements';
@@ -31,24 +32,9 @@ const BATCH_CLIENTS = Number(process.env.BENCH_BATCH_CLIENTS ?? 4);
 const PHASES = new Set((process.env.BENCH_PLACEMENT_PHASES ?? 'paced,saturated,batched,real').split(','));
 const JOIN_TOKEN = 'bench-join-token-0123456789';
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
-const ADMIN = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
-/** A three-level tree: global -> 4 regions -> 5 sites each; the simulated nodes join the 20 sites. */
-const REGIONS = ['r0', 'r1', 'r2', 'r3'];
-const DOMAINS = REGIONS.flatMap((r) => [0, 1, 2, 3, 4].map((i) => `${r}-s${i}`));
+/** The nodes join the placement tree's 20 sites. */
+const DOMAINS = PLACEMENT_SITES;
 
-async function defineTree(hubUrl: string): Promise<void> {
-  const define = async (body: Record<string, unknown>) => {
-    const response = await fetch(`${hubUrl}/v1/domains`, {
-      method: 'POST',
-      headers: ADMIN,
-      body: JSON.stringify(body),
-    });
-    if (response.status !== 201) throw new Error(`domain ${JSON.stringify(body)}: ${response.status}`);
-  };
-  await define({ domainId: 'global', policy: 'least-loaded' });
-  for (const r of REGIONS) await define({ domainId: r, parentId: 'global', region: r, policy: 'spread' });
-  for (const d of DOMAINS) await define({ domainId: d, parentId: d.split('-')[0], policy: 'bin-pack' });
-}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const spec = (i: number, extra: Record<string, unknown> = {}) => ({
@@ -352,7 +338,7 @@ export async function run(): Promise<void> {
   try {
     for (let i = 0; i < 240 && (await fetch(`${hubUrl}/readyz`).catch(() => undefined))?.status !== 200; i++)
       await sleep(250);
-    await defineTree(hubUrl);
+    await definePlacementTree(hubUrl, ADMIN_TOKEN);
     await fleet.grow(NODES, 16, (done) => progress('registering', done, NODES));
     fleet.start(5000, 20);
     await bus.createTopics(DOMAINS.map((d) => ({ name: commandTopicFor(d) })));

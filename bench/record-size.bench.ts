@@ -6,6 +6,7 @@ import { loadHubConfig } from '../apps/hub/src/config';
 import { startHub } from '../apps/hub/src/hub';
 import { startProjector } from '../apps/projector/src/projector';
 import { FleetSimulator } from './fleet-simulator';
+import { PLACEMENT_SITES, definePlacementTree } from './placement-tree';
 import { benchDatabase, progress, report } from './support';
 
 const JOIN_TOKEN = 'bench-join-token-0123456789';
@@ -14,9 +15,6 @@ const ADMIN = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'applica
 const NODES = Number(process.env.BENCH_RECORD_NODES ?? 1000);
 const WORKLOADS = Number(process.env.BENCH_RECORD_WORKLOADS ?? 500);
 const BATCH = 100;
-/** The placement bench's tree: global -> 4 regions -> 5 sites each; the nodes join the 20 sites. */
-const REGIONS = ['r0', 'r1', 'r2', 'r3'];
-const SITES = REGIONS.flatMap((r) => [0, 1, 2, 3, 4].map((i) => `${r}-s${i}`));
 /** Bytes over 2.5 kB per placement miss the target. */
 const TARGET_BYTES = 2500;
 
@@ -28,14 +26,6 @@ async function post(hubUrl: string, path: string, body: unknown): Promise<unknow
   });
   if (response.status !== 201) throw new Error(`${path}: ${response.status} ${await response.text()}`);
   return response.json();
-}
-
-async function defineTree(hubUrl: string): Promise<void> {
-  await post(hubUrl, '/v1/domains', { domainId: 'global', policy: 'least-loaded' });
-  for (const r of REGIONS)
-    await post(hubUrl, '/v1/domains', { domainId: r, parentId: 'global', region: r, policy: 'spread' });
-  for (const s of SITES)
-    await post(hubUrl, '/v1/domains', { domainId: s, parentId: s.split('-')[0], policy: 'bin-pack' });
 }
 
 /** Events appended after `afterSeq`: count, JSON bytes (data + metadata) and stored bytes, by type. */
@@ -74,8 +64,13 @@ export async function run(): Promise<void> {
   const hub = await startHub(config, { store, bus, readModels, subscriptions });
   const pool = new Pool({ connectionString: database.url, max: 1 });
   try {
-    await defineTree(hub.url);
-    const fleet = new FleetSimulator({ hubUrl: hub.url, joinToken: JOIN_TOKEN, bus, domains: SITES });
+    await definePlacementTree(hub.url, ADMIN_TOKEN);
+    const fleet = new FleetSimulator({
+      hubUrl: hub.url,
+      joinToken: JOIN_TOKEN,
+      bus,
+      domains: PLACEMENT_SITES,
+    });
     await fleet.grow(NODES, 16, (done) => progress('registering nodes', done, NODES));
     const { rows } = await pool.query<{ seq: string }>(
       'SELECT coalesce(max(seq), 0)::text AS seq FROM hcn_events',

@@ -25,9 +25,9 @@ export interface CompactVerdicts {
 export function compactVerdicts(
   verdicts: readonly CandidateVerdict[],
   chosen: string | undefined,
-  topK = DEFAULT_TOP_K,
+  topK: number | 'every' = DEFAULT_TOP_K,
 ): CompactVerdicts {
-  const keep = new Uint8Array(verdicts.length);
+  const keep = new Uint8Array(verdicts.length).fill(topK === 'every' ? 1 : 0);
   const counts: Record<string, number> = {};
   const scored: number[] = [];
   verdicts.forEach((v, i) => {
@@ -39,7 +39,7 @@ export function compactVerdicts(
     if (counts[reason] <= EXAMPLES_PER_REASON || KEEP_EVERY.has(reason)) keep[i] = 1;
   });
   scored.sort((a, b) => rankOrder(verdicts[a], verdicts[b]));
-  for (const i of scored.slice(0, topK)) keep[i] = 1;
+  if (topK !== 'every') for (const i of scored.slice(0, topK)) keep[i] = 1;
   const rejectedCounts = Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : 1)));
   return { judged: verdicts.length, rejectedCounts, kept: verdicts.filter((_, i) => keep[i] === 1) };
 }
@@ -55,7 +55,8 @@ export interface RecordedJudging {
   readonly members: number;
   readonly judged: number;
   readonly rejectedCounts: Readonly<Record<string, number>>;
-  readonly topK: number;
+  /** Best scored verdicts kept (absent: every verdict kept). */
+  readonly topK?: number;
   readonly sampleLimit?: number;
 }
 
@@ -75,18 +76,20 @@ export type RecordedRejection = RecordedJudging & {
 };
 
 /**
- * A decision's hops and rejections in the shape the hub records them (verdicts compacted to `topK`): the one
- * mapping used to record a decision and to compare a replay with its record.
+ * A decision's hops and rejections in the shape the hub records them (verdicts compacted to `topK`, or all of them
+ * with 'every'): the one mapping used to record a decision, to compare a replay with its record and to derive
+ * every verdict.
  */
 export function recordedScopes(
   decision: Decision,
-  topK = DEFAULT_TOP_K,
+  topK: number | 'every' = DEFAULT_TOP_K,
 ): { hops: RecordedHop[]; rejections: RecordedRejection[] } {
   const judging = (verdicts: readonly CandidateVerdict[], members: number, chosen?: string) => {
     const { judged, rejectedCounts, kept } = compactVerdicts(verdicts, chosen, topK);
     const candidates = kept.map((c) => ({ ...c }));
     const sampled = decision.sampleLimit !== undefined ? { sampleLimit: decision.sampleLimit } : {};
-    return { candidates, members, judged, rejectedCounts, topK, ...sampled };
+    const top = topK === 'every' ? {} : { topK };
+    return { candidates, members, judged, rejectedCounts, ...top, ...sampled };
   };
   const hops = decision.hops.map((h) => ({
     fromScope: h.scope,

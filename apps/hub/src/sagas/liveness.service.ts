@@ -139,8 +139,7 @@ export class LivenessService {
         this.update(event.data.nodeId, (n) => (n.status = 'offline'));
         break;
       case 'NodeDeregistered':
-        this.nodes.delete(event.data.nodeId);
-        this.cadence.observe(this.nodes.size);
+        this.forget(event.data.nodeId);
         break;
       case 'NodeHeartbeatRecorded': {
         const { seq } = event.data;
@@ -200,7 +199,12 @@ export class LivenessService {
     const context = requestContext({ kind: 'system', id: 'liveness' }, now, randomUUID());
     const reason = `offline for more than ${this.config.nodePurgeAfterSeconds} s (HCN_NODE_PURGE_AFTER_SECONDS)`;
     await this.engine.handle(nodeStream(nodeId), { type: 'Deregister', nodeId, reason }, context);
-    this.nodes.delete(nodeId); // the event, when it comes back, finds it gone already
+    this.forget(nodeId); // the event, when it comes back, finds it gone already
+  }
+
+  /** A deregistered node leaves liveness and the fleet's count. */
+  private forget(nodeId: string): void {
+    this.nodes.delete(nodeId);
     this.cadence.observe(this.nodes.size);
   }
 

@@ -7,6 +7,7 @@ import {
   PlacementRequest,
   SchedulingIndex,
   decide,
+  compactVerdicts,
   recordedScopes,
 } from '@hcn/scheduling';
 import { buildChain } from '../chain/build-chain';
@@ -232,64 +233,44 @@ function recordedTopK(decision: ChainDecision): number | undefined {
   return (decision.hops[0] ?? decision.rejections[0])?.judging?.topK;
 }
 
-/** A full verdict list as compared: all kept, counted from the list itself. */
-function everyVerdict(list: readonly ChainCandidate[], members = list.length): ComparableJudging {
-  const rejectedCounts: Record<string, number> = {};
-  for (const c of list)
-    if (!c.accepted) rejectedCounts[c.reason ?? 'UNKNOWN'] = (rejectedCounts[c.reason ?? 'UNKNOWN'] ?? 0) + 1;
-  return {
-    candidates: candidates(list),
-    members,
-    judged: list.length,
-    rejectedCounts: sortedCounts(rejectedCounts),
-  };
-}
-
 function sortedCounts(counts: Readonly<Record<string, number>>): Record<string, number> {
   return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
+/** Judging as compared: the verdicts (copied field by field), members, judged and counts per reason. */
+function comparableJudging(j: {
+  candidates: readonly ChainCandidate[];
+  members: number;
+  judged: number;
+  rejectedCounts: Readonly<Record<string, number>>;
+}): ComparableJudging {
+  const { members, judged } = j;
+  return {
+    candidates: candidates(j.candidates),
+    members,
+    judged,
+    rejectedCounts: sortedCounts(j.rejectedCounts),
+  };
+}
+
 /**
- * The scheduler's decision in the shape the hub records it: verdicts compacted to `topK` as the hub does
- * (`recordedScopes`, the one mapping), or every verdict when `topK` is undefined.
+ * The scheduler's decision in the shape the hub records it (`recordedScopes`, the one mapping): verdicts compacted
+ * to `topK` as the hub does, or every verdict when `topK` is undefined.
  */
 export function comparableOf(decision: Decision, topK?: number): ComparableDecision {
-  const compact = (j: ComparableJudging & { candidates: ChainCandidate[] }): ComparableJudging => ({
-    candidates: candidates(j.candidates),
-    members: j.members,
-    judged: j.judged,
-    rejectedCounts: sortedCounts(j.rejectedCounts),
-  });
-  const scopes =
-    topK === undefined
-      ? {
-          hops: decision.hops.map((h) => ({
-            fromScope: h.scope,
-            to: h.chosen,
-            toKind: h.chosenKind,
-            policy: h.policy,
-            ...everyVerdict(h.candidates, h.members),
-          })),
-          rejections: decision.rejections.map((r) => ({
-            scope: r.scope ?? '(root)',
-            reason: r.reason,
-            detail: r.detail.slice(0, 2000),
-            ...everyVerdict(r.candidates, r.members),
-          })),
-        }
-      : recordedScopes(decision, topK);
+  const scopes = recordedScopes(decision, topK ?? 'every');
   const hops = scopes.hops.map((h) => ({
     fromScope: h.fromScope,
     to: h.to,
     toKind: h.toKind,
     policy: h.policy,
-    ...compact(h),
+    ...comparableJudging(h),
   }));
   const rejections = scopes.rejections.map((r) => ({
     scope: r.scope,
     reason: r.reason,
     detail: r.detail,
-    ...compact(r),
+    ...comparableJudging(r),
   }));
   if (decision.outcome === 'placed') {
     const domainId = decision.domainPath[decision.domainPath.length - 1];
@@ -303,18 +284,25 @@ export function comparableOf(decision: Decision, topK?: number): ComparableDecis
   return { hops, rejections, outcome: { kind: 'unschedulable', reasons: { ...decision.reasons }, detail } };
 }
 
-/** A recorded scope's judging as compared (older records: their full verdict list). */
+/** A recorded scope's judging as compared (older records: their full verdict list, counted here). */
 function recordedJudging(
   list: readonly ChainCandidate[],
   judging: ScopeJudging | undefined,
 ): ComparableJudging {
-  if (judging?.judged === undefined) return everyVerdict(list, judging?.members);
-  return {
-    candidates: candidates(list),
-    members: judging.members ?? judging.judged,
-    judged: judging.judged,
-    rejectedCounts: sortedCounts(judging.rejectedCounts ?? {}),
-  };
+  if (judging?.judged !== undefined)
+    return comparableJudging({
+      candidates: list,
+      members: judging.members ?? judging.judged,
+      judged: judging.judged,
+      rejectedCounts: judging.rejectedCounts ?? {},
+    });
+  const rejectedCounts = compactVerdicts(list, undefined, 'every').rejectedCounts;
+  return comparableJudging({
+    candidates: list,
+    members: judging?.members ?? list.length,
+    judged: list.length,
+    rejectedCounts,
+  });
 }
 
 /** A recorded decision in the comparable shape. */
