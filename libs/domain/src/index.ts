@@ -13,3 +13,6 @@ export * from './workload/workload.state';
 export * from './workload/workload.commands';
 export * from './workload/workload.decider';
 export * from './workload/workload.evolve';
+export * from './taskqueue/taskqueue.state';
+export * from './taskqueue/taskqueue.decider';
+export * from './taskqueue/task-workload';

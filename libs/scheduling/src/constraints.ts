@@ -20,6 +20,8 @@ export interface CompiledRequest {
   readonly regionAffinity: ReadonlySet<string> | null;
   readonly regionAntiAffinity: ReadonlySet<string> | null;
   readonly blacklist: ReadonlySet<string> | null;
+  /** The only nodes allowed, or null for any. */
+  readonly allowlist: ReadonlySet<string> | null;
   readonly excluded: ReadonlySet<string> | null;
   /** The preferred domains that exist, resolved. */
   readonly preferDomains: readonly DomainState[];
@@ -54,6 +56,7 @@ export function compileRequest(request: PlacementRequest, lookup: DomainLookup):
     regionAffinity: setOrNull(c.regions?.affinity),
     regionAntiAffinity: setOrNull(c.regions?.antiAffinity),
     blacklist: setOrNull(c.nodeBlacklist),
+    allowlist: c.nodes ? new Set(c.nodes) : null,
     excluded: setOrNull(request.excludeNodes),
     preferDomains: resolve(c.preferDomains),
     preferRegions: new Set(c.preferRegions ?? []),

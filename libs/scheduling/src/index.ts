@@ -23,6 +23,8 @@ export { SchedulingIndex } from './tree/scheduling-index';
 export type { DomainSummary } from './tree/scheduling-index';
 export type { Candidate, DomainState, NodeState, NodeCounts } from './tree/states';
 export { decide } from './descent/decide';
+export { eligibleNodes, FIT_FILTERS } from './eligibility';
+export type { Eligibility } from './eligibility';
 export { compactVerdicts, recordedScopes, DEFAULT_TOP_K, EXAMPLES_PER_REASON } from './compact-verdicts';
 export type { CompactVerdicts, RecordedHop, RecordedRejection, RecordedJudging } from './compact-verdicts';
 export { ROOT_POLICY } from './descent/evaluate';

@@ -124,6 +124,8 @@ export interface Constraints {
   /** A node's region (own or inherited from the nearest ancestor that has one) must (not) be listed. */
   readonly regions: AffinityLists;
   readonly nodeBlacklist: readonly string[];
+  /** When given, only these nodes may run it. */
+  readonly nodes?: readonly string[];
   /** Soft preference for `locality`. */
   readonly preferDomains: readonly string[];
   /** Soft preference for `locality`. */

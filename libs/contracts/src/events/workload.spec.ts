@@ -48,6 +48,8 @@ export const constraintsSchema = z
     domains: affinitySchema.default({ affinity: [], antiAffinity: [] }),
     regions: affinitySchema.default({ affinity: [], antiAffinity: [] }),
     nodeBlacklist: z.array(nodeIdSchema).max(1000).default([]),
+    /** When given, only these nodes may run it (a task queue pins each node's instances this way). */
+    nodes: z.array(nodeIdSchema).min(1).max(1000).optional(),
     preferDomains: z.array(domainIdSchema).max(64).default([]),
     preferRegions: z.array(z.string().min(1).max(64)).max(64).default([]),
   })

@@ -3,6 +3,7 @@ import { domainAffinityFilter } from './filters/domain-affinity';
 import { domainCapacityFilter } from './filters/domain-capacity';
 import { domainDevicesFilter } from './filters/domain-devices';
 import { domainUsableFilter } from './filters/domain-usable';
+import { nodeAllowlistFilter } from './filters/node-allowlist';
 import { nodeBlacklistFilter } from './filters/node-blacklist';
 import { nodeCapacityFilter } from './filters/node-capacity';
 import { nodeDevicesFilter } from './filters/node-devices';
@@ -28,6 +29,7 @@ import type { DeviceScorer, Filter, Scorer } from './types';
 export const FILTERS: readonly Filter[] = [
   nodeExcludedFilter,
   nodeBlacklistFilter,
+  nodeAllowlistFilter,
   nodeOnlineFilter,
   nodeDrainingFilter,
   nodeRuntimeFilter,

@@ -39,6 +39,11 @@ export class SchedulingIndex {
     return this.domains.get(domainId);
   }
 
+  /** Every node's state, in no particular order. */
+  allNodes(): IterableIterator<NodeState> {
+    return this.nodes.values();
+  }
+
   /** The node's state, for filters and tests. */
   nodeState(nodeId: string): NodeState | undefined {
     return this.nodes.get(nodeId);
