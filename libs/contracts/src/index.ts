@@ -15,3 +15,4 @@ export * from './messages/command-mac';
 export * from './util/sealing';
 export * from './util/bounded-map';
 export * from './util/bootstrap-token';
+export * from './util/hcn-env';

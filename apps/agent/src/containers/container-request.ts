@@ -1,4 +1,4 @@
-import { isHostPath, underAllowedDirectory, type ContainerPlacement } from '@hcn/contracts';
+import { allocationEnv, isHostPath, underAllowedDirectory, type ContainerPlacement } from '@hcn/contracts';
 import type { ProcessSpec } from '../executors/execution.types';
 import { BindMount, ContainerRequest, EngineError } from './engine';
 
@@ -78,13 +78,7 @@ export function containerRequest(
     image: c.image,
     ...(spec.command ? { entrypoint: [spec.command] } : {}),
     ...(spec.args.length > 0 ? { cmd: spec.args } : {}),
-    env: {
-      ...spec.env,
-      HCN_WORKLOAD_ID: spec.workloadId,
-      HCN_ALLOCATION_ID: spec.allocationId,
-      HCN_NODE_ID: spec.nodeId,
-      HCN_INSTANCE_ID: spec.instanceId,
-    },
+    env: allocationEnv(spec.env, spec),
     labels: {
       [LABELS.allocation]: spec.allocationId,
       [LABELS.workload]: spec.workloadId,

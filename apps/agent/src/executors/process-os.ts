@@ -1,20 +1,14 @@
+import { allocationEnv } from '@hcn/contracts';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ProcessSpec } from './execution.types';
 
-/** A minimal inherited base (PATH, HOME, LANG), the spec's variables, then the HCN_* identifiers. */
+/** A minimal inherited base (PATH, HOME, LANG), the spec's variables (`$(HCN_…)` expanded), then the HCN_* identifiers. */
 export function processEnv(spec: ProcessSpec): Record<string, string> {
   const env: Record<string, string> = {};
   for (const k of ['PATH', 'HOME', 'LANG'])
     if (process.env[k] !== undefined) env[k] = process.env[k] as string;
-  return {
-    ...env,
-    ...spec.env,
-    HCN_WORKLOAD_ID: spec.workloadId,
-    HCN_ALLOCATION_ID: spec.allocationId,
-    HCN_NODE_ID: spec.nodeId,
-    HCN_INSTANCE_ID: spec.instanceId,
-  };
+  return { ...env, ...allocationEnv(spec.env, spec) };
 }
 
 /** Signals a whole process group; falls back to the leader alone where the group cannot be signalled. */
