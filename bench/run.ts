@@ -11,6 +11,7 @@ const benches: Record<string, () => Promise<void>> = {
   scavenge: async () => (await import('./scavenge.bench')).run(),
   'idle-fleet': async () => (await import('./idle-fleet.bench')).run(),
   heartbeats: async () => (await import('./heartbeats.bench')).run(),
+  'nodes-runtime': async () => (await import('./nodes-runtime.bench')).run(),
   placement: async () => (await import('./placement.bench')).run(),
   'placement-floor': async () => (await import('./placement-floor.bench')).run(),
   rebuild: async () => (await import('./rebuild.bench')).run(),

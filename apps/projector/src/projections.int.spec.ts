@@ -17,6 +17,7 @@ const TABLES: Record<string, string> = {
   domain_summary: 'domain_id',
   workload_state: 'workload_id',
   allocation_state: 'allocation_id',
+  node_runtime: 'node_id',
   quota_usage: 'namespace',
   quota_hold: 'workload_id',
   delegation_hops: 'workload_id, revision',

@@ -91,6 +91,15 @@ export interface Node {
   draining: boolean;
   lastSeenAt: string | null;
   usage: { cpuUsage: number; memoryUsedBytes: number; diskUsedBytes: number } | null;
+  /** What runs on it: idle, running (active allocations), error (its last one failed); absent on older hubs. */
+  runtime?: NodeRuntime;
+}
+
+/** A node's runtime state (GridCore's runtime status). */
+export interface NodeRuntime {
+  state: 'idle' | 'running' | 'error';
+  activeInstances: number;
+  lastError?: { allocationId: string; workloadId: string; reason: string; at: string };
 }
 
 /** A domain summary (GET /v1/domains). */

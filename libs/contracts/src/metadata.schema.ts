@@ -28,3 +28,9 @@ export const recordedMetadataSchema = eventMetadataSchema.extend({
 
 /** Schema of an event id: a UUID. */
 export const eventIdSchema = z.string().uuid();
+
+/**
+ * Id of the system actor that records the allocations a node loses by going offline or being deregistered (the
+ * workload saga's liveness losses): not the node's runtime failing, so a node's runtime state does not count them.
+ */
+export const NODE_LOSS_ACTOR_ID = 'scheduler';

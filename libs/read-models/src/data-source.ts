@@ -17,6 +17,7 @@ import { DomainAllocatable1763773600000 } from './migrations/1763773600000-domai
 import { DomainUsageMillis1763773700000 } from './migrations/1763773700000-domain-usage-millis';
 import { InlineDelegationHops1763773800000 } from './migrations/1763773800000-inline-delegation-hops';
 import { WorkloadFoldedState1763773900000 } from './migrations/1763773900000-workload-folded-state';
+import { NodeRuntime1763774500000 } from './migrations/1763774500000-node-runtime';
 import { DomainSummaryRow } from './domain-summary.entity';
 import { NodeReservationRow } from './node-reservation.entity';
 import { NodeStateRow } from './node-state.entity';
@@ -52,6 +53,7 @@ export const READ_MODEL_MIGRATIONS = [
   DomainUsageMillis1763773700000,
   InlineDelegationHops1763773800000,
   WorkloadFoldedState1763773900000,
+  NodeRuntime1763774500000,
 ];
 
 const MIGRATION_LOCK = 4_711_002;

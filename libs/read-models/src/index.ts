@@ -7,4 +7,5 @@ export * from './node-reservation.entity';
 export * from './table';
 export * from './workload-state.table';
 export * from './allocation-state.table';
+export * from './node-runtime.table';
 export * from './quota-usage.entity';

@@ -126,7 +126,7 @@ describeWithPostgres('listings: allocations, domains, quotas, sorting and OpenAP
   it('documents the query parameters of every listing in OpenAPI', async () => {
     const doc = (await h.request('GET', '/docs/openapi.json')).body;
     const expected: Record<string, string[]> = {
-      '/v1/nodes': ['domain', 'status', 'label'],
+      '/v1/nodes': ['domain', 'status', 'runtime', 'label'],
       '/v1/workloads': ['namespace', 'status', 'name', 'cursor'],
       '/v1/domains': ['parentId', 'region', 'tag'],
       '/v1/quotas': ['namespace', 'prefix'],

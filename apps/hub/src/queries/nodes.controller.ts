@@ -14,6 +14,7 @@ const nodeParams: Array<[string, string]> = [
   ['id', 'only these nodes (uuid, repeatable)'],
   ['domain', "the node's domain"],
   ['status', 'online | offline | deregistered'],
+  ['runtime', 'idle | running | error (what runs on the node; error: its most recent allocation failed)'],
   ['label', 'key=value (repeatable; every one must match)'],
   ...sortAndPageDocs(NODE_SORTS),
 ];

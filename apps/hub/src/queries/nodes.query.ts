@@ -1,4 +1,5 @@
 import { AcceleratorDevice, DeviceAllocationState, HcnError, z } from '@hcn/contracts';
+import { NODE_RUNTIME_COLUMNS, NODE_RUNTIME_STATES, NodeRuntime, nodeRuntimeFromRow } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
 import { Conditions, listPage, orderBy, pageShape, repeatable, sortShape } from './list-query';
 
@@ -12,6 +13,8 @@ export const listNodesQuerySchema = z
     id: repeatable(z.string().uuid(), 1000),
     domain: z.string().max(63).optional(),
     status: z.enum(['online', 'offline', 'deregistered']).optional(),
+    /** The node's runtime state: running (allocations active), error (its last one failed), idle. */
+    runtime: z.enum(NODE_RUNTIME_STATES).optional(),
     label: repeatable(z.string().regex(/^[^=]+=.*$/, 'label filters look like key=value'), 100),
     ...sortShape(NODE_SORTS, 'hostname'),
     ...pageShape,
@@ -47,7 +50,13 @@ export interface NodeView {
   registeredAt: string;
   lastSeenAt: string | null;
   usage: { cpuUsage: number; memoryUsedBytes: number; diskUsedBytes: number } | null;
+  /** What runs on the node (GridCore's runtime status): state, active allocations, the last failure. */
+  runtime: NodeRuntime;
 }
+
+/** node_state `n` with each node's runtime from node_runtime `r` (the workloads projection's). */
+const NODES_FROM = 'node_state n LEFT JOIN node_runtime r USING (node_id)';
+const NODE_COLUMNS = `n.*, ${NODE_RUNTIME_COLUMNS}`;
 
 type Row = Record<string, unknown>;
 
@@ -137,10 +146,11 @@ function toView(row: Row, grants: ReturnType<Grants['get']>): NodeView {
             memoryUsedBytes: Number(row.memory_used_bytes),
             diskUsedBytes: Number(row.disk_used_bytes),
           },
+    runtime: nodeRuntimeFromRow(row),
   };
 }
 
-/** Lists nodes from the node_state read model with filters, sorting and pagination. */
+/** Lists nodes from the node_state read model (with their runtime) with filters, sorting and pagination. */
 export async function listNodes(
   db: DataSource,
   query: z.output<typeof listNodesQuerySchema>,
@@ -149,13 +159,14 @@ export async function listNodes(
   if (query.id.length > 0) c.add('node_id = ANY(?::uuid[])', query.id);
   if (query.domain) c.add('domain_id = ?', query.domain);
   if (query.status) c.add('status = ?', query.status);
+  if (query.runtime) c.add(`COALESCE(r.state, 'idle') = ?`, query.runtime);
   for (const label of query.label) {
     const [key, ...rest] = label.split('=');
     c.add('labels @> ?::jsonb', JSON.stringify({ [key]: rest.join('=') }));
   }
   const { rows, total } = await listPage<Row>(db, {
-    columns: '*',
-    from: 'node_state',
+    columns: NODE_COLUMNS,
+    from: NODES_FROM,
     where: c,
     order: orderBy(SORT_COLUMNS[query.sort], query.order, 'node_id'),
     page: query,
@@ -170,7 +181,9 @@ export async function listNodes(
 
 /** One node from node_state, or NODE.NOT_FOUND. */
 export async function getNode(db: DataSource, nodeId: string): Promise<NodeView> {
-  const rows: Row[] = await db.query('SELECT * FROM node_state WHERE node_id = $1', [nodeId]);
+  const rows: Row[] = await db.query(`SELECT ${NODE_COLUMNS} FROM ${NODES_FROM} WHERE node_id = $1`, [
+    nodeId,
+  ]);
   if (rows.length === 0) throw new HcnError('NODE.NOT_FOUND', `Node ${nodeId} is not known`, { nodeId });
   return (await toViews(db, rows))[0];
 }

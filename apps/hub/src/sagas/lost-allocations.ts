@@ -1,4 +1,4 @@
-import { inParallel } from '@hcn/contracts';
+import { NODE_LOSS_ACTOR_ID, inParallel } from '@hcn/contracts';
 import { ACTIVE_ALLOCATION, WorkloadState } from '@hcn/domain';
 import type { EventStore } from '@hcn/eventstore';
 import type { Clock } from '../tokens';
@@ -37,7 +37,7 @@ export function markLost(
       allocationId,
       reason:
         event.type === 'NodeDeregistered' ? `node ${nodeId} was deregistered` : `node ${nodeId} went offline`,
-      by: 'scheduler',
+      by: NODE_LOSS_ACTOR_ID,
       cause: event.eventId,
       now: clock(),
       at: event.metadata.occurredAt,

@@ -8,6 +8,7 @@ import {
   workloadDecider,
 } from '@hcn/domain';
 import { later } from './later';
+import { NodeRuntimeChange, nodeRuntimeChange } from './node-runtime.fold';
 
 /** Events of workload-* streams, as recorded. */
 export type RecordedWorkloadEvent = RecordedEventOf<WorkloadEvent['type']>;
@@ -43,11 +44,13 @@ export interface WorkloadBook {
   readonly allocations: Map<string, AllocationFacts>;
   /** Allocations created or changed by the batch (to write back), each with its workload's id. */
   readonly changedAllocations: Map<string, string>;
+  /** What the applied events did to their allocations' nodes' runtime, in log order. */
+  readonly runtime: NodeRuntimeChange[];
 }
 
 /** An empty book. */
 export function emptyBook(): WorkloadBook {
-  return { workloads: new Map(), allocations: new Map(), changedAllocations: new Map() };
+  return { workloads: new Map(), allocations: new Map(), changedAllocations: new Map(), runtime: [] };
 }
 
 /**
@@ -70,6 +73,8 @@ export function applyWorkloadEvent(book: WorkloadBook, event: RecordedWorkloadEv
     lastRevision: event.revision,
   });
   recordFacts(book, before, event);
+  const change = nodeRuntimeChange(before, state, event);
+  if (change) book.runtime.push(change);
   return workloadId;
 }
 
@@ -86,6 +91,8 @@ function recordFacts(book: WorkloadBook, before: WorkloadState, event: RecordedW
     book.changedAllocations.set(allocationId, workloadId);
     return;
   }
+  // a service's readiness lives in the workload's state (its row's state column), not in the allocation's row
+  if (event.type === 'AllocationReady' || event.type === 'AllocationNotReady') return;
   const facts = book.allocations.get(allocationId);
   const allocation = before.allocations[allocationId];
   if (!facts || !allocation) return;

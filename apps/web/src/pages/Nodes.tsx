@@ -25,6 +25,33 @@ function devices(n: Node): string {
 
 const nodeKey = (n: Node): string => n.nodeId;
 
+/** The hover text of a node's runtime badge: its last error (reason, allocation, workload, when), if any. */
+function runtimeTitle(n: Node): string {
+  const runtime = n.runtime;
+  if (!runtime) return '';
+  const active = `${runtime.activeInstances} active allocation${runtime.activeInstances === 1 ? '' : 's'}`;
+  const e = runtime.lastError;
+  if (!e) return active;
+  return `${active}; last error: ${e.reason} (allocation ${e.allocationId}, workload ${e.workloadId}, ${e.at})`;
+}
+
+/** A node's runtime: its state and active allocations as a badge, the last error on hover. */
+function RuntimeBadge({ n }: { n: Node }) {
+  if (!n.runtime) return <span className="muted">—</span>;
+  const { state, activeInstances } = n.runtime;
+  return (
+    <span
+      className={`badge runtime-${state}`}
+      data-testid="runtime"
+      data-state={state}
+      title={runtimeTitle(n)}
+    >
+      {state} {activeInstances}
+      {state !== 'error' && n.runtime.lastError ? ' !' : ''}
+    </span>
+  );
+}
+
 /** Nodes: every node, windowed, patched row by row as the change feed names them. */
 export function Nodes() {
   const { nodes: store } = useApp();
@@ -32,14 +59,16 @@ export function Nodes() {
   const now = useNow();
   const [filter, setFilter] = useState('');
   const [status, setStatus] = useState('');
+  const [runtime, setRuntime] = useState('');
   const rows = useMemo(() => {
     const f = filter.trim().toLowerCase();
     return nodes.filter(
       (n) =>
         (!status || n.status === status) &&
+        (!runtime || n.runtime?.state === runtime) &&
         (!f || n.hostname.toLowerCase().includes(f) || n.domainId.includes(f) || n.nodeId.startsWith(f)),
     );
-  }, [nodes, filter, status]);
+  }, [nodes, filter, status, runtime]);
   const online = nodes.filter((n) => n.status === 'online').length;
   const onVisible = useCallback((ids: string[]) => store.setVisible(ids), [store]);
   useEffect(() => () => store.setVisible([]), [store]);
@@ -83,6 +112,7 @@ export function Nodes() {
       width: 'minmax(160px, 1.5fr)',
       render: (n) => <span title={devices(n)}>{devices(n)}</span>,
     },
+    { title: 'runtime', width: '110px', render: (n) => <RuntimeBadge n={n} /> },
   ];
   return (
     <section>
@@ -103,6 +133,12 @@ export function Nodes() {
           <option value="online">online</option>
           <option value="offline">offline</option>
           <option value="deregistered">deregistered</option>
+        </select>
+        <select value={runtime} onChange={(e) => setRuntime(e.target.value)} data-testid="runtime-filter">
+          <option value="">any runtime</option>
+          <option value="running">running</option>
+          <option value="error">error</option>
+          <option value="idle">idle</option>
         </select>
         <span className="muted">{rows.length} shown</span>
       </div>
