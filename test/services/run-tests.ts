@@ -5,11 +5,13 @@ import { ensureChromium } from './chromium';
 import { TEST_IMAGE, startContainerEngineForTests } from './containers';
 import { RunningKafka, startKafkaForTests } from './kafka';
 import { RunningPostgres, startPostgresForTests } from './postgres';
+import { RunningRedis, startRedisForTests } from './redis';
 import type { RunningEngine } from '@hcn/platform';
 
 /**
- * `npm test` entry: starts the backing services the selected suites need (PostgreSQL, Kafka), runs Jest with
- * their addresses in the environment, stops them. With CI=true a service that cannot start fails the run.
+ * `npm test` entry: starts the backing services the selected suites need (PostgreSQL, Kafka, podman, Redis),
+ * runs Jest with their addresses in the environment, stops them. With CI=true a service that cannot start fails
+ * the run.
  */
 const kind = (process.argv[2] ?? 'all') as 'unit' | 'int' | 'e2e' | 'all';
 const jestArgs = process.argv.slice(3);
@@ -17,6 +19,11 @@ const inCi = process.env.CI === 'true' || process.env.CI === '1';
 const log = (line: string): void => console.log(`[hcn-test] ${line}`);
 
 async function tryStart<T>(name: string, start: () => Promise<T>, skipVar: string): Promise<T | undefined> {
+  // HCN_SKIP_KAFKA=1 and the like, set by hand, leave a service out of a local run (never with CI=true)
+  if (process.env[skipVar] && !inCi) {
+    log(`${name}: not started (${skipVar} is set); suites that need it will be SKIPPED`);
+    return undefined;
+  }
   try {
     return await start();
   } catch (error) {
@@ -80,8 +87,9 @@ async function main(): Promise<void> {
   let postgres: RunningPostgres | undefined;
   let kafka: RunningKafka | undefined;
   let engine: RunningEngine | undefined;
+  let redis: RunningRedis | undefined;
   if (needsServices) {
-    [postgres, kafka, engine] = await Promise.all([
+    [postgres, kafka, engine, redis] = await Promise.all([
       tryStart('PostgreSQL', () => startPostgresForTests(log), 'HCN_SKIP_POSTGRES'),
       tryStart('Kafka', () => startKafkaForTests(log), 'HCN_SKIP_KAFKA'),
       tryStart(
@@ -89,6 +97,7 @@ async function main(): Promise<void> {
         () => startContainerEngineForTests(log),
         'HCN_SKIP_CONTAINERS',
       ),
+      tryStart('Redis', () => startRedisForTests(log), 'HCN_SKIP_REDIS'),
     ]);
   }
   // The browser specs (test/e2e/dashboard.e2e.spec.ts) drive headless Chromium; install it when missing.
@@ -120,6 +129,7 @@ async function main(): Promise<void> {
         }
       : {}),
     ...(engine ? { HCN_TEST_DOCKER_SOCKET: engine.socketPath, HCN_TEST_IMAGE: TEST_IMAGE } : {}),
+    ...(redis ? { HCN_TEST_REDIS_URL: redis.url } : {}),
   };
   const jestBin = resolve(__dirname, '..', '..', 'node_modules', 'jest', 'bin', 'jest.js');
   const runJest = (args: string[]): Promise<number> => {
@@ -146,7 +156,9 @@ async function main(): Promise<void> {
     code = Math.max(code, await runJest(['--runInBand', 'test/e2e/']));
   }
   await Promise.all(
-    [postgres?.stop(), kafka?.stop(), engine?.stop()].map((p) => p?.catch((e) => log(`stop failed: ${e}`))),
+    [postgres?.stop(), kafka?.stop(), engine?.stop(), redis?.stop()].map((p) =>
+      p?.catch((e) => log(`stop failed: ${e}`)),
+    ),
   );
   process.exit(code);
 }

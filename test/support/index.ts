@@ -52,6 +52,20 @@ export const describeWithContainers = describeNeeding(
   process.env.HCN_SKIP_CONTAINERS,
 );
 
+/** `describe` for suites that need the real Redis server (Debian's redis-server) started by `npm test`. */
+export const describeWithRedis = describeNeeding(
+  'Redis',
+  process.env.HCN_TEST_REDIS_URL,
+  process.env.HCN_SKIP_REDIS,
+);
+
+/** `redis://127.0.0.1:<port>` of the test Redis (no password; share it: name keys uniquely per spec). */
+export function testRedisUrl(): string {
+  const url = process.env.HCN_TEST_REDIS_URL;
+  if (!url) throw new Error('HCN_TEST_REDIS_URL is not set');
+  return url;
+}
+
 /** The test engine's socket and the local image the container specs run. */
 export function testContainerEngine(): { socketPath: string; image: string } {
   const socketPath = process.env.HCN_TEST_DOCKER_SOCKET;
