@@ -18,6 +18,7 @@ const aliases = {
   '^@hcn/audit$': '<rootDir>/libs/audit/src',
   '^@hcn/commands$': '<rootDir>/libs/commands/src',
   '^@hcn/cluster$': '<rootDir>/libs/cluster/src',
+  '^@hcn/queue-meter$': '<rootDir>/libs/queue-meter/src',
 };
 module.exports = {
   rootDir: __dirname,
