@@ -158,3 +158,4 @@ export async function eventuallyExpect(
 export * from './tcp-proxy';
 export * from './processes';
 export * from './log-invariants';
+export * from './queue-workers';

@@ -1,6 +1,9 @@
 import { Server, Socket, createConnection, createServer } from 'node:net';
 
-/** A loopback TCP proxy a test can cut and restore, to take a client off the network without killing it. */
+/**
+ * A TCP proxy to a loopback port that a test can cut and restore, to take a client off the network without killing
+ * it. It listens on loopback unless given another local address (e.g. a container network's gateway).
+ */
 export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
@@ -8,13 +11,16 @@ export class TcpProxy {
   constructor(
     private readonly listenPort: number,
     private readonly targetPort: number,
+    private readonly listenHost = '127.0.0.1',
   ) {}
 
   /** Accepts connections and forwards them to the target. */
   async open(): Promise<void> {
     if (this.server) return;
-    const server = createServer((client) => {
-      const upstream = createConnection({ host: '127.0.0.1', port: this.targetPort });
+    // half-open on both sides: a client that shuts down its sending side (nc at the end of its input) still gets
+    // the replies that are on their way
+    const server = createServer({ allowHalfOpen: true }, (client) => {
+      const upstream = createConnection({ host: '127.0.0.1', port: this.targetPort, allowHalfOpen: true });
       for (const s of [client, upstream]) {
         this.sockets.add(s);
         s.on('close', () => this.sockets.delete(s));
@@ -26,7 +32,7 @@ export class TcpProxy {
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.listenPort, '127.0.0.1', () => resolve());
+      server.listen(this.listenPort, this.listenHost, () => resolve());
     });
     this.server = server;
   }
