@@ -182,7 +182,8 @@ export class Agent {
   }
 
   private async register(): Promise<void> {
-    const host = detectHost(this.config.dataDir);
+    const detected = detectHost(this.config.dataDir);
+    const host = { ...detected, cpuCores: this.config.cpuCores ?? detected.cpuCores };
     const accelerators = await detectAccelerators({ declared: this.config.devices });
     accelerators.warnings.forEach((w) => this.log(`accelerators: ${w}`));
     this.session = await this.hub.register(

@@ -14,6 +14,8 @@ const fileSchema = z
     head: z.boolean().optional(),
     dataDir: z.string().optional(),
     kafkaBrokers: z.array(z.string()).optional(),
+    /** Cores the node offers (GridCore's `parallelism`); default: the cores detected. */
+    cpuCores: z.number().int().min(1).max(4096).optional(),
     /** Accelerators declared instead of detected (simulated fleets, or tools the agent cannot run). */
     devices: declaredDevicesSchema.optional(),
     /** The vram-guard library preloaded into workloads that hold a memory slice. */
@@ -69,6 +71,13 @@ const schema = z.object({
   isHead: z.boolean(),
   dataDir: z.string().min(1),
   kafkaBrokers: z.array(z.string().regex(/^[^:\s]+:\d{1,5}$/)).optional(),
+  /** Cores the node offers instead of those detected. */
+  cpuCores: z
+    .number({ message: 'cpuCores (HCN_CPU_CORES): a whole number of cores, 1 to 4096' })
+    .int('cpuCores (HCN_CPU_CORES): a whole number of cores, 1 to 4096')
+    .min(1, 'cpuCores (HCN_CPU_CORES): a whole number of cores, 1 to 4096')
+    .max(4096, 'cpuCores (HCN_CPU_CORES): a whole number of cores, 1 to 4096')
+    .optional(),
   devices: declaredDevicesSchema.optional(),
   vramGuardPath: z
     .string()
@@ -109,7 +118,7 @@ function parseYaml(text: string): unknown {
 /**
  * Loads the agent's configuration: the YAML file named by HCN_AGENT_CONFIG (if any), then the environment
  * (HCN_HUB_URL, HCN_JOIN_TOKEN, HCN_DOMAIN, HCN_LABELS=k=v,..., HCN_HEAD, HCN_DATA_DIR, KAFKA_BROKERS,
- * HCN_VRAM_GUARD, HCN_KAFKA_FETCH_WAIT_MS) on top.
+ * HCN_VRAM_GUARD, HCN_KAFKA_FETCH_WAIT_MS, HCN_CPU_CORES) on top.
  */
 export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentConfig {
   const path = env.HCN_AGENT_CONFIG;
@@ -129,6 +138,7 @@ export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentConfig {
     isHead: head,
     dataDir: env.HCN_DATA_DIR ?? file.dataDir ?? './data/agent',
     kafkaBrokers: brokers,
+    cpuCores: env.HCN_CPU_CORES ? Number(env.HCN_CPU_CORES) : file.cpuCores,
     devices: file.devices,
     vramGuardPath: env.HCN_VRAM_GUARD ?? file.vramGuard ?? builtGuard(),
     processUser: env.HCN_PROCESS_USER ?? file.processes?.user ?? 'auto',

@@ -1,5 +1,8 @@
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { MESSAGE_BUS, MessageBus } from '@hcn/messaging';
+import { QUEUE_METER, QueueMeter } from '@hcn/queue-meter';
+import { TaskActions } from './sagas/taskqueue/task-actions';
+import { TaskProgress } from './sagas/taskqueue/task-progress';
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
@@ -68,6 +71,15 @@ import { ChangeFeedGateway } from './gateway/change-feed.gateway';
 import { DelegationsController } from './queries/delegations.controller';
 import { DevicesController } from './queries/devices.controller';
 import { AllocationsController } from './queries/allocations.controller';
+import { TaskQueueChangeHandler } from './commands/create-taskqueue/taskqueue-change.handler';
+import { CreateTaskQueueController } from './commands/create-taskqueue/create-taskqueue.controller';
+import { DeleteTaskQueueController } from './commands/delete-taskqueue/delete-taskqueue.controller';
+import { AddTaskController } from './commands/add-task/add-task.controller';
+import { AdvanceTaskQueueController } from './commands/advance-taskqueue/advance-taskqueue.controller';
+import { PauseTaskQueueController } from './commands/pause-taskqueue/pause-taskqueue.controller';
+import { CancelTaskController } from './commands/cancel-task/cancel-task.controller';
+import { RetryTaskController } from './commands/retry-task/retry-task.controller';
+import { TaskQueuesController } from './queries/taskqueues.controller';
 
 /** What the hub module is built from: adapters are chosen by the caller (embedded or distributed). */
 export interface HubDependencies {
@@ -85,6 +97,8 @@ export interface HubDependencies {
   readonly hot: HotStreams;
   /** The heartbeat interval agents are told (liveness's, scaled with the fleet). */
   readonly cadence: HeartbeatCadence;
+  /** Reads Redis queue lengths (task queue progress and auto-advance). */
+  readonly queueMeter: QueueMeter;
 }
 
 /** The hub's Nest module: controllers, CQRS command handlers and the ports as providers. */
@@ -133,6 +147,14 @@ export class HubModule {
         DelegationsController,
         DevicesController,
         AllocationsController,
+        CreateTaskQueueController,
+        DeleteTaskQueueController,
+        AddTaskController,
+        AdvanceTaskQueueController,
+        PauseTaskQueueController,
+        CancelTaskController,
+        RetryTaskController,
+        TaskQueuesController,
       ],
       providers: [
         { provide: HUB_CONFIG, useValue: deps.config },
@@ -149,7 +171,10 @@ export class HubModule {
         { provide: TemplateCatalog, useValue: deps.templates },
         { provide: HotStreams, useValue: deps.hot },
         { provide: HeartbeatCadence, useValue: deps.cadence },
+        { provide: QUEUE_METER, useValue: deps.queueMeter },
         { provide: APP_GUARD, useClass: AuthGuard },
+        TaskActions,
+        TaskProgress,
         RegisterNodeHandler,
         DrainNodeHandler,
         DeregisterNodeHandler,
@@ -163,6 +188,7 @@ export class HubModule {
         DefineDomainHandler,
         SetQuotaHandler,
         TemplateChangeHandler,
+        TaskQueueChangeHandler,
         ChangeFeedGateway,
       ],
     };

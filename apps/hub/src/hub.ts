@@ -25,6 +25,10 @@ import { LogStore } from './logs/log-store';
 import { LivenessService } from './sagas/liveness.service';
 import { StartDeadlines } from './sagas/start-deadlines';
 import { WorkloadSaga } from './sagas/workload.saga';
+import { TaskActions } from './sagas/taskqueue/task-actions';
+import { TaskProgress } from './sagas/taskqueue/task-progress';
+import { TaskQueueSaga } from './sagas/taskqueue/taskqueue.saga';
+import { RedisQueueMeter } from '@hcn/queue-meter';
 import { unrecordedQuotaHolds } from './queries/quotas.query';
 import { ClusterView } from './scheduling/cluster-view';
 import { PlacementService } from './scheduling/placement.service';
@@ -120,6 +124,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
     { deadlineMs: config.startDeadlineMs, resends: config.startResends, ingestResumedAt },
     metrics.subscriptions,
   );
+  const queueMeter = new RedisQueueMeter();
   const app = await NestFactory.create<NestExpressApplication>(
     HubModule.register({
       config,
@@ -133,8 +138,18 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
       templates,
       hot,
       cadence: liveness.cadence,
+      queueMeter,
     }),
     { logger: ['error', 'warn'] },
+  );
+  const taskQueues = new TaskQueueSaga(
+    ports.store,
+    view,
+    app.get(TaskActions),
+    app.get(TaskProgress),
+    clock,
+    { tickMs: Math.max(config.schedulerTickMs, 250) },
+    metrics.subscriptions,
   );
   applySecurityHeaders(app);
   app.useBodyParser('json', { limit: REQUEST_BODY_LIMIT }); // a batch of 500 workloads exceeds the 100 kB default
@@ -154,6 +169,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
   await view.start();
   templates.start();
   await saga.start();
+  await taskQueues.start();
   await consumer.start();
   await dispatcher.start();
   deadlines.start();
@@ -171,6 +187,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
     close: async () => {
       await consumer.stop();
       await saga.stop();
+      await taskQueues.stop();
       await deadlines.stop();
       await dispatcher.stop();
       await templates.stop();
@@ -178,6 +195,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
       await liveness.stop();
       await ops?.close();
       await app.close();
+      await queueMeter.close();
     },
   };
 }

@@ -18,6 +18,7 @@ import { DomainUsageMillis1763773700000 } from './migrations/1763773700000-domai
 import { InlineDelegationHops1763773800000 } from './migrations/1763773800000-inline-delegation-hops';
 import { WorkloadFoldedState1763773900000 } from './migrations/1763773900000-workload-folded-state';
 import { NodeRuntime1763774500000 } from './migrations/1763774500000-node-runtime';
+import { TaskQueueState1763774800000 } from './migrations/1763774800000-taskqueue-state';
 import { DomainSummaryRow } from './domain-summary.entity';
 import { NodeReservationRow } from './node-reservation.entity';
 import { NodeStateRow } from './node-state.entity';
@@ -54,6 +55,7 @@ export const READ_MODEL_MIGRATIONS = [
   InlineDelegationHops1763773800000,
   WorkloadFoldedState1763773900000,
   NodeRuntime1763774500000,
+  TaskQueueState1763774800000,
 ];
 
 const MIGRATION_LOCK = 4_711_002;

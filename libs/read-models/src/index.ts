@@ -9,3 +9,4 @@ export * from './workload-state.table';
 export * from './allocation-state.table';
 export * from './node-runtime.table';
 export * from './quota-usage.entity';
+export * from './taskqueue-state.table';

@@ -3,6 +3,18 @@ import { CAPACITY_APPEARS, CLUSTER_EVENT_TYPES, ClusterFold } from '@hcn/cluster
 import type { NodeEvent } from '@hcn/domain';
 import { EventStore, Subscription, SubscriptionHealth, superviseSubscription } from '@hcn/eventstore';
 
+/** Node events after which the set of usable nodes, or what they offer, may differ. */
+const NODE_CHANGES = new Set([
+  'NodeRegistered',
+  'NodeReregistered',
+  'NodeCameOnline',
+  'NodeWentOffline',
+  'NodeDrainRequested',
+  'NodeStopRequested',
+  'NodeDeregistered',
+  'NodeLabelsChanged',
+]);
+
 /**
  * The hub's ClusterFold (`@hcn/cluster`), fed by a subscription to the cluster events and by the node engine's
  * appends (`nodeAppended`): one state, each node event applied once whichever brings it first.
@@ -10,6 +22,7 @@ import { EventStore, Subscription, SubscriptionHealth, superviseSubscription } f
 export class ClusterView extends ClusterFold {
   private subscription: Subscription | undefined;
   private readonly listeners: Array<(event: RecordedHcnEvent) => void> = [];
+  private readonly nodeListeners: Array<() => void> = [];
 
   constructor(
     private readonly store: EventStore,
@@ -44,6 +57,11 @@ export class ClusterView extends ClusterFold {
     this.listeners.push(listener);
   }
 
+  /** Calls `listener` after each delivered event that changes which nodes exist, are usable or how they are labelled. */
+  onNodeChange(listener: () => void): void {
+    this.nodeListeners.push(listener);
+  }
+
   /** The node engine's hook: events it just appended to `node-<id>`, the first at `firstRevision`. */
   nodeAppended(events: readonly NodeEvent[], firstRevision: number): void {
     this.applyAppended(events, firstRevision);
@@ -52,5 +70,6 @@ export class ClusterView extends ClusterFold {
   private delivered(event: RecordedHcnEvent): void {
     this.apply(event);
     if (CAPACITY_APPEARS.has(event.type)) this.listeners.forEach((l) => l(event));
+    if (NODE_CHANGES.has(event.type)) this.nodeListeners.forEach((l) => l());
   }
 }

@@ -3,6 +3,7 @@ import { delegationHopsProjection } from './delegation-hops.projection';
 import { deviceStateProjection } from './device-state.projection';
 import { nodeStateProjection } from './node-state.projection';
 import { quotaUsageProjection } from './quota-usage.projection';
+import { taskQueuesProjection } from './taskqueues.projection';
 import { workloadsProjection } from './workloads.projection';
 
 /** Every projection the projector runs. */
@@ -12,4 +13,5 @@ export const PROJECTIONS: readonly Projection[] = [
   quotaUsageProjection,
   delegationHopsProjection,
   deviceStateProjection,
+  taskQueuesProjection,
 ];

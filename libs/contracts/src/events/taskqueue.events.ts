@@ -33,7 +33,12 @@ export const redisUrlSchema = z
   .max(1024)
   .superRefine((url, ctx) => {
     const problem = redisUrlProblem(url);
-    if (problem) ctx.addIssue({ code: 'custom', message: `not a usable Redis URL: ${problem}` });
+    if (problem)
+      ctx.addIssue({
+        code: 'custom',
+        message: `not a usable Redis URL: ${problem}`,
+        params: { code: 'TASKQUEUE.BAD_REDIS_URL' },
+      });
   });
 
 const queueName = z.string().min(1).max(256);
