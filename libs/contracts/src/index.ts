@@ -16,3 +16,4 @@ export * from './util/sealing';
 export * from './util/bounded-map';
 export * from './util/bootstrap-token';
 export * from './util/hcn-env';
+export * from './util/redis-url';

@@ -1,5 +1,4 @@
 export * from './port';
 export * from './errors';
-export * from './redis-url';
 export * from './progress';
 export * from './redis-queue-meter';

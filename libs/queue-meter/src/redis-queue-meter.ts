@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
 import { RedisErrorCode, RedisQueueError } from './errors';
 import type { QueueMeter } from './port';
-import { redactRedisUrl, redisUrlProblem } from './redis-url';
+import { redactRedisUrl, redisUrlProblem } from '@hcn/contracts';
 
 /** Limits of the Redis adapter. */
 export interface RedisQueueMeterOptions {

@@ -4,28 +4,12 @@ import { nodeIdSchema } from './node.events';
 import { namespaceSchema } from './resources.schemas';
 import { constraintsSchema, restartPolicySchema } from './workload.spec';
 import { imageSchema, pullPolicySchema, volumeSchema } from './container.spec';
+import { redisUrlProblem } from '../util/redis-url';
 
 const id = z.string().uuid();
 const at = z.string().datetime({ offset: true });
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'environment names: letters, digits, _');
 const slug = z.string().regex(/^[a-z0-9]([a-z0-9.-]{0,61}[a-z0-9])?$/, 'names: a-z, 0-9, dots, dashes');
-
-/** Why a Redis URL cannot be used (`redis://[:password@]host[:port][/db]`, or `rediss://`), or undefined. */
-export function redisUrlProblem(url: string): string | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return 'not a URL';
-  }
-  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:')
-    return 'the scheme must be redis or rediss';
-  if (!parsed.hostname) return 'a host is needed';
-  if (parsed.pathname && parsed.pathname !== '/' && !/^\/\d{1,2}$/.test(parsed.pathname))
-    return 'the path may only name a database number';
-  if (parsed.search || parsed.hash) return 'no query or fragment';
-  return undefined;
-}
 
 /** A Redis URL (`redis://[:password@]host[:port][/db]`). */
 export const redisUrlSchema = z
