@@ -65,6 +65,8 @@ describeWithPostgres('task queues (GridCore flow): hub + agents + Redis', () => 
         bus,
       );
       redis = new Redis(testRedisUrl());
+      // a Redis user with a password: its URL is sealed by the hub and reaches instances as a secret
+      await redis.call('ACL', 'SETUSER', 'tq-user', 'on', '>tq-secret-pw', '~*', '&*', '+@all');
       await startAgent();
       await startAgent();
     }, 60_000);
@@ -79,14 +81,15 @@ describeWithPostgres('task queues (GridCore flow): hub + agents + Redis', () => 
     const queue = async () => (await h.request('GET', `/v1/taskqueues/${queueId}`)).body;
     const task = async (taskId: string) =>
       (await h.request('GET', `/v1/taskqueues/${queueId}/tasks/${taskId}`)).body;
+    const withPassword = () => testRedisUrl().replace('redis://', 'redis://tq-user:tq-secret-pw@');
     const worker = (name: string, env: Record<string, string>) => ({
       name,
       command: process.execPath,
       args: [QUEUE_WORKER_JS],
       env,
       memoryBytes: 32 * 1024 * 1024,
-      inputRedis: testRedisUrl(),
-      outputRedis: testRedisUrl(),
+      inputRedis: withPassword(),
+      outputRedis: withPassword(),
       inputQueue: q(`${name}:in`),
       outputQueue: q(`${name}:out`),
       stopGraceSeconds: 2,
@@ -144,7 +147,10 @@ describeWithPostgres('task queues (GridCore flow): hub + agents + Redis', () => 
         authorization: 'Bearer other-namespace-token-0123',
       });
       expect([foreign.status, foreign.body.error?.code]).toEqual([404, 'TASKQUEUE.NOT_FOUND']);
-      expect((await h.store.readStream(taskQueueStream(queueId))).length).toBe(before);
+      const stored = await h.store.readStream(taskQueueStream(queueId));
+      expect(stored.length).toBe(before);
+      expect(JSON.stringify(stored.map((e) => e.data))).not.toContain('tq-secret-pw'); // sealed before it was stored
+      expect(JSON.stringify((await queue()).tasks)).not.toContain('tq-secret-pw');
       expect((await queue()).tasks.map((t: { status: string }) => t.status)).toEqual([
         'pending',
         'pending',
@@ -170,7 +176,11 @@ describeWithPostgres('task queues (GridCore flow): hub + agents + Redis', () => 
       for (const nodeId of nodes) for (const i of ['0', '1']) expect(seen).toContain(`${nodeId}/${i}`);
       expect([...seen].every((s) => ['0', '1'].includes(s.split('/')[1]))).toBe(true);
       await eventuallyExpect(async () =>
-        expect((await task(first)).progress).toMatchObject({ inputLeft: 0, outputDone: ITEMS, etaSeconds: 0 }),
+        expect((await task(first)).progress).toMatchObject({
+          inputLeft: 0,
+          outputDone: ITEMS,
+          etaSeconds: 0,
+        }),
       );
     }, 120_000);
 

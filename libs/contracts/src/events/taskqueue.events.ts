@@ -5,17 +5,19 @@ import { namespaceSchema } from './resources.schemas';
 import { constraintsSchema, restartPolicySchema } from './workload.spec';
 import { imageSchema, pullPolicySchema, volumeSchema } from './container.spec';
 import { redisUrlProblem } from '../util/redis-url';
+import { isSealed } from '../util/sealing';
 
 const id = z.string().uuid();
 const at = z.string().datetime({ offset: true });
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'environment names: letters, digits, _');
 const slug = z.string().regex(/^[a-z0-9]([a-z0-9.-]{0,61}[a-z0-9])?$/, 'names: a-z, 0-9, dots, dashes');
 
-/** A Redis URL (`redis://[:password@]host[:port][/db]`). */
+/** A Redis URL (`redis://[:password@]host[:port][/db]`), or one with a password as the hub sealed it. */
 export const redisUrlSchema = z
   .string()
-  .max(1024)
+  .max(4096)
   .superRefine((url, ctx) => {
+    if (isSealed(url)) return; // a URL with a password, sealed by the hub (opened where it is used)
     const problem = redisUrlProblem(url);
     if (problem)
       ctx.addIssue({

@@ -183,4 +183,12 @@ describe('task queue decider', () => {
     });
     expect(workload.env).not.toHaveProperty('OUTPUT_QUEUE');
   });
+
+  it('passes a sealed Redis URL (one with a password) as a secret, not in the plain environment', () => {
+    const sealed = 's1:c2VhbGVkLXRleHQ';
+    const task = { ...spec('first'), inputRedis: sealed };
+    const workload = workloadSpecSchema.parse(taskWorkloadSpec(definition, task, node, 1));
+    expect(workload.env).not.toHaveProperty('INPUT_REDIS_URL');
+    expect(workload.secretEnv).toEqual({ INPUT_REDIS_URL: sealed });
+  });
 });

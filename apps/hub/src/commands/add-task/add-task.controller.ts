@@ -11,6 +11,7 @@ import { parseBody } from '../../common/parse-body';
 import type { HubConfig } from '../../config';
 import { HUB_CONFIG } from '../../tokens';
 import { checkHostPaths } from '../submit-workload/host-paths';
+import { sealRedisUrls } from './seal-redis-urls';
 import { TaskQueueChangeCommand, TaskQueueCommandResult, parseQueueId } from '../taskqueue-command';
 
 /** Stands in for a node while a task's workload is checked before any node is chosen. */
@@ -35,7 +36,7 @@ export class AddTaskController {
     @Body() body: unknown,
   ): Promise<TaskQueueCommandResult & { taskId: string }> {
     const queueId = parseQueueId(id);
-    const spec = parseBody(taskSpecSchema, body, 'TASKQUEUE.TASK');
+    const spec = sealRedisUrls(parseBody(taskSpecSchema, body, 'TASKQUEUE.TASK'), this.config);
     // what each node will run must be a valid workload too (checked once here, not when a node joins)
     const workload = parseBody(
       workloadSpecSchema,

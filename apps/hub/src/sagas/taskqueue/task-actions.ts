@@ -11,6 +11,7 @@ import { SubmitWorkloadsCommand } from '../../commands/submit-workloads/submit-w
 import { taskQueueEngine } from '../../commands/taskqueue-command';
 import type { HubConfig } from '../../config';
 import { CLOCK, Clock, HUB_CONFIG } from '../../tokens';
+import { openRedisUrl } from '../../commands/add-task/seal-redis-urls';
 import { launchKey } from './task-plan';
 import type { TaskPlan } from './task-plan';
 
@@ -182,7 +183,8 @@ export class TaskActions {
     const { inputRedis, inputQueue } = task.spec;
     if (!inputRedis || !inputQueue) return true;
     try {
-      return (await this.meter.lengths(inputRedis, [inputQueue]))[inputQueue] === 0;
+      const url = openRedisUrl(inputRedis, this.config);
+      return (await this.meter.lengths(url, [inputQueue]))[inputQueue] === 0;
     } catch {
       return false;
     }

@@ -8,7 +8,9 @@ import {
   samplesInWindow,
 } from '@hcn/queue-meter';
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, Clock } from '../../tokens';
+import { openRedisUrl } from '../../commands/add-task/seal-redis-urls';
+import type { HubConfig } from '../../config';
+import { CLOCK, Clock, HUB_CONFIG } from '../../tokens';
 
 /** How often a running task's queues are sampled. */
 const SAMPLE_EVERY_MS = 2_000;
@@ -38,6 +40,7 @@ export class TaskProgress {
   constructor(
     @Inject(QUEUE_METER) private readonly meter: QueueMeter,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(HUB_CONFIG) private readonly config: HubConfig,
   ) {}
 
   /** Samples a running task's queues when due (the saga calls it on its passes). */
@@ -85,6 +88,6 @@ export class TaskProgress {
 
   private async lengthOf(url: string | undefined, queue: string | undefined): Promise<number> {
     if (!url || !queue) return 0;
-    return (await this.meter.lengths(url, [queue]))[queue] ?? 0;
+    return (await this.meter.lengths(openRedisUrl(url, this.config), [queue]))[queue] ?? 0;
   }
 }
