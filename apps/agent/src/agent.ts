@@ -182,7 +182,7 @@ export class Agent {
   }
 
   private async register(): Promise<void> {
-    const detected = detectHost(this.config.dataDir);
+    const detected = detectHost(this.config.dataDir, this.config.advertiseAddress);
     const host = { ...detected, cpuCores: this.config.cpuCores ?? detected.cpuCores };
     const accelerators = await detectAccelerators({ declared: this.config.devices });
     accelerators.warnings.forEach((w) => this.log(`accelerators: ${w}`));

@@ -1,4 +1,4 @@
-import { domainIdSchema, labelsSchema, z } from '@hcn/contracts';
+import { domainIdSchema, labelsSchema, nodeResourcesSchema, z } from '@hcn/contracts';
 import { ConfigError, brokerListSchema, envBoolean, parseConfig } from '@hcn/platform';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -10,6 +10,8 @@ const fileSchema = z
     joinToken: z.string().optional(),
     reenrolmentToken: z.string().optional(),
     domain: domainIdSchema.optional(),
+    /** Where clients reach this node's services (an IP address or DNS name; default: its first external IP). */
+    address: z.string().optional(),
     labels: labelsSchema.optional(),
     head: z.boolean().optional(),
     dataDir: z.string().optional(),
@@ -67,6 +69,8 @@ const schema = z.object({
   /** An admin's re-enrolment token, for registering a known node whose credential file was lost. */
   reenrolmentToken: z.string().min(1).optional(),
   domainId: domainIdSchema,
+  /** Where clients reach this node's services (absent: detected at registration). */
+  advertiseAddress: nodeResourcesSchema.shape.address,
   labels: labelsSchema,
   isHead: z.boolean(),
   dataDir: z.string().min(1),
@@ -118,7 +122,7 @@ function parseYaml(text: string): unknown {
 /**
  * Loads the agent's configuration: the YAML file named by HCN_AGENT_CONFIG (if any), then the environment
  * (HCN_HUB_URL, HCN_JOIN_TOKEN, HCN_DOMAIN, HCN_LABELS=k=v,..., HCN_HEAD, HCN_DATA_DIR, KAFKA_BROKERS,
- * HCN_VRAM_GUARD, HCN_KAFKA_FETCH_WAIT_MS, HCN_CPU_CORES) on top.
+ * HCN_VRAM_GUARD, HCN_KAFKA_FETCH_WAIT_MS, HCN_CPU_CORES, HCN_ADVERTISE_ADDRESS) on top.
  */
 export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentConfig {
   const path = env.HCN_AGENT_CONFIG;
@@ -134,6 +138,7 @@ export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentConfig {
     joinToken: env.HCN_JOIN_TOKEN ?? file.joinToken,
     reenrolmentToken: env.HCN_REENROLMENT_TOKEN ?? file.reenrolmentToken,
     domainId: env.HCN_DOMAIN ?? file.domain ?? 'default',
+    advertiseAddress: env.HCN_ADVERTISE_ADDRESS ?? file.address,
     labels: envLabels(env.HCN_LABELS) ?? file.labels ?? {},
     isHead: head,
     dataDir: env.HCN_DATA_DIR ?? file.dataDir ?? './data/agent',

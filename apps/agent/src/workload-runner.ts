@@ -1,5 +1,6 @@
 import type { AcceleratorDevice, AgentCommand, AgentReport, AllocationUsage } from '@hcn/contracts';
-import { DeviceRuntime, DeviceRuntimeError, deviceRuntime } from './runtime/device-runtime';
+import { DeviceRuntime, DeviceRuntimeError } from './runtime/device-runtime';
+import { placementDevices } from './runtime/placement-devices';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExecutionEvent, ProcessExecutor } from './executors/process.executor';
@@ -9,6 +10,8 @@ import { GUARD_IN_CONTAINER } from './containers/container-request';
 import type { ProcessSandbox } from './isolation/process-sandbox';
 import { ProcessStamp, mayBeOwnGroup, stampOf } from './executors/process-stamp';
 import { writeFileAtomically } from './atomic-file';
+import { ServiceAllocation, ServiceRuntime } from './services/service-runtime';
+import { containerPortEnvironment, portEnvironment } from './services/service-ports';
 
 type RunCommand = Extract<AgentCommand, { kind: 'run' }>;
 type StopAllocationCommand = Extract<AgentCommand, { kind: 'stop-allocation' }>;
@@ -26,6 +29,8 @@ interface Owned {
   stamp?: ProcessStamp;
   /** Absent: a host process. */
   runtime?: 'container';
+  /** A service: its ports and probes. */
+  service?: ServiceAllocation;
 }
 
 /** The node's devices (as registered) and where the vram-guard library is, for device placements. */
@@ -51,6 +56,7 @@ export class WorkloadRunner {
   private readonly containers?: ContainerExecutor;
   private readonly owned = new Map<string, Owned>();
   private readonly statePath: string;
+  private readonly services: ServiceRuntime;
 
   constructor(
     dataDir: string,
@@ -63,6 +69,12 @@ export class WorkloadRunner {
       baseDir: join(dataDir, 'allocations'),
       onEvent: (e) => this.onExecution(e),
       sandbox: devices.sandbox,
+    });
+    this.services = new ServiceRuntime({
+      readiness: (allocationId, ready, detail) => this.readiness(allocationId, ready, detail),
+      stop: (allocationId, reason) => void this.executorOf(allocationId)?.stop(allocationId, reason),
+      exec: (allocationId, command, timeoutMs) =>
+        this.executorOf(allocationId)?.exec(allocationId, command, timeoutMs) ?? Promise.resolve(null),
     });
     if (devices.containers)
       this.containers = new ContainerExecutor({
@@ -106,8 +118,11 @@ export class WorkloadRunner {
     const containers = Object.keys(left).filter((id) => left[id].runtime === 'container');
     const adopted = await this.adoptContainers(new Set(containers));
     if (adopted === undefined) containers.forEach((id) => delete left[id]); // the engine is away: nothing to say yet
-    for (const { allocationId, workloadId } of adopted ?? [])
-      this.owned.set(allocationId, { workloadId, runtime: 'container' });
+    for (const { allocationId, workloadId } of adopted ?? []) {
+      const service = left[allocationId]?.service;
+      this.owned.set(allocationId, { workloadId, runtime: 'container', ...(service ? { service } : {}) });
+      if (service) this.services.watch(allocationId, service);
+    }
     for (const [allocationId, owned] of Object.entries(left)) {
       if (this.owned.has(allocationId)) continue;
       if (owned.runtime !== 'container') await this.reap(allocationId, owned);
@@ -157,9 +172,29 @@ export class WorkloadRunner {
   run(command: RunCommand): void {
     const p = command.placement;
     if (p.container) return this.runContainer(command);
+    if (!p.service) return this.runProcess(command);
+    if (this.owned.has(p.allocationId) || this.executor.knows(p.allocationId)) return;
     this.owned.set(p.allocationId, { workloadId: p.workloadId });
-    const env = this.environment(command, this.devices.vramGuardPath);
-    if (!env) return;
+    // a process service: its host ports first
+    this.services.startProcess(
+      p.allocationId,
+      p.service,
+      (service) => this.runProcess(command, service),
+      (reason) => {
+        this.owned.delete(p.allocationId);
+        this.failed(p.allocationId, p.workloadId, reason);
+      },
+    );
+  }
+
+  /** Starts a process placement (a service's with its ports in the environment). */
+  private runProcess(command: RunCommand, service?: ServiceAllocation): void {
+    const p = command.placement;
+    this.owned.set(p.allocationId, { workloadId: p.workloadId, ...(service ? { service } : {}) });
+    const runtime = this.deviceRuntimeOf(command, this.devices.vramGuardPath);
+    if (runtime === null) return;
+    const ports = (service?.ports ?? []).flatMap((q) => (q.name ? [{ name: q.name, port: q.hostPort }] : []));
+    const env = { ...p.env, ...runtime?.env, ...(service ? portEnvironment(ports) : {}) };
     const started = this.executor.start({
       limits: p.limits,
       allocationId: p.allocationId,
@@ -188,7 +223,8 @@ export class WorkloadRunner {
     }
     const runtime = this.deviceRuntimeOf(command, GUARD_IN_CONTAINER);
     if (runtime === null) return;
-    this.owned.set(p.allocationId, { workloadId: p.workloadId, runtime: 'container' });
+    const service = p.service ? { service: { service: p.service, runtime: 'container' as const } } : {};
+    this.owned.set(p.allocationId, { workloadId: p.workloadId, runtime: 'container', ...service });
     const started = containers.start({
       allocationId: p.allocationId,
       workloadId: p.workloadId,
@@ -196,7 +232,7 @@ export class WorkloadRunner {
       nodeId: this.nodeId(),
       command: p.command,
       args: p.args,
-      env: { ...p.env, ...runtime?.env },
+      env: { ...p.env, ...runtime?.env, ...(p.service ? containerPortEnvironment(p.service) : {}) },
       workingDir: p.workingDir,
       stopGraceSeconds: p.stopGraceSeconds,
       limits: p.limits,
@@ -214,16 +250,6 @@ export class WorkloadRunner {
     if (started) this.save();
   }
 
-  /** The process environment: the spec's, then the devices' (visible devices, guard); undefined if refused. */
-  private environment(
-    command: RunCommand,
-    guardPath: string | undefined,
-  ): Record<string, string> | undefined {
-    const runtime = this.deviceRuntimeOf(command, guardPath);
-    if (runtime === null) return undefined;
-    return runtime ? { ...command.placement.env, ...runtime.env } : command.placement.env;
-  }
-
   /**
    * What the placement's devices add (the guard preloaded from `guardPath`, where the workload sees it); undefined
    * without devices, null when refused (reported failed).
@@ -233,19 +259,12 @@ export class WorkloadRunner {
     guardPath: string | undefined,
   ): DeviceRuntime | undefined | null {
     const p = command.placement;
-    if (!p.devices) return undefined;
     try {
-      if (p.devices.sliceMemoryBytes !== undefined && !this.devices.vramGuardPath)
-        throw new DeviceRuntimeError(
-          'a memory slice needs the vram-guard library (HCN_VRAM_GUARD), not found',
-        );
-      return deviceRuntime(p.devices, this.devices.devices(), {
-        vramGuardPath: guardPath,
-        inheritedPreload: p.env.LD_PRELOAD,
-      });
+      return placementDevices(p, this.devices.devices(), this.devices.vramGuardPath, guardPath);
     } catch (error) {
       if (!(error instanceof DeviceRuntimeError)) throw error;
       this.owned.delete(p.allocationId);
+      this.services.ended(p.allocationId); // a process service's ports go back
       this.failed(p.allocationId, p.workloadId, error.message);
       return null;
     }
@@ -253,6 +272,8 @@ export class WorkloadRunner {
 
   /** Stops an allocation; one this agent does not run is reported stopped at once (nothing to stop). */
   async stop(command: StopAllocationCommand): Promise<void> {
+    await this.services.settled(command.allocationId);
+    this.services.unwatch(command.allocationId);
     const executor = this.executorOf(command.allocationId);
     if (executor?.running().includes(command.allocationId))
       return executor.stop(command.allocationId, command.reason);
@@ -269,6 +290,7 @@ export class WorkloadRunner {
 
   /** Stops everything (agent shutdown). */
   async stopAll(reason: string): Promise<void> {
+    this.services.stopAll();
     await Promise.all(this.executors().map((e) => e.stopAll(reason)));
   }
 
@@ -301,10 +323,14 @@ export class WorkloadRunner {
     if (e.kind === 'started')
       Object.assign(owned, { pid: e.pid, stamp: stampOf(e.pid) }); // not reaped yet
     else this.shipFinalOutput(e.allocationId, owned);
+    const livenessFailure = e.kind === 'started' ? undefined : this.services.ended(e.allocationId);
     switch (e.kind) {
-      case 'started':
-        this.report({ ...base, status: 'started', pid: e.pid, ...(e.ports ? { ports: e.ports } : {}) });
+      case 'started': {
+        // a service's ports are named, and its probes begin (their first check comes after this report)
+        const ports = owned.service ? this.services.started(e.allocationId, owned.service, e.ports) : e.ports;
+        this.report({ ...base, status: 'started', pid: e.pid, ...(ports?.length ? { ports } : {}) });
         break;
+      }
       case 'completed':
         this.report({ ...base, status: 'completed', exitCode: e.exitCode });
         break;
@@ -315,6 +341,12 @@ export class WorkloadRunner {
         this.report({ ...base, status: 'failed', reason: e.reason, exitCode: e.exitCode, signal: e.signal });
         break;
       case 'stopped':
+        if (livenessFailure) {
+          // the agent stopped it: its liveness probe failed
+          const { exitCode, signal } = e;
+          this.report({ ...base, status: 'failed', reason: livenessFailure, exitCode, signal });
+          break;
+        }
         this.report({
           ...base,
           status: 'stopped',
@@ -330,6 +362,14 @@ export class WorkloadRunner {
       }
     }
     this.save();
+  }
+
+  /** Reports a service allocation's readiness turn (`reason`: the last check's finding). */
+  private readiness(allocationId: string, ready: boolean, reason: string): void {
+    const workloadId = this.owned.get(allocationId)?.workloadId;
+    const status = ready ? ('ready' as const) : ('not-ready' as const);
+    const at = new Date().toISOString();
+    if (workloadId) this.report({ kind: 'allocation', workloadId, allocationId, status, reason, at });
   }
 
   private shipFinalOutput(allocationId: string, owned: Owned): void {

@@ -42,6 +42,7 @@ import { SessionController } from './queries/session.controller';
 import { TemplateQueriesController } from './queries/templates.controller';
 import { LogStore } from './logs/log-store';
 import { WorkloadQueriesController } from './queries/workloads.controller';
+import { ServicesController } from './queries/services.controller';
 import { ClusterView } from './scheduling/cluster-view';
 import { PlacementService } from './scheduling/placement.service';
 import { TemplateCatalog } from './scheduling/template-catalog';
@@ -125,6 +126,7 @@ export class HubModule {
         UpdateWorkloadController,
         DeleteWorkloadController,
         WorkloadQueriesController,
+        ServicesController,
         DefineDomainController,
         UpdateDomainController,
         DomainQueriesController,

@@ -13,6 +13,7 @@ export * from './workload/workload.state';
 export * from './workload/workload.commands';
 export * from './workload/workload.decider';
 export * from './workload/workload.evolve';
+export * from './workload/service.rollout';
 export * from './taskqueue/taskqueue.state';
 export * from './taskqueue/taskqueue.decider';
 export * from './taskqueue/task-workload';

@@ -50,6 +50,8 @@ export interface WorkloadInstance {
   retries: number;
   /** A fresh allocation replaces the current one once it has ended (after a restart request or a spec change). */
   replace: boolean;
+  /** Services only: its allocation counts as an endpoint (running, readiness probe passing). */
+  ready?: boolean;
 }
 
 /** The workload decider's folded state as workload_state.state keeps it: all but the spec (in its own column). */

@@ -48,6 +48,7 @@ function recordingEngine(created: ContainerRequest[], calls: string[] = [], upda
     stats: async () => ({ cpuSeconds: 0, memoryBytes: 0 }),
     remove: async () => void calls.push('remove'),
     list: async () => [],
+    exec: async () => 0,
   };
 }
 

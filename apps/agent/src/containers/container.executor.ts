@@ -150,6 +150,13 @@ export class ContainerExecutor implements Executor {
     return run.done;
   }
 
+  /** Runs a command inside the allocation's running container (exec probes); null when it could not. */
+  async exec(allocationId: string, command: readonly string[], timeoutMs: number): Promise<number | null> {
+    const run = this.runs.get(allocationId);
+    if (!run?.id || run.finished) return null;
+    return this.opts.engine.exec(run.id, command, timeoutMs).catch(() => null);
+  }
+
   async stopAll(reason: string): Promise<void> {
     await Promise.all(this.running().map((id) => this.stop(id, reason)));
   }

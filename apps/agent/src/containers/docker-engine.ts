@@ -204,6 +204,31 @@ export class DockerEngine implements ContainerEngine {
     return statuses.filter((s): s is ContainerStatus => s !== undefined);
   }
 
+  async exec(id: string, command: readonly string[], timeoutMs: number): Promise<number | null> {
+    const deadline = Date.now() + timeoutMs;
+    const created = await this.dial<{ Id: string }>('CONTAINER.NOT_FOUND', {
+      ...this.on(id, 'exec', 'POST', {}, { Cmd: [...command], AttachStdout: false, AttachStderr: false }),
+      statusCodes: OK.created,
+    });
+    const exec = `/exec/${encodeURIComponent(created.Id)}`;
+    await this.dial('ENGINE.UNAVAILABLE', {
+      path: `${exec}/start?`,
+      method: 'POST',
+      options: { _query: {}, _body: { Detach: true, Tty: false } },
+      statusCodes: OK.done,
+    });
+    for (let wait = 20; ; wait = Math.min(wait * 2, 200)) {
+      const info = await this.dial<{ Running?: boolean; ExitCode?: number | null }>('ENGINE.UNAVAILABLE', {
+        path: `${exec}/json`,
+        method: 'GET',
+        statusCodes: OK.read,
+      });
+      if (!info.Running && typeof info.ExitCode === 'number') return info.ExitCode;
+      if (Date.now() + wait > deadline) return null;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+
   /** A request on one container: its query goes in the URL, its body (POST only) as JSON. */
   private on(
     id: string,

@@ -118,4 +118,9 @@ export interface ContainerEngine {
   remove(id: string): Promise<void>;
   /** Containers carrying every one of these labels (`key=value`), running or not. */
   list(labels: readonly string[]): Promise<ContainerStatus[]>;
+  /**
+   * Runs a command inside a running container (its user and environment) and resolves with its exit code; null when
+   * it did not end within `timeoutMs` (an exec cannot be killed through the API: it is left to end).
+   */
+  exec(id: string, command: readonly string[], timeoutMs: number): Promise<number | null>;
 }

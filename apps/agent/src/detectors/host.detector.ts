@@ -1,19 +1,38 @@
 import type { NodeResources, NodeUsage } from '@hcn/contracts';
 import { statfsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { arch, cpus, freemem, hostname, loadavg, platform, totalmem } from 'node:os';
+import { arch, cpus, freemem, hostname, loadavg, networkInterfaces, platform, totalmem } from 'node:os';
 
-/** Detects this machine's CPU, memory and disk from the OS (accelerators: see accelerators.ts). */
-export function detectHost(dataDir: string): Omit<NodeResources, 'accelerators' | 'devices'> {
+/**
+ * Detects this machine's CPU, memory and disk from the OS (accelerators: see accelerators.ts), and its address:
+ * `advertised` when configured, else detected (none: the hub shows the hostname).
+ */
+export function detectHost(
+  dataDir: string,
+  advertised?: string,
+): Omit<NodeResources, 'accelerators' | 'devices'> {
   const fs = statfsSync(dataDir);
+  const address = advertised ?? detectAddress();
   return {
     hostname: hostname(),
+    ...(address ? { address } : {}),
     arch: arch(),
     os: platform(),
     cpuCores: cpus().length,
     memoryBytes: totalmem(),
     diskBytes: Number(fs.blocks) * Number(fs.bsize),
   };
+}
+
+/**
+ * Where other machines reach what this node publishes (services' ports): its first external IPv4 address, else its
+ * first external IPv6 address; undefined when it has none (the hub then shows its hostname).
+ */
+export function detectAddress(): string | undefined {
+  const external = Object.values(networkInterfaces())
+    .flat()
+    .filter((a) => a !== undefined && !a.internal);
+  return (external.find((a) => a?.family === 'IPv4') ?? external.find((a) => a?.family === 'IPv6'))?.address;
 }
 
 interface CpuTimes {

@@ -82,4 +82,9 @@ export interface Executor {
   forget(allocationId: string): boolean;
   /** What a running allocation used so far (undefined: not measured here). */
   usage(allocationId: string): MeasuredUsage | undefined;
+  /**
+   * Runs a command inside a running allocation (its user, directory and environment; a container's exec) and
+   * resolves with its exit code; null when it did not end within `timeoutMs` (it is killed) or could not run.
+   */
+  exec(allocationId: string, command: readonly string[], timeoutMs: number): Promise<number | null>;
 }

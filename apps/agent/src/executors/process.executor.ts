@@ -8,7 +8,7 @@ import {
   ProcessExecutorOptions,
   ProcessSpec,
 } from './execution.types';
-import { makeDir, processEnv, signalGroup } from './process-os';
+import { CommandContext, makeDir, processEnv, runCommand, signalGroup } from './process-os';
 import { LogLine, RotatingLog } from './rotating-log';
 import type { MeasuredUsage } from '@hcn/contracts';
 import { measured } from '../isolation/cgroups';
@@ -28,6 +28,8 @@ interface Allocation {
   logs?: Record<OutputStream, RotatingLog>;
   spawnError?: Error;
   stopping?: { reason: string; endedBy: 'SIGTERM' | 'SIGKILL' };
+  /** Who and where its commands run (exec probes): its user, directory and environment. */
+  context?: CommandContext;
   exited: boolean;
   finished: boolean;
   timers: NodeJS.Timeout[];
@@ -73,6 +75,8 @@ export class ProcessExecutor implements Executor {
             spec.limits,
           )
         : { command: spec.command, args: spec.args, env: processEnv(spec) };
+      const env = processEnv(spec);
+      a.context = { cwd, env: sandbox ? { ...env, HOME: dir } : env, uid: launch.uid, gid: launch.gid };
       a.child = spawn(launch.command, launch.args, {
         cwd,
         env: launch.env,
@@ -110,6 +114,13 @@ export class ProcessExecutor implements Executor {
       a.timers.push(setTimeout(escalate, graceMs));
     }
     return a.done;
+  }
+
+  /** Runs a command as the allocation's process runs (user, directory, environment; not in its cgroup). */
+  exec(allocationId: string, command: readonly string[], timeoutMs: number): Promise<number | null> {
+    const a = this.allocs.get(allocationId);
+    if (!a?.context || a.exited) return Promise.resolve(null);
+    return runCommand(command, a.context, timeoutMs);
   }
 
   /** Stops every running allocation (agent shutdown). */

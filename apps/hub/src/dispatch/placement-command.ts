@@ -1,4 +1,11 @@
-import type { AgentCommand, ContainerPlacement, EventDataOf, WorkloadSpec } from '@hcn/contracts';
+import {
+  runtimeOf,
+  type AgentCommand,
+  type ContainerPlacement,
+  type EventDataOf,
+  type ServicePlacement,
+  type WorkloadSpec,
+} from '@hcn/contracts';
 
 /** The `run` command for a placement: what the agent needs to start the process. */
 export function placementCommand(
@@ -27,7 +34,8 @@ export function placementCommand(
         memoryBytes: spec.resources.memoryBytes,
         ...(spec.pidsLimit ? { pidsLimit: spec.pidsLimit } : {}),
       },
-      ...(spec.type === 'container' ? { container: containerPlacement(spec) } : {}),
+      ...(runtimeOf(spec) === 'container' ? { container: containerPlacement(spec) } : {}),
+      ...(spec.type === 'service' ? { service: servicePlacement(spec) } : {}),
     },
   };
 }
@@ -39,7 +47,21 @@ function containerPlacement(spec: WorkloadSpec): ContainerPlacement {
     image: spec.image ?? '',
     pullPolicy: spec.pullPolicy ?? 'ifNotPresent',
     ...(spec.user ? { user: spec.user } : {}),
-    ports: spec.ports ?? [],
+    // a container's ports all have a containerPort (the spec's rules)
+    ports: (spec.ports ?? []).flatMap(({ containerPort, ...port }) =>
+      containerPort === undefined ? [] : [{ ...port, containerPort }],
+    ),
     volumes: spec.volumes ?? [],
+  };
+}
+
+/** What a service needs beyond its runtime: its named ports (host ports for a process) and its probes. */
+function servicePlacement(spec: WorkloadSpec): ServicePlacement {
+  return {
+    ports: (spec.ports ?? []).flatMap((port) =>
+      port.name === undefined ? [] : [{ ...port, name: port.name }],
+    ),
+    ...(spec.readinessProbe ? { readinessProbe: spec.readinessProbe } : {}),
+    ...(spec.livenessProbe ? { livenessProbe: spec.livenessProbe } : {}),
   };
 }

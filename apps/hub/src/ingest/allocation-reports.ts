@@ -17,6 +17,15 @@ function commandOf(report: AllocationReport): WorkloadCommand {
   const { allocationId, nodeId } = report;
   if (report.status === 'lost')
     return { type: 'MarkLost', allocationId, nodeId, reason: report.reason, at: report.at };
+  if (report.status === 'ready' || report.status === 'not-ready')
+    return {
+      type: 'RecordReadiness',
+      allocationId,
+      nodeId,
+      ready: report.status === 'ready',
+      reason: report.reason,
+      at: report.at,
+    };
   if (report.status === 'started')
     return {
       type: 'RecordStarted',

@@ -11,6 +11,8 @@ import { parseBody } from '../common/parse-body';
 import { LogStore } from '../logs/log-store';
 import { READ_MODELS } from '../tokens';
 import { liveUsage, workloadView } from './workload-view';
+import { nodeAddresses, serviceView } from './service-view';
+import { ClusterView } from '../scheduling/cluster-view';
 import { ApiQueries, sortAndPageDocs } from './list-query';
 import { WORKLOAD_SORTS, listWorkloads, listWorkloadsQuerySchema } from './workloads.query';
 
@@ -41,6 +43,7 @@ export class WorkloadQueriesController {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(READ_MODELS) private readonly db: DataSource,
     private readonly logs: LogStore,
+    private readonly view: ClusterView,
   ) {}
 
   @Get()
@@ -52,14 +55,19 @@ export class WorkloadQueriesController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'One workload: state, instances, allocations and every delegation hop' })
+  @ApiOperation({
+    summary:
+      'One workload: state, instances, allocations and every delegation hop; a service also its ready replicas and endpoints',
+  })
   async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     const { state, events } = await loadVisibleWorkload(
       this.store,
       principal,
       parseBody(workloadIdSchema, id, 'WORKLOAD.ID'),
     );
-    return workloadView(state, events, await liveUsage(this.store, state));
+    const view = workloadView(state, events, await liveUsage(this.store, state));
+    const service = serviceView(state, nodeAddresses(this.view));
+    return service ? { ...view, service } : view;
   }
 
   @Get(':id/logs')

@@ -1,4 +1,12 @@
-import { DeviceGrant, EventDataOf, NewEvent, WorkloadSpec, nodeStream, workloadStream } from '@hcn/contracts';
+import {
+  DeviceGrant,
+  EventDataOf,
+  NewEvent,
+  WorkloadSpec,
+  nodeStream,
+  runtimeOf,
+  workloadStream,
+} from '@hcn/contracts';
 import { DecisionRecord, DomainError, InstanceView, WorkloadEvent } from '@hcn/domain';
 import { decide } from '@hcn/scheduling';
 import type { CommandContext } from '@hcn/commands';
@@ -51,7 +59,7 @@ export class Reservations {
         constraints: spec.constraints,
         excludeNodes: excluded,
         ...(spec.devices ? { devices: spec.devices } : {}),
-        ...(spec.type === 'container' ? { runtime: 'container' } : {}),
+        ...(runtimeOf(spec) === 'container' ? { runtime: 'container' } : {}),
       });
       stop();
       if (decision.outcome === 'placed') {

@@ -91,6 +91,8 @@ function recordFacts(book: WorkloadBook, before: WorkloadState, event: RecordedW
     book.changedAllocations.set(allocationId, workloadId);
     return;
   }
+  // a service's readiness lives in the workload's state (its row's state column), not in the allocation's row
+  if (event.type === 'AllocationReady' || event.type === 'AllocationNotReady') return;
   const facts = book.allocations.get(allocationId);
   const allocation = before.allocations[allocationId];
   if (!facts || !allocation) return;

@@ -24,6 +24,7 @@ function instanceRecord(state: WorkloadState, instance: InstanceView): WorkloadI
     nodeId: allocation?.nodeId ?? null,
     retries: instance.retries,
     replace: allocation?.replace ?? false,
+    ...(allocation?.ready === undefined ? {} : { ready: allocation.ready }),
   };
 }
 

@@ -1,4 +1,4 @@
-import { Position, RecordedHcnEvent, comparePositions, parsePosition } from '@hcn/contracts';
+import { Position, RecordedHcnEvent, comparePositions, parsePosition, runtimeOf } from '@hcn/contracts';
 import { foldRecorded, workloadDecider } from '@hcn/domain';
 import {
   ClusterSnapshot,
@@ -121,7 +121,7 @@ export function decisionBasis(
     excludeNodes: excludedNodes(decision),
     sampleLimit: recordedSampleLimit(decision),
     ...devicesOf(spec),
-    ...(spec.type === 'container' ? { runtime: 'container' } : {}),
+    ...(runtimeOf(spec) === 'container' ? { runtime: 'container' } : {}),
   };
   return { decision, request, position: parsePosition(first.position) };
 }

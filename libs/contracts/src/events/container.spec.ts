@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { portNameSchema } from './service.spec';
 
 /** Runtimes an agent can run workloads with. */
 export const RUNTIMES = ['process', 'container'] as const;
@@ -19,16 +20,29 @@ export const pullPolicySchema = z.enum(['ifNotPresent', 'always', 'never']);
 /** When the agent pulls a container's image. */
 export type PullPolicy = z.infer<typeof pullPolicySchema>;
 
-/** A container port published on the node; `hostPort: 0` lets the engine pick a free one (reported). */
+/**
+ * A port of a workload's spec: a container port published on the node (`hostPort: 0` lets the engine pick a free
+ * one, reported), or a process service's host port (no `containerPort`; 0: the agent picks a free one). Services
+ * name every port; the workload spec's rules say which fields each type needs.
+ */
 export const portMappingSchema = z
   .object({
-    containerPort: z.number().int().min(1).max(65535),
+    name: portNameSchema.optional(),
+    containerPort: z.number().int().min(1).max(65535).optional(),
     hostPort: z.number().int().min(0).max(65535).default(0),
     protocol: z.enum(['tcp', 'udp']).default('tcp'),
   })
   .strict();
-/** A container port published on the node. */
+/** A port of a workload's spec. */
 export type PortMapping = z.output<typeof portMappingSchema>;
+
+/** A container port published on the node, as a placement carries it (`hostPort: 0`: the engine picks). */
+export const containerPortSchema = z.object({
+  name: portNameSchema.optional(),
+  containerPort: z.number().int().min(1).max(65535),
+  hostPort: z.number().int().min(0).max(65535),
+  protocol: z.enum(['tcp', 'udp']),
+});
 
 const absolutePath = z
   .string()
@@ -67,7 +81,7 @@ export const containerPlacementSchema = z.object({
   image: imageSchema,
   pullPolicy: pullPolicySchema,
   user: z.string().max(256).optional(),
-  ports: z.array(portMappingSchema).max(64),
+  ports: z.array(containerPortSchema).max(64),
   volumes: z.array(volumeSchema).max(64),
 });
 
@@ -82,8 +96,12 @@ export type AllocationLimits = z.output<typeof allocationLimitsSchema>;
 /** What the agent needs to run a container. */
 export type ContainerPlacement = z.output<typeof containerPlacementSchema>;
 
-/** A port the engine published for an allocation (reported when it started). */
+/**
+ * A port published for an allocation (reported when it started): by the engine for a container, by the agent for a
+ * process service (which listens on the host port itself: `containerPort` equals `hostPort`); named for services.
+ */
 export const publishedPortSchema = z.object({
+  name: portNameSchema.optional(),
   containerPort: z.number().int().min(1).max(65535),
   hostPort: z.number().int().min(1).max(65535),
   protocol: z.enum(['tcp', 'udp']),

@@ -15,6 +15,7 @@ export * from './domain.events';
 export * from './quota.events';
 export * from './workload.spec';
 export * from './container.spec';
+export * from './service.spec';
 export * from './workload.events';
 export * from './template.events';
 export * from './admission.events';

@@ -39,6 +39,12 @@ export const nodeResourcesSchema = z.object({
   devices: z.array(acceleratorDeviceSchema).max(1024).default([]),
   /** Runtimes the agent can run workloads with (absent, as before runtimes were reported: processes only). */
   runtimes: z.array(runtimeSchema).max(8).optional(),
+  /** Where clients reach what the node publishes (services' ports): an IP address or DNS name (absent: hostname). */
+  address: z
+    .string()
+    .max(253)
+    .regex(/^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?$/, 'an IP address or a DNS name')
+    .optional(),
 });
 
 /** The runtimes a registration offers (absent: processes only, as agents registered before they said). */

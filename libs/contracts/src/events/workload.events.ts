@@ -116,6 +116,18 @@ export const AllocationStarted = defineEvent(
     ports: z.array(publishedPortSchema).max(64).optional(),
   }),
 );
+/** A service's allocation passed its readiness probe (or, without one, started): it counts as an endpoint. */
+export const AllocationReady = defineEvent(
+  'AllocationReady',
+  1,
+  z.object({ workloadId: id, allocationId: id, nodeId: nodeIdSchema, at }),
+);
+/** A service's allocation failed its readiness probe: it no longer counts as an endpoint (it keeps running). */
+export const AllocationNotReady = defineEvent(
+  'AllocationNotReady',
+  1,
+  z.object({ workloadId: id, allocationId: id, nodeId: nodeIdSchema, reason: z.string().max(2000), at }),
+);
 /** The allocation's process exited with code 0. */
 export const AllocationCompleted = defineEvent(
   'AllocationCompleted',
@@ -219,6 +231,8 @@ export const WORKLOAD_EVENTS = [
   AllocationPlaced,
   WorkloadUnschedulable,
   AllocationStarted,
+  AllocationReady,
+  AllocationNotReady,
   AllocationCompleted,
   AllocationFailed,
   AllocationLost,

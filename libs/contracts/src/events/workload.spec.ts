@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { domainIdSchema, nodeIdSchema } from './node.events';
 import { namespaceSchema, resourcesSchema } from './resources.schemas';
 import { deviceRequestSchema } from '../devices/device-request.schema';
-import { imageSchema, portMappingSchema, pullPolicySchema, volumeSchema } from './container.spec';
+import {
+  imageSchema,
+  portMappingSchema,
+  pullPolicySchema,
+  runtimeSchema,
+  volumeSchema,
+} from './container.spec';
+import { checkServiceFields, probeSchema, runtimeOf } from './service.spec';
 import { compileLabelPattern } from '../util/label-pattern';
 
 /** One label constraint on the node a workload may run on; `regex` values are RE2 syntax, matched whole. */
@@ -63,11 +70,21 @@ export const restartPolicySchema = z
     backoffSeconds: z.number().min(0).max(3600).default(5),
   })
   .strict();
+/** What to do when an allocation ends or its node is lost. */
+export type RestartPolicy = z.output<typeof restartPolicySchema>;
 
-/** Workload kinds; `process` and `container` run today, the others are reserved in the spec. */
-export const WORKLOAD_TYPES = ['process', 'container', 'model-server', 'batch'] as const;
+/** The restart policy of a spec that names none: services are kept running (`always`), other workloads `never`. */
+export function defaultRestartPolicy(type: string): RestartPolicy {
+  return { policy: type === 'service' ? 'always' : 'never', maxRetries: 3, backoffSeconds: 5 };
+}
+
+/**
+ * Workload kinds; `process`, `container` and `service` (long-running, named ports, probes, endpoints; as a process
+ * or a container) run today, the others are reserved in the spec.
+ */
+export const WORKLOAD_TYPES = ['process', 'container', 'service', 'model-server', 'batch'] as const;
 /** Workload kinds agents run today. */
-export const RUNNABLE_WORKLOAD_TYPES: readonly string[] = ['process', 'container'];
+export const RUNNABLE_WORKLOAD_TYPES: readonly string[] = ['process', 'container', 'service'];
 
 /** Most environment entries one workload spec may carry (names ≤ 128 characters, values ≤ 32 KiB each). */
 export const MAX_ENV_ENTRIES = 256;
@@ -90,6 +107,8 @@ export const workloadSpecSchema = z
     name: z.string().regex(/^[a-z0-9]([a-z0-9.-]{0,61}[a-z0-9])?$/, 'names: a-z, 0-9, dots, dashes'),
     namespace: namespaceSchema.default('default'),
     type: z.enum(WORKLOAD_TYPES).default('process'),
+    /** How a service runs (services only; default: `container` when it names an image, else `process`). */
+    runtime: runtimeSchema.optional(),
     /** The program (process), or the entrypoint override (container; the image's when absent). */
     command: z.string().min(1).max(4096).optional(),
     args: z.array(z.string().max(4096)).max(256).default([]),
@@ -118,7 +137,12 @@ export const workloadSpecSchema = z
       .string()
       .regex(/^[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,63}(:[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,63})?$/, 'uid[:gid] or a name')
       .optional(),
+    /** Container ports to publish, or a service's named ports (a process service's are host ports). */
     ports: z.array(portMappingSchema).max(64).optional(),
+    /** Services: the check that must pass before an allocation counts as ready (none: ready once started). */
+    readinessProbe: probeSchema.optional(),
+    /** Services: the check whose failure makes the agent stop the allocation (reported failed; restart policy). */
+    livenessProbe: probeSchema.optional(),
     volumes: z.array(volumeSchema).max(64).optional(),
     /** Most processes (and threads) the allocation may hold (default: the agent's, 1024). */
     pidsLimit: z.number().int().min(1).max(1_000_000).optional(),
@@ -135,7 +159,11 @@ export const workloadSpecSchema = z
     }),
     replicas: z.number().int().min(1).max(1000).default(1),
     priority: z.number().int().min(-1000).max(1000).default(0),
-    restartPolicy: restartPolicySchema.default({ policy: 'never', maxRetries: 3, backoffSeconds: 5 }),
+    /**
+     * Default by type (`defaultRestartPolicy`, filled in by the overwrite below, which sees the type): declared as a
+     * default so the stored spec's type says it is always there.
+     */
+    restartPolicy: restartPolicySchema.optional() as unknown as z.ZodDefault<typeof restartPolicySchema>,
     stopGraceSeconds: z.number().min(0).max(3600).default(30),
   })
   .strict()
@@ -151,40 +179,56 @@ export const workloadSpecSchema = z
         message: `must equal the devices asked for (${count}${count === 0 ? ': a slice holds no whole device' : ''})`,
       });
     }
-  });
+  })
+  .overwrite((spec) => ({
+    ...spec,
+    restartPolicy: spec.restartPolicy ?? defaultRestartPolicy(spec.type),
+    ...(spec.type === 'service' ? { runtime: runtimeOf(spec) } : {}),
+  }));
 
-type SpecShape = {
-  type: string;
+type SpecShape = Parameters<typeof checkServiceFields>[0] & {
   command?: string;
   workingDir?: string;
-  image?: string;
-  ports?: readonly { containerPort: number; protocol?: string }[];
 } & Partial<Record<(typeof CONTAINER_ONLY)[number], unknown>>;
 
-/** Per type: a process needs a command and a relative working dir; a container needs an image. */
+/**
+ * Per runtime: a process needs a command and a relative working dir; a container needs an image and a containerPort
+ * per port (services run as either; a process service may declare its host ports); then the service rules.
+ */
 function checkRuntimeFields(spec: SpecShape, ctx: z.RefinementCtx): void {
   const issue = (path: string, message: string): void =>
     ctx.addIssue({ code: 'custom', path: [path], message });
   // A required field that is missing keeps the code a missing field always had (stable error codes).
-  const missing = (path: string, message: string): void =>
-    ctx.addIssue({ code: 'invalid_type', expected: 'string', input: undefined, path: [path], message });
-  if (spec.type === 'container') {
-    if (!spec.image) missing('image', 'a container workload needs an image');
+  const missing = (path: (string | number)[], message: string, expected: 'string' | 'number' = 'string') =>
+    ctx.addIssue({ code: 'invalid_type', expected, input: undefined, path, message });
+  checkServiceFields(spec, ctx);
+  const what = spec.type === 'service' ? 'service' : 'workload';
+  if (runtimeOf(spec) === 'container') {
+    if (!spec.image) missing(['image'], `a container ${what} needs an image`);
     if (spec.workingDir !== undefined && !spec.workingDir.startsWith('/'))
       issue('workingDir', "a container's working directory is an absolute path");
     const seen = new Set<string>();
-    for (const port of spec.ports ?? []) {
+    (spec.ports ?? []).forEach((port, i) => {
+      if (port.containerPort === undefined)
+        return missing(['ports', i, 'containerPort'], 'a container port needs its containerPort', 'number');
       const key = `${port.containerPort}/${port.protocol ?? 'tcp'}`;
       if (seen.has(key)) issue('ports', `container port ${key} is published twice`);
       seen.add(key);
-    }
+    });
     return;
   }
-  if (spec.type === 'process' && spec.command === undefined)
-    missing('command', 'a process workload needs a command');
+  if ((spec.type === 'process' || spec.type === 'service') && spec.command === undefined)
+    missing(['command'], `a process ${what} needs a command`);
   if (spec.workingDir?.startsWith('/')) issue('workingDir', 'a relative path without ..');
+  const hostPorts = new Set<string>();
+  for (const port of spec.type === 'service' ? (spec.ports ?? []) : []) {
+    const key = `${port.hostPort}/${port.protocol ?? 'tcp'}`;
+    if (port.hostPort && hostPorts.has(key)) issue('ports', `host port ${key} is declared twice`);
+    hostPorts.add(key);
+  }
   for (const field of CONTAINER_ONLY)
-    if (spec[field] !== undefined) issue(field, 'only container workloads take this field');
+    if (spec[field] !== undefined && !(field === 'ports' && spec.type === 'service'))
+      issue(field, 'only container workloads take this field');
 }
 
 /** A workload specification as stored (defaults applied). */

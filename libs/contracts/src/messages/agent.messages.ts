@@ -8,6 +8,7 @@ import {
   measuredUsageSchema,
   publishedPortSchema,
 } from '../events/container.spec';
+import { servicePlacementSchema } from '../events/service.spec';
 import {
   domainIdSchema,
   labelsSchema,
@@ -57,8 +58,11 @@ export const allocationReportSchema = z.object({
   ...reportBase,
   workloadId: z.string().uuid(),
   allocationId: z.string().uuid(),
-  /** `lost`: the agent can no longer follow it (its container engine went away); the hub marks it lost. */
-  status: z.enum(['started', 'completed', 'failed', 'stopped', 'lost']),
+  /**
+   * `lost`: the agent can no longer follow it (its container engine went away); the hub marks it lost. `ready` and
+   * `not-ready`: a service's readiness changed (`reason` says why it is not ready).
+   */
+  status: z.enum(['started', 'ready', 'not-ready', 'completed', 'failed', 'stopped', 'lost']),
   pid: z.number().int().nullable().default(null),
   exitCode: z.number().int().nullable().default(null),
   signal: z.string().max(16).nullable().default(null),
@@ -150,6 +154,8 @@ export const placementSchema = z.object({
   limits: allocationLimitsSchema.optional(),
   /** Present for a container workload: image, ports, volumes (absent: a host process). */
   container: containerPlacementSchema.optional(),
+  /** Present for a service: its named ports and probes (the agent runs the probes and reports readiness). */
+  service: servicePlacementSchema.optional(),
 });
 
 /** A command relayed to an agent on its domain's command topic (key = node id). */

@@ -52,6 +52,15 @@ export type WorkloadCommand =
       at: string;
       ports?: readonly PublishedPort[];
     }
+  /** A service's readiness changed, as its agent reported it (`nodeId` must be the allocation's). */
+  | {
+      type: 'RecordReadiness';
+      allocationId: string;
+      nodeId: string;
+      ready: boolean;
+      reason: string;
+      at: string;
+    }
   | ({ type: 'RecordEnded' } & AllocationEnd)
   /** `nodeId`: the node that reported the loss (it must be the allocation's); absent when the hub decided it. */
   | { type: 'MarkLost'; allocationId: string; reason: string; at: string; nodeId?: string }
@@ -73,6 +82,8 @@ export type WorkloadEventType =
   | 'AllocationPlaced'
   | 'WorkloadUnschedulable'
   | 'AllocationStarted'
+  | 'AllocationReady'
+  | 'AllocationNotReady'
   | 'AllocationCompleted'
   | 'AllocationFailed'
   | 'AllocationLost'

@@ -4,6 +4,7 @@ import { sameJson } from '../equality';
 import { DomainError, assertNever } from '../errors';
 import type { AllocationEnd, DecisionRecord, WorkloadCommand, WorkloadEvent } from './workload.commands';
 import { evolveWorkload } from './workload.evolve';
+import { isService, rolloutStep, stateAfter } from './service.rollout';
 import {
   ACTIVE_ALLOCATION,
   AllocationView,
@@ -207,6 +208,27 @@ function recordEnded(end: AllocationEnd, state: WorkloadState): WorkloadEvent[] 
   }
 }
 
+/** A service's readiness change, and the rolling replacement's next step once a replica is ready again. */
+function recordReadiness(
+  command: WorkloadCommand & { type: 'RecordReadiness' },
+  state: WorkloadState,
+): WorkloadEvent[] {
+  const allocation = state.allocations[command.allocationId];
+  const workloadId = state.workloadId;
+  if (!workloadId || allocation?.status !== 'running' || allocation.ready === undefined) return [];
+  if (allocation.ready === command.ready) return [];
+  const base = {
+    workloadId,
+    allocationId: allocation.allocationId,
+    nodeId: allocation.nodeId,
+    at: command.at,
+  };
+  const event: WorkloadEvent = command.ready
+    ? { type: 'AllocationReady', data: base }
+    : { type: 'AllocationNotReady', data: { ...base, reason: command.reason } };
+  return command.ready ? [event, ...rolloutStep(stateAfter(state, [event]), 'rolling update')] : [event];
+}
+
 function withoutReplicas(spec: WorkloadSpec): Omit<WorkloadSpec, 'replicas'> {
   const { replicas: _replicas, ...rest } = spec;
   return rest;
@@ -229,7 +251,9 @@ function update(spec: WorkloadSpec, state: WorkloadState): WorkloadEvent[] {
     type: 'WorkloadUpdated',
     data: { workloadId: live.workloadId, generation: state.generation + 1, spec },
   };
-  const replaced = changed ? stopRequests(state, live, 'replaced: spec changed') : [];
+  // a service is replaced one replica at a time (rolloutStep); other workloads all at once
+  const rolling = changed && spec.type === 'service';
+  const replaced = changed && !rolling ? stopRequests(state, live, 'replaced: spec changed') : [];
   const ids = new Set(
     replaced.flatMap((e) => (e.type === 'AllocationStopRequested' ? [e.data.allocationId] : [])),
   );
@@ -239,7 +263,8 @@ function update(spec: WorkloadSpec, state: WorkloadState): WorkloadEvent[] {
     'scaled down',
     (a) => a.instance >= spec.replicas && !ids.has(a.allocationId),
   );
-  return [updated, ...replaced, ...scaledDown];
+  const events = [updated, ...replaced, ...scaledDown];
+  return rolling ? [...events, ...rolloutStep(stateAfter(state, events), 'rolling update')] : events;
 }
 
 /** Why a command on one workload is refused, or undefined when it is accepted (a no-op included). */
@@ -250,6 +275,7 @@ export function validateWorkload(command: WorkloadCommand, state: WorkloadState)
     case 'RecordDecision':
       return staleDecision(command.decision, state);
     case 'RecordStarted':
+    case 'RecordReadiness':
     case 'RecordEnded':
     case 'MarkLost':
       return foreignAllocation(state, command.allocationId, command.nodeId);
@@ -276,20 +302,22 @@ function decideAcceptedWorkload(command: WorkloadCommand, state: WorkloadState):
       const allocation = state.allocations[command.allocationId];
       if (allocation?.status !== 'placed' || !state.workloadId) return [];
       const { allocationId, pid, at, ports } = command;
-      return [
-        {
-          type: 'AllocationStarted',
-          data: {
-            workloadId: state.workloadId,
-            allocationId,
-            nodeId: allocation.nodeId,
-            pid,
-            startedAt: at,
-            ...(ports?.length ? { ports: [...ports] } : {}),
-          },
+      const started: WorkloadEvent = {
+        type: 'AllocationStarted',
+        data: {
+          workloadId: state.workloadId,
+          allocationId,
+          nodeId: allocation.nodeId,
+          pid,
+          startedAt: at,
+          ...(ports?.length ? { ports: [...ports] } : {}),
         },
-      ];
+      };
+      // a service without a readiness probe is ready once started: the rolling replacement may go on
+      return [started, ...rolloutStep(stateAfter(state, [started]), 'rolling update')];
     }
+    case 'RecordReadiness':
+      return recordReadiness(command, state);
     case 'RecordEnded':
       return recordEnded(command, state);
     case 'MarkLost': {
@@ -314,9 +342,11 @@ function decideAcceptedWorkload(command: WorkloadCommand, state: WorkloadState):
     case 'RequestRestart': {
       const live = liveOf(state);
       if (!live) return [];
-      const stops = stopRequests(state, live, `restart: ${command.reason}`);
       const data = { workloadId: live.workloadId, reason: command.reason };
-      return [{ type: 'WorkloadRestartRequested', data }, ...stops];
+      const restart: WorkloadEvent = { type: 'WorkloadRestartRequested', data };
+      // a service restarts one replica at a time, like a rolling update
+      if (isService(state)) return [restart, ...rolloutStep(stateAfter(state, [restart]), 'rolling restart')];
+      return [restart, ...stopRequests(state, live, `restart: ${command.reason}`)];
     }
     case 'Update':
       return update(command.spec, state);
@@ -342,6 +372,8 @@ const WORKLOAD_EVENT_TYPES: EventTypes<WorkloadEvent> = {
   AllocationPlaced: true,
   WorkloadUnschedulable: true,
   AllocationStarted: true,
+  AllocationReady: true,
+  AllocationNotReady: true,
   AllocationCompleted: true,
   AllocationFailed: true,
   AllocationLost: true,

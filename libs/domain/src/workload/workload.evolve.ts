@@ -65,6 +65,18 @@ function afterEnd(
   );
 }
 
+/** A service's allocation that no longer counts as an endpoint (other allocations have no readiness). */
+function notReady(allocation: AllocationView): Pick<AllocationView, 'ready'> {
+  return allocation.ready === undefined ? {} : { ready: false };
+}
+
+/** A running service allocation's readiness as reported (anything else is left as it is). */
+function readiness(state: WorkloadState, allocationId: string, ready: boolean): WorkloadState {
+  const allocation = state.allocations[allocationId];
+  if (allocation?.status !== 'running' || allocation.ready === undefined) return state;
+  return setAllocation(state, allocationId, { ready });
+}
+
 /** The measured usage an ending event carries, as an allocation change. */
 function usageOf(data: { readonly usage?: MeasuredUsage }): Pick<AllocationView, 'usage'> {
   return data.usage ? { usage: data.usage } : {};
@@ -79,7 +91,7 @@ function ended(
 ): WorkloadState {
   const allocation = state.allocations[allocationId];
   if (!allocation || !ACTIVE_ALLOCATION.has(allocation.status)) return state;
-  const updated = setAllocation(state, allocationId, { ...change, status });
+  const updated = setAllocation(state, allocationId, { ...change, ...notReady(allocation), status });
   return afterEnd(updated, allocation, status, at);
 }
 
@@ -171,6 +183,7 @@ export function evolveWorkload(state: WorkloadState, event: WorkloadEvent): Work
         domainId: d.domainId,
         resources: d.resources,
         status: 'placed',
+        ...(state.spec?.type === 'service' ? { ready: false, probed: !!state.spec.readinessProbe } : {}),
       };
       const placed = { ...state, allocations: { ...state.allocations, [d.allocationId]: allocation } };
       const instance = state.instances.find((i) => i.instance === d.instance);
@@ -200,12 +213,17 @@ export function evolveWorkload(state: WorkloadState, event: WorkloadEvent): Work
         status: 'running',
         pid,
         ...(ports ? { ports } : {}),
+        ...(allocation.ready === undefined ? {} : { ready: !allocation.probed }),
       });
       const instance = state.instances.find((i) => i.allocationId === allocationId);
       return instance && instance.status === 'placed'
         ? setInstance(started, { ...instance, status: 'running' })
         : started;
     }
+    case 'AllocationReady':
+      return readiness(state, event.data.allocationId, true);
+    case 'AllocationNotReady':
+      return readiness(state, event.data.allocationId, false);
     case 'AllocationCompleted':
       return ended(state, event.data.allocationId, 'completed', event.data.endedAt, {
         exitCode: event.data.exitCode,
@@ -230,7 +248,10 @@ export function evolveWorkload(state: WorkloadState, event: WorkloadEvent): Work
     case 'AllocationStopRequested': {
       const allocation = state.allocations[event.data.allocationId];
       if (!allocation || !ACTIVE_ALLOCATION.has(allocation.status)) return state;
-      const stopping = setAllocation(state, allocation.allocationId, { status: 'stopping' });
+      const stopping = setAllocation(state, allocation.allocationId, {
+        status: 'stopping',
+        ...notReady(allocation),
+      });
       const instance = state.instances.find((i) => i.allocationId === allocation.allocationId);
       return instance ? setInstance(stopping, { ...instance, status: 'stopping' }) : stopping;
     }

@@ -35,6 +35,13 @@ export interface AllocationView {
   readonly usage?: MeasuredUsage;
   /** When set, a new attempt follows once this allocation has ended (restart, update). */
   readonly replace?: boolean;
+  /**
+   * Services only: true while the allocation counts as an endpoint (its readiness probe passes, or it started and
+   * its spec has no readiness probe); false before, after it ended and once it was asked to stop.
+   */
+  readonly ready?: boolean;
+  /** Services only: its generation's spec has a readiness probe (so starting does not make it ready). */
+  readonly probed?: boolean;
 }
 
 /** One instance (replica) of a workload. */
