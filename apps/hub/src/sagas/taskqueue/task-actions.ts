@@ -33,8 +33,10 @@ export interface QueueProblem {
 @Injectable()
 export class TaskActions {
   private readonly engine: ReturnType<typeof taskQueueEngine>;
-  /** When each workload was last submitted or asked to stop. */
-  private readonly asked = new Map<string, number>();
+  /** When each workload was last submitted. */
+  private readonly submitted = new Map<string, number>();
+  /** When each workload was last asked to stop. */
+  private readonly stopAsked = new Map<string, number>();
   private readonly problems = new Map<string, QueueProblem>();
 
   constructor(
@@ -45,6 +47,12 @@ export class TaskActions {
     @Inject(QUEUE_METER) private readonly meter: QueueMeter,
   ) {
     this.engine = taskQueueEngine(store);
+  }
+
+  /** Lets go of what was asked about a workload the saga no longer follows (memory stays bounded). */
+  forget(workloadId: string): void {
+    this.submitted.delete(workloadId);
+    this.stopAsked.delete(workloadId);
   }
 
   /** The last problem of a queue, if any. */
@@ -61,10 +69,10 @@ export class TaskActions {
       if (task)
         await this.submit(queue, task, [
           ...plan.launch,
-          ...plan.submit.filter((l) => this.due(l.workloadId)),
+          ...plan.submit.filter((l) => this.due(this.submitted, l.workloadId)),
         ]);
       await this.stop(
-        plan.stop.filter((id) => this.due(id)),
+        plan.stop.filter((id) => this.due(this.stopAsked, id)),
         queue,
       );
       if (task && plan.fail)
@@ -89,8 +97,8 @@ export class TaskActions {
     return this.clock().toISOString();
   }
 
-  private due(workloadId: string): boolean {
-    const last = this.asked.get(workloadId);
+  private due(asked: ReadonlyMap<string, number>, workloadId: string): boolean {
+    const last = asked.get(workloadId);
     return last === undefined || this.clock().getTime() - last >= REPEAT_AFTER_MS;
   }
 
@@ -133,7 +141,7 @@ export class TaskActions {
         spec: workloadSpecSchema.parse(taskWorkloadSpec(definition, task.spec, l.nodeId, l.instances)),
         idempotencyKey: launchKey(queueId, task.taskId, task.round, l.nodeId, l.launch),
       }));
-      batch.forEach((l) => this.asked.set(l.workloadId, this.clock().getTime()));
+      batch.forEach((l) => this.submitted.set(l.workloadId, this.clock().getTime()));
       const principal = { ...SAGA_PRINCIPAL, namespaces: [definition.namespace] };
       await this.commands.execute(new SubmitWorkloadsCommand(principal, items));
       batch = [];
@@ -154,7 +162,7 @@ export class TaskActions {
         ? 'task queue paused'
         : 'task queue moved on';
     for (const workloadId of workloadIds) {
-      this.asked.set(workloadId, this.clock().getTime());
+      this.stopAsked.set(workloadId, this.clock().getTime());
       try {
         await this.commands.execute(new StopWorkloadCommand(SAGA_PRINCIPAL, workloadId, reason));
       } catch (error) {

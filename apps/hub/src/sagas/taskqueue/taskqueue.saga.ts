@@ -171,6 +171,7 @@ export class TaskQueueSaga {
         ) {
           this.owners.delete(workloadId);
           this.workloads.delete(workloadId);
+          this.actions.forget(workloadId);
         }
       }
     }
