@@ -41,6 +41,7 @@ export class RegisterNodeHandler implements ICommandHandler<RegisterNodeCommand,
       isHead: request.isHead,
       agentVersion: request.agentVersion,
       ...(request.runtimes ? { runtimes: [...new Set(request.runtimes)].sort() } : {}),
+      ...(request.address ? { address: request.address } : {}),
     };
     await this.store.setStreamMetadata(heartbeatStream(nodeId), {
       maxAge: this.config.heartbeatRetentionSeconds,
