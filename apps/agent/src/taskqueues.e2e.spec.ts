@@ -194,9 +194,28 @@ describeWithPostgres('task queues (GridCore flow): hub + agents + Redis', () => 
       }, 30_000);
     }, 60_000);
 
+    it('a node that leaves loses its instances; nothing reschedules them elsewhere', async () => {
+      const late = agents[agents.length - 1];
+      expect((await h.request('DELETE', `/v1/nodes/${late.nodeId}`, {})).status).toBe(200);
+      await eventuallyExpect(async () => {
+        const t = await task(first);
+        const node = t.nodes.find((n: { nodeId: string }) => n.nodeId === late.nodeId);
+        expect(node?.instances).toEqual(['lost', 'lost']);
+        expect(t.instances).toEqual({ running: 4, lost: 2 });
+      }, 15_000);
+      await late.stop();
+      agents.pop();
+      await new Promise((r) => setTimeout(r, 1500));
+      const t = await task(first);
+      expect(t.nodes).toHaveLength(3);
+      expect(t.instances).toEqual({ running: 4, lost: 2 });
+    }, 60_000);
+
     it('next stops the old instances (SIGKILL after the grace for those ignoring SIGTERM) and starts the next', async () => {
       await redis.lpush(q('second:in'), 'left-over');
-      const workloads: string[] = (await task(first)).nodes.map((n: { workloadId: string }) => n.workloadId);
+      const running: Array<{ workloadId: string; instances: string[] }> = (await task(first)).nodes;
+      const workloads = running.filter((n) => n.instances.includes('running')).map((n) => n.workloadId);
+      expect(workloads).toHaveLength(2);
       const next = await h.request('POST', `/v1/taskqueues/${queueId}/next`, {});
       expect(next.body).toMatchObject({ current: second, events: ['TaskCompleted', 'TaskStarted'] });
       await eventuallyExpect(async () => {
@@ -234,7 +253,7 @@ describeWithPostgres('task queues (GridCore flow): hub + agents + Redis', () => 
     it('auto-advance fires only once the input is empty and every instance exited 0', async () => {
       await eventuallyExpect(async () => {
         const t = await task(second);
-        expect(t.instances).toEqual({ completed: 6 });
+        expect(t.instances).toEqual({ completed: 4 });
       }, 30_000);
       await new Promise((r) => setTimeout(r, 1500));
       expect((await queue()).currentTask).toBe(second); // the input still holds an item
@@ -248,7 +267,7 @@ describeWithPostgres('task queues (GridCore flow): hub + agents + Redis', () => 
 
     it('a task whose instances fail is failed; retry runs it again in a new round', async () => {
       await eventuallyExpect(async () => expect((await task(third)).status).toBe('failed'), 30_000);
-      expect((await task(third)).reason).toMatch(/6 of 6 instances failed/);
+      expect((await task(third)).reason).toMatch(/4 of 4 instances failed/);
       const retried = await h.request('POST', `/v1/taskqueues/${queueId}/tasks/${third}/retry`, {});
       expect(retried.body).toMatchObject({ current: third, events: ['TaskRetried', 'TaskStarted'] });
       await eventuallyExpect(async () => {
