@@ -10,6 +10,7 @@ describe('change payload (NOTIFY hcn_read_models)', () => {
     changes.nodes.add('n1');
     changes.workloads.add('w1');
     changes.namespaces.add('team-a');
+    changes.taskqueues.add('q1');
     expect(JSON.parse(changePayload('workloads', position, changes))).toEqual({
       projection: 'workloads',
       position: '12/3',
@@ -17,6 +18,7 @@ describe('change payload (NOTIFY hcn_read_models)', () => {
       nodes: ['n1'],
       workloads: ['w1'],
       namespaces: ['team-a'],
+      taskqueues: ['q1'],
     });
   });
 

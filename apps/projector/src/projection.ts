@@ -9,6 +9,8 @@ export interface ChangeSet {
   readonly workloads: Set<string>;
   /** Namespaces whose quota usage changed. */
   readonly namespaces: Set<string>;
+  /** Task queues whose taskqueue_state row changed. */
+  readonly taskqueues: Set<string>;
 }
 
 /** A read-model projection: applies ordered batches of events inside the runner's transaction. */
@@ -22,10 +24,18 @@ export interface Projection {
 
 /** An empty change set. */
 export function emptyChanges(): ChangeSet {
-  return { domains: new Set(), nodes: new Set(), workloads: new Set(), namespaces: new Set() };
+  return {
+    domains: new Set(),
+    nodes: new Set(),
+    workloads: new Set(),
+    namespaces: new Set(),
+    taskqueues: new Set(),
+  };
 }
 
 /** True when the change set names nothing. */
 export function isEmptyChangeSet(changes: ChangeSet): boolean {
-  return [changes.domains, changes.nodes, changes.workloads, changes.namespaces].every((s) => s.size === 0);
+  return [changes.domains, changes.nodes, changes.workloads, changes.namespaces, changes.taskqueues].every(
+    (s) => s.size === 0,
+  );
 }

@@ -58,6 +58,21 @@ export async function get<T>(path: string): Promise<T> {
   return body as T;
 }
 
+/** POST to the hub (a JSON body, `{}` when none); refusals throw an ApiError with the API's code and message. */
+export async function post<T>(path: string, body: unknown = {}): Promise<T> {
+  const response = await fetch(path, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${currentToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const answer = await response.json().catch(() => null);
+  if (!response.ok) {
+    const error = (answer as { error?: { code?: string; message?: string } } | null)?.error;
+    throw new ApiError(response.status, error?.code ?? 'HTTP', error?.message ?? response.statusText);
+  }
+  return answer as T;
+}
+
 /** The caller's token as the hub sees it. */
 export interface Session {
   name: string;
@@ -213,3 +228,80 @@ export interface Quota {
 
 /** The resources a quota limits. */
 export type QuotaKey = 'cpuMillis' | 'memoryBytes' | 'accelerators' | 'workloads';
+
+/** A task queue in the list (GET /v1/taskqueues). */
+export interface TaskQueueItem {
+  queueId: string;
+  name: string;
+  namespace: string;
+  /** idle, running, paused or deleted. */
+  status: string;
+  currentTask: { taskId: string; name: string } | null;
+  /** Tasks per status. */
+  tasks: Record<string, number>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A running task's progress as the hub last sampled its Redis queues. */
+export interface TaskProgress {
+  inputLeft: number;
+  outputDone: number;
+  ratePerSecond: number;
+  etaSeconds: number | null;
+  fractionDone: number | null;
+  sampledAt: string;
+}
+
+/** Why a task that names Redis queues shows no progress. */
+export interface TaskProgressUnavailable {
+  unavailable: string;
+  sampledAt: string | null;
+}
+
+/** A task of a queue (GET /v1/taskqueues/:id). */
+export interface TaskItem {
+  taskId: string;
+  name: string;
+  /** pending, running, completed, failed or cancelled. */
+  status: string;
+  round: number;
+  startedAt: string | null;
+  endedAt: string | null;
+  reason: string | null;
+  nodes: number;
+  spec: {
+    inputQueue?: string;
+    outputQueue?: string;
+    autoAdvance?: boolean;
+    image?: string;
+    command?: string;
+  };
+  /** The running task's instances by status. */
+  instances?: Record<string, number>;
+  progress: TaskProgress | TaskProgressUnavailable | null;
+}
+
+/** One task queue with its tasks in order (GET /v1/taskqueues/:id). */
+export interface TaskQueueDetail {
+  queueId: string;
+  name: string;
+  namespace: string;
+  description: string;
+  status: string;
+  currentTask: string | null;
+  tasks: TaskItem[];
+  /** The hub's last trouble carrying out the queue (launching, stopping), if any. */
+  problem: { at: string; message: string } | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What a task queue command answers. */
+export interface TaskQueueCommandResult {
+  queueId: string;
+  status: string;
+  current: string | null;
+  revision: number;
+  events: string[];
+}

@@ -8,6 +8,7 @@ export interface Change {
   domains?: string[];
   workloads?: string[];
   namespaces?: string[];
+  taskqueues?: string[];
   refresh?: boolean;
 }
 

@@ -37,3 +37,12 @@ export function cores(millis: number): string {
 export function short(id: string | null | undefined): string {
   return id ? id.slice(0, 8) : '—';
 }
+
+/** Seconds as a short duration (45 s, 3 min 20 s, 2 h 5 min). */
+export function duration(seconds: number | null | undefined): string {
+  if (seconds === undefined || seconds === null || !Number.isFinite(seconds)) return '—';
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;
+  return `${Math.floor(s / 3600)} h${Math.floor((s % 3600) / 60) ? ` ${Math.floor((s % 3600) / 60)} min` : ''}`;
+}

@@ -38,7 +38,8 @@ export interface Live<T> {
 
 /**
  * Loads `load()` and loads it again after changes in `rooms` (at most one request in flight, at most one every
- * `minGapMs`; `accept` may ignore changes that do not concern this view).
+ * `minGapMs`; `accept` may ignore changes that do not concern this view) and, with `pollMs`, every `pollMs` while
+ * the page is visible (and at once when it shows again).
  */
 export function useLive<T>(
   load: () => Promise<T>,
@@ -100,8 +101,16 @@ export function useLive<T>(
         if (change.refresh || !acceptRef.current || acceptRef.current(change)) run.current();
       }),
     );
-    const poll = options.pollMs ? window.setInterval(() => run.current(), options.pollMs) : undefined;
+    const whileShown = () => {
+      if (!document.hidden) run.current();
+    };
+    const poll = options.pollMs ? window.setInterval(whileShown, options.pollMs) : undefined;
+    const shown = () => {
+      if (poll !== undefined) whileShown();
+    };
+    document.addEventListener('visibilitychange', shown);
     return () => {
+      document.removeEventListener('visibilitychange', shown);
       s.alive = false;
       if (s.timer !== undefined) window.clearTimeout(s.timer);
       s.timer = undefined;

@@ -7,6 +7,8 @@ import { NodesStore } from './nodes-store';
 import { Nodes } from './pages/Nodes';
 import { Overview } from './pages/Overview';
 import { Quotas } from './pages/Quotas';
+import { TaskQueue } from './pages/TaskQueue';
+import { TaskQueues } from './pages/TaskQueues';
 import { WorkloadDetail } from './pages/WorkloadDetail';
 import { Workloads } from './pages/Workloads';
 import './styles.css';
@@ -24,6 +26,9 @@ function useRoute(): string {
 function Page({ route }: { route: string }) {
   const workload = /^\/workloads\/([0-9a-f-]{36})$/.exec(route);
   if (workload) return <WorkloadDetail id={workload[1]} />;
+  const taskQueue = /^\/taskqueues\/([0-9a-f-]{36})$/.exec(route);
+  if (taskQueue) return <TaskQueue id={taskQueue[1]} />;
+  if (route === '/taskqueues') return <TaskQueues />;
   if (route === '/nodes') return <Nodes />;
   if (route === '/workloads') return <Workloads />;
   if (route === '/quotas') return <Quotas />;
@@ -72,7 +77,7 @@ function Signed({ session, token, onSignOut }: { session: Session; token: string
     };
   }, [token]);
   const route = useRoute();
-  const tab = route.startsWith('/workloads') ? '/workloads' : route;
+  const tab = ['/workloads', '/taskqueues'].find((t) => route.startsWith(t)) ?? route;
   if (!live) return null;
   return (
     <Ctx.Provider value={{ feed: live.feed, session, nodes: live.nodes }}>
@@ -83,6 +88,7 @@ function Signed({ session, token, onSignOut }: { session: Session; token: string
             ['/', 'Overview'],
             ['/nodes', 'Nodes'],
             ['/workloads', 'Workloads'],
+            ['/taskqueues', 'Task queues'],
             ['/quotas', 'Quotas'],
           ].map(([path, label]) => (
             <a key={path} href={`#${path}`} className={tab === path ? 'active' : ''}>

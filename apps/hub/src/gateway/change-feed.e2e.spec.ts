@@ -126,4 +126,30 @@ describeWithPostgres('change feed (socket.io gateway over the projector NOTIFY, 
       a.changes.slice(before).some((c) => c.room === `workload:${aId}` && c.workloads?.includes(aId)),
     );
   });
+
+  it('relays task queue changes to the rooms of their namespace', async () => {
+    const admin = await client(TEST_ADMIN_TOKEN, ['namespaces:*']);
+    const a = await client(TEAM_A, ['namespace:team-a']);
+    const create = async (namespace: string): Promise<string> => {
+      const r = await h.request('POST', '/v1/taskqueues', { name: `feed-${namespace}`, namespace });
+      expect(r.status).toBe(201);
+      return r.body.queueId;
+    };
+    const bId = await create('team-b');
+    const aId = await create('team-a');
+    await eventually('both queues reach the admin', () =>
+      [aId, bId].every((id) => admin.changes.some((c) => c.taskqueues?.includes(id))),
+    );
+    await eventually('team-a queue reaches team-a', () =>
+      a.changes.some((c) => c.room === 'namespace:team-a' && c.taskqueues?.includes(aId)),
+    );
+    const before = a.changes.length;
+    const added = await h.request('POST', `/v1/taskqueues/${aId}/tasks`, { name: 't', command: 'true' });
+    expect(added.status).toBe(201);
+    await eventually('a task added is a change of its queue', () =>
+      a.changes.slice(before).some((c) => c.taskqueues?.includes(aId)),
+    );
+    await sleep(500);
+    expect(JSON.stringify(a.changes)).not.toContain(bId);
+  });
 });

@@ -130,6 +130,13 @@ export class ChangeFeedGateway implements OnGatewayInit, OnModuleInit, OnModuleD
       );
       for (const r of rows) namespaceOf.set(r.workload_id, r.namespace);
     }
+    if (change.taskqueues.length > 0) {
+      const rows: Array<{ queue_id: string; namespace: string }> = await this.db.query(
+        'SELECT queue_id, namespace FROM taskqueue_state WHERE queue_id = ANY($1::uuid[])',
+        [change.taskqueues],
+      );
+      for (const r of rows) namespaceOf.set(r.queue_id, r.namespace);
+    }
     for (const message of routeChange(change, namespaceOf, this.openRooms())) {
       this.server.to(message.room).emit('change', message);
     }

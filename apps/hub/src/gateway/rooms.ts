@@ -6,7 +6,7 @@ import { Principal, inNamespace } from '../auth/principal';
  * Rooms of the change feed:
  * - `nodes`: ids of nodes whose node_state row changed (any token)
  * - `domains`: ids of changed domain summaries (any token); `domain:<id>`: one domain
- * - `namespace:<ns>`: workloads and quota usage of one namespace (tokens of that namespace)
+ * - `namespace:<ns>`: workloads, quota usage and task queues of one namespace (tokens of that namespace)
  * - `namespaces:*`: the same for every namespace (tokens scoped to `*` only)
  * - `workload:<id>`: one workload (tokens that may read it; checked against its stream on join)
  */
@@ -81,6 +81,7 @@ export interface ChangeMessage {
   domains?: string[];
   workloads?: string[];
   namespaces?: string[];
+  taskqueues?: string[];
   refresh?: boolean;
 }
 
@@ -92,6 +93,7 @@ export const changeNotificationSchema = z.object({
   nodes: z.array(z.string()).default([]),
   workloads: z.array(z.string()).default([]),
   namespaces: z.array(z.string()).default([]),
+  taskqueues: z.array(z.string()).default([]),
   truncated: z.boolean().optional(),
 });
 
@@ -99,8 +101,8 @@ export const changeNotificationSchema = z.object({
 export type ChangeNotification = z.output<typeof changeNotificationSchema>;
 
 /**
- * Splits one notification into messages per room. `namespaceOf` maps workload ids to their namespaces (ids it
- * does not know reach only their own workload room and `namespaces:*`). `openRooms` lists the rooms that have
+ * Splits one notification into messages per room. `namespaceOf` maps workload and task queue ids to their
+ * namespaces (ids it does not know reach only their own workload room and `namespaces:*`). `openRooms` lists the rooms that have
  * members (for `refresh` fan-out when the projector cut the id lists).
  */
 export function routeChange(
@@ -118,9 +120,9 @@ export function routeChange(
     out.push({ room: 'domains', position, domains: change.domains });
     for (const d of change.domains) out.push({ room: `domain:${d}`, position, domains: [d] });
   }
-  const byNamespace = new Map<string, { workloads: string[]; namespaces: string[] }>();
+  const byNamespace = new Map<string, Lists>();
   const slot = (ns: string) => {
-    const s = byNamespace.get(ns) ?? { workloads: [], namespaces: [] };
+    const s = byNamespace.get(ns) ?? { workloads: [], namespaces: [], taskqueues: [] };
     byNamespace.set(ns, s);
     return s;
   };
@@ -130,22 +132,38 @@ export function routeChange(
     out.push({ room: `workload:${id}`, position, workloads: [id] });
   }
   for (const ns of change.namespaces) slot(ns).namespaces.push(ns);
+  for (const id of change.taskqueues) {
+    const ns = namespaceOf.get(id);
+    if (ns) slot(ns).taskqueues.push(id);
+  }
   for (const [ns, s] of byNamespace) {
     out.push({ room: `namespace:${ns}`, position, ...nonEmpty(s) });
   }
-  if (change.workloads.length > 0 || change.namespaces.length > 0) {
+  if (change.workloads.length > 0 || change.namespaces.length > 0 || change.taskqueues.length > 0) {
     out.push({
       room: 'namespaces:*',
       position,
-      ...nonEmpty({ workloads: change.workloads, namespaces: change.namespaces }),
+      ...nonEmpty({
+        workloads: change.workloads,
+        namespaces: change.namespaces,
+        taskqueues: change.taskqueues,
+      }),
     });
   }
   return out;
 }
 
-function nonEmpty(lists: { workloads: string[]; namespaces: string[] }): Partial<ChangeMessage> {
+/** The ids a namespace room's message names. */
+interface Lists {
+  workloads: string[];
+  namespaces: string[];
+  taskqueues: string[];
+}
+
+function nonEmpty(lists: Lists): Partial<ChangeMessage> {
   return {
     ...(lists.workloads.length > 0 ? { workloads: lists.workloads } : {}),
     ...(lists.namespaces.length > 0 ? { namespaces: lists.namespaces } : {}),
+    ...(lists.taskqueues.length > 0 ? { taskqueues: lists.taskqueues } : {}),
   };
 }

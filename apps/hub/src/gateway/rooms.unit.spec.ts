@@ -47,6 +47,15 @@ describe('change-feed rooms', () => {
     expect(to('nodes')).toBeUndefined();
   });
 
+  it('routes task queue ids to the rooms of their namespace and to namespaces:*', () => {
+    const change = changeNotificationSchema.parse({ projection: 'taskqueues', taskqueues: [W1, W2] });
+    const messages = routeChange(change, new Map([[W1, 'team-a']]), []);
+    expect(messages).toEqual([
+      { room: 'namespace:team-a', position: undefined, taskqueues: [W1] },
+      { room: 'namespaces:*', position: undefined, taskqueues: [W1, W2] },
+    ]);
+  });
+
   it('turns a truncated notification into a refresh of every open room, naming nothing', () => {
     const change = changeNotificationSchema.parse({ projection: 'p', nodes: ['x'], truncated: true });
     expect(routeChange(change, new Map(), ['nodes', 'namespace:team-a'])).toEqual([

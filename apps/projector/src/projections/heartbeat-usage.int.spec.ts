@@ -63,6 +63,7 @@ const changeSet = (): ChangeSet => ({
   nodes: new Set(),
   workloads: new Set(),
   namespaces: new Set(),
+  taskqueues: new Set(),
 });
 
 /** A generator of usages that do not land on whole millicores (so rounding is exercised). */

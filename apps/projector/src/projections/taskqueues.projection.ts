@@ -2,7 +2,7 @@ import { RecordedEventOf, RecordedHcnEvent, isEventOfTypes } from '@hcn/contract
 import { TaskQueueEvent, taskQueueDecider, taskQueueStatus } from '@hcn/domain';
 import { TASKQUEUE_STATE, TaskQueueStateRecord, selectList, upsertRows } from '@hcn/read-models';
 import type { EntityManager } from 'typeorm';
-import type { Projection } from '../projection';
+import type { ChangeSet, Projection } from '../projection';
 
 type RecordedTaskQueueEvent = RecordedEventOf<TaskQueueEvent['type']>;
 
@@ -41,13 +41,14 @@ function applied(
 
 /**
  * Projection of taskqueue-* streams into taskqueue_state: one row per queue holding the task queue decider's folded
- * state (the domain's evolve, guarded by the last folded revision) and the columns lists filter on.
+ * state (the domain's evolve, guarded by the last folded revision) and the columns lists filter on; the change
+ * feed hears which queues changed.
  */
 export const taskQueuesProjection: Projection = {
   name: 'taskqueues',
   filter: { kind: 'streamPrefix', prefixes: ['taskqueue-'] },
   tables: ['taskqueue_state'],
-  async apply(tx: EntityManager, events: readonly RecordedHcnEvent[]): Promise<void> {
+  async apply(tx: EntityManager, events: readonly RecordedHcnEvent[], changes: ChangeSet): Promise<void> {
     const known = events.filter((e): e is RecordedTaskQueueEvent =>
       isEventOfTypes(e, taskQueueDecider.eventTypes),
     );
@@ -65,5 +66,6 @@ export const taskQueuesProjection: Projection = {
       TASKQUEUE_STATE,
       [...changed].map((id) => rows.get(id) as TaskQueueStateRecord),
     );
+    for (const id of changed) changes.taskqueues.add(id);
   },
 };
