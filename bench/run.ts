@@ -17,6 +17,7 @@ const benches: Record<string, () => Promise<void>> = {
   rebuild: async () => (await import('./rebuild.bench')).run(),
   'record-size': async () => (await import('./record-size.bench')).run(),
   scheduler: async () => (await import('./scheduler.bench')).run(),
+  services: async () => (await import('./services.bench')).run(),
   soak: async () => (await import('./soak.bench')).run(),
   vramguard: async () => (await import('./vramguard.bench')).run(),
 };
