@@ -9,9 +9,15 @@ import { TcpProxy } from './tcp-proxy';
  */
 export const QUEUE_WORKER_JS = resolve(__dirname, 'queue-worker.js');
 
-/** The busybox queue worker, for a container workload on the test image: command `/bin/sh`, args `['-c', it]`. */
+/**
+ * The busybox queue worker, for a container workload on the test image: command `/bin/sh`, args `['-c', it]`. Its
+ * comment lines are left out, so that it fits one argument of a workload or task spec (at most 4,096 characters).
+ */
 export function queueWorkerShellScript(): string {
-  return readFileSync(resolve(__dirname, 'queue-worker.sh'), 'utf8');
+  return readFileSync(resolve(__dirname, 'queue-worker.sh'), 'utf8')
+    .split('\n')
+    .filter((line) => !/^\s*#/.test(line))
+    .join('\n');
 }
 
 /** One result a queue worker pushed to its output queue. */

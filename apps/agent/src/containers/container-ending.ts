@@ -28,7 +28,8 @@ export function containerEnding(
     return { ...common, kind: 'failed', reason: error, exitCode: null, signal: null };
   const exitCode = status ? status.exitCode : null;
   const signal = exitCode !== null && exitCode > 128 ? signalName(exitCode - 128) : null;
-  if (run.stopping) return { ...common, kind: 'stopped', ...run.stopping, exitCode, signal };
+  if (run.stopping)
+    return { ...common, kind: 'stopped', ...stopped(run.stopping, exitCode), exitCode, signal };
   if (status && oomKilled(run, status, cgroup)) {
     const limit = run.memoryBytes > 0 ? ` (memory limit ${run.memoryBytes} bytes)` : '';
     return {
@@ -43,6 +44,18 @@ export function containerEnding(
   const detail = status?.error ? `: ${status.error}` : '';
   const reason = signal ? `killed by ${signal}${detail}` : `exited with code ${exitCode}${detail}`;
   return { ...common, kind: 'failed', reason, exitCode, signal };
+}
+
+/**
+ * How a stopped container ended: the SIGKILL after the grace only when it died of a SIGKILL (exit code 137); one
+ * that exited by itself after the SIGTERM, though the engine said so only once the grace was over, ended by SIGTERM.
+ */
+function stopped(
+  stopping: NonNullable<EndedRun['stopping']>,
+  exitCode: number | null,
+): NonNullable<EndedRun['stopping']> {
+  const notKilled = exitCode !== null && exitCode !== 128 + 9;
+  return stopping.endedBy === 'SIGKILL' && notKilled ? { ...stopping, endedBy: 'SIGTERM' } : stopping;
 }
 
 /**

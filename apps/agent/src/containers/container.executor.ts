@@ -57,6 +57,8 @@ interface Run {
   logs: Record<OutputStream, RotatingLog>;
   stopping?: { reason: string; endedBy: 'SIGTERM' | 'SIGKILL' };
   started: boolean;
+  /** The engine said the container ended (its output may still be draining). */
+  exited?: boolean;
   finished: boolean;
   timers: NodeJS.Timeout[];
   done: Promise<void>;
@@ -142,6 +144,7 @@ export class ContainerExecutor implements Executor {
       run.stopping = stopping;
       if (run.id) void this.signal(run, 'SIGTERM');
       const escalate = (): void => {
+        if (run.exited) return; // it ended within the grace: SIGTERM ended it, whatever the drain takes
         stopping.endedBy = 'SIGKILL';
         if (run.id) void this.signal(run, 'SIGKILL');
       };
@@ -301,6 +304,7 @@ export class ContainerExecutor implements Executor {
         this.health.stoppedAnswering(() => this.running().length > 0),
       ]);
       if (gone) return this.lose(run, gone);
+      run.exited = true;
     } catch (error) {
       if (error instanceof EngineError && error.code === 'ENGINE.UNAVAILABLE') return this.lose(run, error);
       throw error;
