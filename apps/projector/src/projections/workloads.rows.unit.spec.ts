@@ -1,6 +1,6 @@
 import type { HcnEvent } from '@hcn/contracts';
 import { workloadStatus } from '@hcn/domain';
-import { N1, SCENARIOS, T, W, alloc, ev, recorded, spec } from '../testing/workload-events';
+import { N1, SCENARIOS, T, W, alloc, ev, recorded, service, spec } from '../testing/workload-events';
 import { FoldedWorkload, WorkloadBook, applyWorkloadEvent, emptyBook } from './workloads.fold';
 import { allocationRecord, workloadRecord } from './workloads.rows';
 
@@ -84,6 +84,15 @@ describe('workload_state row of a folded workload', () => {
   it('given a deletion, when mapped, then it is deleted', () => {
     const row = workloadRecord(workload(folded([ev.submitted(), ev.deleted()])));
     expect(row).toMatchObject({ status: 'deleted', stop_requested: true, deleted: true });
+  });
+
+  it("given a service, when its replica's readiness turns, then its instance says so (other workloads' do not)", () => {
+    const ready = (events: HcnEvent[]) => workloadRecord(workload(folded(events))).instances[0].ready;
+    const base = [ev.submitted(service()), ev.placed(1), ev.started(1)];
+    expect(ready(base)).toBe(false);
+    expect(ready([...base, ev.ready(1)])).toBe(true);
+    expect(ready([...base, ev.ready(1), ev.notReady(1)])).toBe(false);
+    expect(ready([ev.submitted(), ev.placed(1), ev.started(1)])).toBeUndefined();
   });
 
   it.each(Object.keys(SCENARIOS))('given any step of "%s", then the status is the domain\'s', (name) => {

@@ -20,6 +20,17 @@ export function spec(extra: Record<string, unknown> = {}): WorkloadSpec {
   });
 }
 
+/** A process service with a readiness probe, defaults applied. */
+export function service(extra: Record<string, unknown> = {}): WorkloadSpec {
+  return spec({
+    type: 'service',
+    command: 'server',
+    ports: [{ name: 'http' }],
+    readinessProbe: { http: { port: 'http' } },
+    ...extra,
+  });
+}
+
 /** Builders of the workload events. */
 export const ev = {
   submitted: (s = spec()): HcnEvent => ({
@@ -42,6 +53,14 @@ export const ev = {
   started: (a: number): HcnEvent => ({
     type: 'AllocationStarted',
     data: { workloadId: W, allocationId: alloc(a), nodeId: N1, pid: 100 + a, startedAt: T(1) },
+  }),
+  ready: (a: number): HcnEvent => ({
+    type: 'AllocationReady',
+    data: { workloadId: W, allocationId: alloc(a), nodeId: N1, at: T(1) },
+  }),
+  notReady: (a: number): HcnEvent => ({
+    type: 'AllocationNotReady',
+    data: { workloadId: W, allocationId: alloc(a), nodeId: N1, reason: 'HTTP 503', at: T(1) },
   }),
   completed: (a: number): HcnEvent => ({
     type: 'AllocationCompleted',
@@ -173,4 +192,28 @@ export const SCENARIOS: Record<string, HcnEvent[]> = {
     ev.unschedulable(0, 1),
     ev.deleted(),
   ],
+  'a service: ready after its probe, not ready, ready again; a rolling update; a liveness failure restarts it':
+    [
+      ev.submitted(service()),
+      ev.placed(1, 0),
+      ev.placed(2, 1),
+      ev.started(1),
+      ev.started(2),
+      ev.ready(1),
+      ev.notReady(1),
+      ev.ready(1),
+      ev.ready(2),
+      ev.updated(service({ args: ['v2'] }), 2),
+      ev.stopRequested(1),
+      ev.stopped(1),
+      ev.placed(3, 0, 1, 2),
+      ev.started(3),
+      ev.ready(3),
+      ev.stopRequested(2),
+      ev.stopped(2),
+      ev.placed(4, 1, 1, 2),
+      ev.started(4),
+      ev.failed(4),
+      ev.placed(5, 1, 2, 2),
+    ],
 };

@@ -43,12 +43,22 @@ const REQUESTS = {
 
 const ALLOCATION = {
   AllocationStarted: 'started',
+  AllocationReady: 'ready',
+  AllocationNotReady: 'not-ready',
   AllocationCompleted: 'completed',
   AllocationFailed: 'failed',
   AllocationLost: 'lost',
   AllocationStopRequested: 'stop-requested',
   AllocationStopped: 'stopped',
 } as const satisfies Record<string, AllocationEntryKind>;
+
+/** Allocation entries after which it still runs. */
+const NOT_AN_END: ReadonlySet<AllocationEntryKind> = new Set([
+  'started',
+  'ready',
+  'not-ready',
+  'stop-requested',
+]);
 
 /** A user request on the workload, as recorded. */
 type RequestEvent = RecordedEventOf<keyof typeof REQUESTS>;
@@ -183,7 +193,7 @@ function requestDetail(event: RequestEvent): string {
 function addAllocation(b: Builder, event: AllocationEvent, kind: AllocationEntryKind): void {
   const d = event.data;
   const instance = b.instanceOf.get(d.allocationId);
-  if (instance !== undefined && kind !== 'started' && kind !== 'stop-requested') {
+  if (instance !== undefined && !NOT_AN_END.has(kind)) {
     b.lastEnd.set(instance, kind);
   }
   const allocation: ChainAllocationEntry = {
@@ -200,6 +210,10 @@ function allocationDetail(event: AllocationEvent): string {
   switch (event.type) {
     case 'AllocationStarted':
       return `pid ${event.data.pid}`;
+    case 'AllocationReady':
+      return 'readiness probe passes';
+    case 'AllocationNotReady':
+      return `not ready: ${event.data.reason}`;
     case 'AllocationCompleted':
       return `exit ${event.data.exitCode}`;
     case 'AllocationFailed': {

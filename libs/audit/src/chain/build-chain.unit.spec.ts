@@ -128,6 +128,25 @@ describe('buildChain', () => {
     expect(text).toContain(`allocation ${alloc(0)} lost: r`);
   });
 
+  it("shows a service's readiness turns in the timeline; they end nothing (a later failure still triggers the restart)", () => {
+    const log = new LogBuilder();
+    submitted(log);
+    placed(log, 0, 1);
+    const base = { workloadId: W, allocationId: alloc(0), nodeId: N };
+    log.add(ws, 'AllocationReady', { ...base, at: at(2) }, at(2));
+    log.add(ws, 'AllocationNotReady', { ...base, reason: 'HTTP 503', at: at(3) }, at(3));
+    ended(log, 'AllocationFailed', 0, 4);
+    placed(log, 1, 5);
+    const chain = buildChain(log.events);
+    const allocations = chain.timeline.flatMap((e) => (e.entry === 'allocation' ? [e.allocation] : []));
+    expect(allocations.map((a) => [a.kind, a.detail])).toEqual([
+      ['ready', 'readiness probe passes'],
+      ['not-ready', 'not ready: HTTP 503'],
+      ['failed', 'r (exit 1, signal -)'],
+    ]);
+    expect(chain.decisions[1].trigger).toBe('restart-policy');
+  });
+
   it('given a stream without a submission, then AUDIT.WORKLOAD_NOT_FOUND', () => {
     expect(() => buildChain([])).toThrow(expect.objectContaining({ code: 'AUDIT.WORKLOAD_NOT_FOUND' }));
   });

@@ -106,7 +106,8 @@ export interface ChainDecision {
 }
 
 /** Kinds of allocation lifecycle entries. */
-export type AllocationEntryKind = 'started' | 'completed' | 'failed' | 'lost' | 'stop-requested' | 'stopped';
+export type AllocationEntryKind =
+  'started' | 'ready' | 'not-ready' | 'completed' | 'failed' | 'lost' | 'stop-requested' | 'stopped';
 
 /** Something that happened to an allocation after its placement. */
 export interface ChainAllocationEntry extends EventRef {
