@@ -6,7 +6,7 @@ import { TEST_IMAGE, startContainerEngineForTests } from './containers';
 import { RunningKafka, startKafkaForTests } from './kafka';
 import { RunningPostgres, startPostgresForTests } from './postgres';
 import { RunningRedis, startRedisForTests } from './redis';
-import type { RunningEngine } from '@hcn/platform';
+import { ensureSklearnRuntime, type RunningEngine } from '@hcn/platform';
 
 /**
  * `npm test` entry: starts the backing services the selected suites need (PostgreSQL, Kafka, podman, Redis),
@@ -88,8 +88,9 @@ async function main(): Promise<void> {
   let kafka: RunningKafka | undefined;
   let engine: RunningEngine | undefined;
   let redis: RunningRedis | undefined;
+  let sklearnPython: string | undefined;
   if (needsServices) {
-    [postgres, kafka, engine, redis] = await Promise.all([
+    [postgres, kafka, engine, redis, sklearnPython] = await Promise.all([
       tryStart('PostgreSQL', () => startPostgresForTests(log), 'HCN_SKIP_POSTGRES'),
       tryStart('Kafka', () => startKafkaForTests(log), 'HCN_SKIP_KAFKA'),
       tryStart(
@@ -98,6 +99,8 @@ async function main(): Promise<void> {
         'HCN_SKIP_CONTAINERS',
       ),
       tryStart('Redis', () => startRedisForTests(log), 'HCN_SKIP_REDIS'),
+      // the built-in model server's runtime (a venv with scikit-learn from PyPI, cached between runs)
+      tryStart('the scikit-learn runtime', () => ensureSklearnRuntime(log), 'HCN_SKIP_SKLEARN'),
     ]);
   }
   // The browser specs (test/e2e/dashboard.e2e.spec.ts) drive headless Chromium; install it when missing.
@@ -130,6 +133,7 @@ async function main(): Promise<void> {
       : {}),
     ...(engine ? { HCN_TEST_DOCKER_SOCKET: engine.socketPath, HCN_TEST_IMAGE: TEST_IMAGE } : {}),
     ...(redis ? { HCN_TEST_REDIS_URL: redis.url } : {}),
+    ...(sklearnPython ? { HCN_TEST_SKLEARN_PYTHON: sklearnPython } : {}),
   };
   const jestBin = resolve(__dirname, '..', '..', 'node_modules', 'jest', 'bin', 'jest.js');
   const runJest = (args: string[]): Promise<number> => {

@@ -59,6 +59,20 @@ export const describeWithRedis = describeNeeding(
   process.env.HCN_SKIP_REDIS,
 );
 
+/** `describe` for suites that need the scikit-learn runtime of the built-in model server (a venv `npm test` makes). */
+export const describeWithSklearn = describeNeeding(
+  'the scikit-learn runtime',
+  process.env.HCN_TEST_SKLEARN_PYTHON,
+  process.env.HCN_SKIP_SKLEARN,
+);
+
+/** The Python of the scikit-learn runtime `npm test` prepared. */
+export function testSklearnPython(): string {
+  const python = process.env.HCN_TEST_SKLEARN_PYTHON;
+  if (!python) throw new Error('HCN_TEST_SKLEARN_PYTHON is not set');
+  return python;
+}
+
 /** `redis://127.0.0.1:<port>` of the test Redis (no password; share it: name keys uniquely per spec). */
 export function testRedisUrl(): string {
   const url = process.env.HCN_TEST_REDIS_URL;

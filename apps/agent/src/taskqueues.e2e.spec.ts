@@ -150,12 +150,14 @@ describeWithPostgres('task queues (GridCore flow): hub + agents + Redis', () => 
       const stored = await h.store.readStream(taskQueueStream(queueId));
       expect(stored.length).toBe(before);
       expect(JSON.stringify(stored.map((e) => e.data))).not.toContain('tq-secret-pw'); // sealed before it was stored
+      await eventuallyExpect(async () =>
+        expect((await queue()).tasks.map((t: { status: string }) => t.status)).toEqual([
+          'pending',
+          'pending',
+          'pending',
+        ]),
+      ); // the read model follows the log
       expect(JSON.stringify((await queue()).tasks)).not.toContain('tq-secret-pw');
-      expect((await queue()).tasks.map((t: { status: string }) => t.status)).toEqual([
-        'pending',
-        'pending',
-        'pending',
-      ]);
     });
 
     it('next fans the first task out: exactly 2 instances per 2-core node, INSTANCE_ID 0..1, 1,000 items once', async () => {
@@ -242,12 +244,13 @@ describeWithPostgres('task queues (GridCore flow): hub + agents + Redis', () => 
           [1, 'SIGKILL'],
         ]);
       }
-      const view = await queue();
-      expect(view.tasks.map((t: { status: string }) => t.status)).toEqual([
-        'completed',
-        'running',
-        'pending',
-      ]);
+      await eventuallyExpect(async () =>
+        expect((await queue()).tasks.map((t: { status: string }) => t.status)).toEqual([
+          'completed',
+          'running',
+          'pending',
+        ]),
+      );
     }, 60_000);
 
     it('auto-advance fires only once the input is empty and every instance exited 0', async () => {

@@ -8,3 +8,4 @@ export * from './progress-bar';
 export * from './podman-service';
 export * from './setup-error';
 export * from './postgres-reach';
+export * from './sklearn-runtime';
