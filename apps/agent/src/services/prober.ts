@@ -3,12 +3,14 @@ import type { CheckOutcome } from './probe-check';
 
 /** Whether a probe passes now, after its thresholds. */
 export type ProbeVerdict = 'passing' | 'failing';
+/** A probe's verdict before its first turn: as assumed, or `unknown` (the first verdict reached is told). */
+export type InitialVerdict = ProbeVerdict | 'unknown';
 
 /**
  * Runs one probe of one allocation: the first check after the initial delay, the next `intervalSeconds` after the
  * previous one ended (checks never overlap). `successThreshold` passes in a row turn a failing probe passing,
- * `failureThreshold` failures in a row turn a passing probe failing; each turn is told once, with the last check's
- * detail (and how many failed in a row).
+ * `failureThreshold` failures in a row turn a passing probe failing (an `unknown` one turns either way); each turn
+ * is told once, with the last check's detail (and how many failed in a row).
  */
 export class Prober {
   private timer: NodeJS.Timeout | undefined;
@@ -19,7 +21,7 @@ export class Prober {
   constructor(
     private readonly probe: Probe,
     private readonly check: () => Promise<CheckOutcome>,
-    private verdict: ProbeVerdict,
+    private verdict: InitialVerdict,
     private readonly onTurn: (verdict: ProbeVerdict, detail: string) => void,
   ) {}
 
@@ -35,7 +37,7 @@ export class Prober {
   }
 
   /** The verdict now. */
-  get current(): ProbeVerdict {
+  get current(): InitialVerdict {
     return this.verdict;
   }
 
@@ -51,12 +53,12 @@ export class Prober {
     if (outcome.ok) {
       this.successes += 1;
       this.failures = 0;
-      if (this.verdict === 'failing' && this.successes >= this.probe.successThreshold)
+      if (this.verdict !== 'passing' && this.successes >= this.probe.successThreshold)
         this.turn('passing', outcome.detail);
     } else {
       this.failures += 1;
       this.successes = 0;
-      if (this.verdict === 'passing' && this.failures >= this.probe.failureThreshold)
+      if (this.verdict !== 'failing' && this.failures >= this.probe.failureThreshold)
         this.turn('failing', `${this.failures} check(s) failed in a row, the last: ${outcome.detail}`);
     }
     this.schedule(this.probe.intervalSeconds * 1000);

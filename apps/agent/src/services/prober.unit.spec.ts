@@ -37,6 +37,23 @@ describe('Prober', () => {
     expect(prober.current).toBe('failing');
   });
 
+  it('from an unknown verdict (a re-adopted allocation) tells the first one reached, passing or failing', async () => {
+    for (const [outcomes, expected] of [
+      [[true], 'passing'],
+      [[false], 'failing'],
+    ] as const) {
+      const turns: ProbeVerdict[] = [];
+      const script = scripted([...outcomes]);
+      const prober = new Prober(probe({ failureThreshold: 2 }), script.check, 'unknown', (v) =>
+        turns.push(v),
+      );
+      prober.start();
+      await eventually('a verdict', () => turns.length > 0, 5000);
+      prober.stop();
+      expect(turns).toEqual([expected]);
+    }
+  });
+
   it('waits the initial delay before the first check and stops checking once stopped', async () => {
     const script = scripted([true]);
     const started = Date.now();

@@ -1,6 +1,6 @@
 import { LIVENESS_FAILED, type Probe, type PublishedPort, type ServicePlacement } from '@hcn/contracts';
 import { checkOnce } from './probe-check';
-import { Prober } from './prober';
+import { InitialVerdict, Prober } from './prober';
 import { hostPortOf, namePublished, pickHostPorts } from './service-ports';
 
 /** What the service runtime asks of the runner. */
@@ -81,12 +81,15 @@ export class ServiceRuntime {
       allocation.runtime === 'container'
         ? namePublished(enginePorts ?? [], allocation.service)
         : (allocation.ports ?? []);
-    this.watch(allocationId, allocation);
+    this.watch(allocationId, allocation, 'failing'); // a new allocation starts not ready
     return allocation.ports;
   }
 
-  /** Probes a running allocation (after a start, or a re-adoption by a restarted agent). */
-  watch(allocationId: string, allocation: ServiceAllocation): void {
+  /**
+   * Probes a running allocation: after its start (not ready until its probe passes), or after a restarted agent
+   * re-adopted it (`unknown`: the first verdict is reported, whatever the hub last heard).
+   */
+  watch(allocationId: string, allocation: ServiceAllocation, readiness: InitialVerdict = 'unknown'): void {
     this.unwatch(allocationId);
     const { readinessProbe, livenessProbe } = allocation.service;
     const check = (probe: Probe) => () => {
@@ -100,7 +103,7 @@ export class ServiceRuntime {
     const probers: Prober[] = [];
     if (readinessProbe)
       probers.push(
-        new Prober(readinessProbe, check(readinessProbe), 'failing', (verdict, detail) =>
+        new Prober(readinessProbe, check(readinessProbe), readiness, (verdict, detail) =>
           this.hooks.readiness(allocationId, verdict === 'passing', detail),
         ),
       );
