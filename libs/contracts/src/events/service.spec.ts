@@ -119,18 +119,19 @@ export function checkServiceFields(spec: ServiceShape, ctx: z.RefinementCtx): vo
     if (!container && port.containerPort !== undefined)
       issue(['ports', i, 'containerPort'], 'a process service listens on its host port: no containerPort');
   });
-  const numbers = new Set(
-    (spec.ports ?? []).map((p) => (container ? p.containerPort : p.hostPort)).filter((n) => !!n),
-  );
+  // http and tcp probes connect over TCP: a UDP port is none they can reach
+  const tcpPorts = (spec.ports ?? []).filter((p) => (p.protocol ?? 'tcp') === 'tcp');
+  const tcpNames = new Set(tcpPorts.map((p) => p.name));
+  const numbers = new Set(tcpPorts.map((p) => (container ? p.containerPort : p.hostPort)).filter((n) => !!n));
   for (const field of ['readinessProbe', 'livenessProbe'] as const) {
     const probe = spec[field];
     const target = probe?.http ?? probe?.tcp;
     if (!target) continue;
-    const known = typeof target.port === 'string' ? names.has(target.port) : numbers.has(target.port);
+    const known = typeof target.port === 'string' ? tcpNames.has(target.port) : numbers.has(target.port);
     if (!known)
       issue(
         [field, probe?.http ? 'http' : 'tcp', 'port'],
-        `port ${target.port} is not one of the spec's ports${typeof target.port === 'number' && !container ? ' (a process service probes a fixed hostPort or a port name)' : ''}`,
+        `port ${target.port} is not one of the spec's TCP ports${typeof target.port === 'number' && !container ? ' (a process service probes a fixed hostPort or a port name)' : ''}`,
         { code: PROBE_PORT_UNKNOWN },
       );
   }

@@ -72,6 +72,12 @@ describe('service specs', () => {
       readinessProbe: { tcp: { port: 18080 } },
     });
     expect(workloadSpecSchema.parse(fixed).readinessProbe?.tcp?.port).toBe(18080);
+    // http and tcp probes need a TCP port
+    const udp = processService({
+      ports: [{ name: 'dns', protocol: 'udp' }],
+      readinessProbe: { tcp: { port: 'dns' } },
+    });
+    expect(refusal(udp).code).toBe(PROBE_PORT_UNKNOWN);
     // an exec probe names no port
     expect(
       workloadSpecSchema.safeParse(processService({ livenessProbe: { exec: { command: ['true'] } } }))
