@@ -137,6 +137,8 @@ describeWithPostgres('task queues (GridCore flow): hub + agents + Redis', () => 
         const refused = await add(body);
         expect([refused.status, refused.body.error?.code]).toEqual([status, code]);
       }
+      const noTask = await h.request('POST', `/v1/taskqueues/${queueId}/tasks/${queueId}/cancel`, {});
+      expect([noTask.status, noTask.body.error?.code]).toEqual([404, 'TASKQUEUE.TASK_NOT_FOUND']);
       const unknown = await h.request(
         'POST',
         `/v1/taskqueues/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}/tasks`,
@@ -277,6 +279,25 @@ describeWithPostgres('task queues (GridCore flow): hub + agents + Redis', () => 
         const t = await task(third);
         expect([t.round, t.status]).toEqual([2, 'failed']);
       }, 30_000);
+      const audit = (await h.request('GET', `/v1/audit/taskqueues/${queueId}`)).body;
+      const steps = audit.history.map(
+        (s: { summary: string; actor: { kind: string } }) => `${s.actor.kind}: ${s.summary}`,
+      );
+      expect(steps).toEqual(
+        expect.arrayContaining([
+          'user: started first (round 1, next)',
+          'system: completed second (auto): input queue empty and every instance exited 0',
+          'system: failed third: 4 of 4 instances failed',
+          'user: started third (round 2, retry)',
+        ]),
+      );
+      const created = audit.history[0].at;
+      const early = (await h.request('GET', `/v1/audit/taskqueues/${queueId}?at=${created}`)).body;
+      expect([early.status, early.eventsApplied]).toEqual(['idle', 1]);
+      const hidden = await h.request('GET', `/v1/audit/taskqueues/${queueId}`, undefined, {
+        authorization: 'Bearer other-namespace-token-0123',
+      });
+      expect([hidden.status, hidden.body.error?.code]).toEqual([404, 'AUDIT.TASKQUEUE_NOT_FOUND']);
       const deleted = await h.request('DELETE', `/v1/taskqueues/${queueId}`, {});
       expect(deleted.status).toBe(200);
       expect((await h.request('POST', `/v1/taskqueues/${queueId}/next`, {})).body.error?.code).toBe(

@@ -10,6 +10,7 @@ export * from './time-travel/instant';
 export * from './time-travel/stream-at';
 export * from './time-travel/time-travel';
 export * from './time-travel/nodes-at';
+export * from './time-travel/taskqueue-at';
 export * from './reports/period';
 export * from './reports/report.model';
 export * from './reports/region-tree';

@@ -1,4 +1,11 @@
-import { RecordedHcnEvent, domainStream, nodeStream, quotaStream, workloadStream } from '@hcn/contracts';
+import {
+  RecordedHcnEvent,
+  domainStream,
+  nodeStream,
+  quotaStream,
+  taskQueueStream,
+  workloadStream,
+} from '@hcn/contracts';
 import { CLUSTER_EVENT_TYPES, ClusterFold } from '@hcn/cluster';
 import type { EventStore } from '@hcn/eventstore';
 import { buildChain } from '../chain/build-chain';
@@ -17,6 +24,7 @@ import type { Period } from '../reports/period';
 import type { ComplianceReport } from '../reports/report.model';
 import { DomainAsOf, NodeAsOf, QuotaAsOf, domainAsOf, nodeAsOf, quotaAsOf } from '../time-travel/time-travel';
 import { NODE_STREAM_PREFIX, NodesAt } from '../time-travel/nodes-at';
+import { TaskQueueAsOf, taskQueueAsOf } from '../time-travel/taskqueue-at';
 import { ScanProgress, scanLog } from './scan';
 
 /** Reads a workload's stream; AUDIT.WORKLOAD_NOT_FOUND when it holds no submission. */
@@ -102,6 +110,12 @@ export async function domainAt(store: EventStore, domainId: string, atMs: number
 export async function quotaAt(store: EventStore, namespace: string, atMs: number): Promise<QuotaAsOf> {
   const events = await streamOrNotFound(store, quotaStream(namespace), 'AUDIT.QUOTA_NOT_FOUND');
   return quotaAsOf(namespace, events, atMs);
+}
+
+/** A task queue as of an instant, with its history (AUDIT.TASKQUEUE_NOT_FOUND for a queue the log never saw). */
+export async function taskQueueAt(store: EventStore, queueId: string, atMs: number): Promise<TaskQueueAsOf> {
+  const events = await streamOrNotFound(store, taskQueueStream(queueId), 'AUDIT.TASKQUEUE_NOT_FOUND');
+  return taskQueueAsOf(queueId, events, atMs);
 }
 
 /** The compliance report of a period, streamed from the whole log (one pass, filtered on the server). */

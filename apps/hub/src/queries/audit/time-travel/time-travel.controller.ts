@@ -1,4 +1,4 @@
-import { domainAt, nodeAt, parseInstant, quotaAt } from '@hcn/audit';
+import { domainAt, nodeAt, parseInstant, quotaAt, taskQueueAt } from '@hcn/audit';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -56,5 +56,24 @@ export class AuditTimeTravelController {
     const ns = parseBody(name, namespace, 'AUDIT.NAMESPACE');
     requireNamespace(principal, ns, { code: 'AUDIT.QUOTA_NOT_FOUND', message: `No quota for ${ns}` });
     return quotaAt(this.store, ns, atMs);
+  }
+
+  @Get('taskqueues/:id')
+  @ApiOperation({
+    summary:
+      'A task queue as of ?at=ISO (default now): its tasks then, and every step to then with actor and time',
+  })
+  async taskQueue(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Query('at') at: unknown,
+  ) {
+    const atMs = this.instant(at);
+    const queueId = parseBody(nodeId, id, 'AUDIT.TASKQUEUE_ID');
+    // the namespace is the queue's own (as created), whatever the instant asked for
+    const now = await taskQueueAt(this.store, queueId, this.clock().getTime());
+    const hidden = { code: 'AUDIT.TASKQUEUE_NOT_FOUND', message: `taskqueue-${queueId} is not in the log` };
+    requireNamespace(principal, now.namespace ?? '', hidden);
+    return taskQueueAt(this.store, queueId, atMs);
   }
 }
