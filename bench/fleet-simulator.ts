@@ -33,6 +33,10 @@ export interface FleetOptions {
   readonly domains: readonly string[];
   /** Give nodes accelerator devices of the heterogeneous fleet (mixed vendors, NVLink/HCCS islands). */
   readonly heterogeneous?: boolean;
+  /** Cores each node registers with (default 64). */
+  readonly cpuCores?: number;
+  /** The allocations a node runs, listed in its heartbeats (default: none listed). */
+  readonly runningOf?: (nodeId: string) => string[];
 }
 
 /**
@@ -79,7 +83,7 @@ export class FleetSimulator {
           hostname: `sim-${this.agents.length + i}`,
           arch: 'x64',
           os: 'linux',
-          cpuCores: 64,
+          cpuCores: this.options.cpuCores ?? 64,
           memoryBytes: 512 * 2 ** 30,
           diskBytes: 4 * 2 ** 40,
           labels: { sim: 'true' },
@@ -177,6 +181,7 @@ export class FleetSimulator {
       seq: agent.seq++,
       sentAt: new Date(now).toISOString(),
       usage: { cpuUsage: 0.3, memoryUsedBytes: 100 * 2 ** 30, diskUsedBytes: 2 ** 40 },
+      ...(this.options.runningOf ? { runningAllocations: this.options.runningOf(agent.nodeId) } : {}),
       ...(agent.devices.length > 0 ? { devices: deviceUsage(agent.devices) } : {}),
     };
   }

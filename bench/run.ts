@@ -19,6 +19,7 @@ const benches: Record<string, () => Promise<void>> = {
   scheduler: async () => (await import('./scheduler.bench')).run(),
   services: async () => (await import('./services.bench')).run(),
   soak: async () => (await import('./soak.bench')).run(),
+  'taskqueue-fanout': async () => (await import('./taskqueue-fanout.bench')).run(),
   vramguard: async () => (await import('./vramguard.bench')).run(),
 };
 

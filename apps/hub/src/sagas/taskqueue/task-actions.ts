@@ -1,4 +1,4 @@
-import { HcnError, TaskLaunch, taskQueueStream, workloadSpecSchema } from '@hcn/contracts';
+import { HcnError, TaskLaunch, inParallel, taskQueueStream, workloadSpecSchema } from '@hcn/contracts';
 import { TaskQueueCommand, TaskQueueState, TaskView, taskOf, taskWorkloadSpec } from '@hcn/domain';
 import { requestContext } from '@hcn/commands';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
@@ -19,6 +19,11 @@ import type { TaskPlan } from './task-plan';
 const LAUNCHES_PER_EVENT = 500;
 /** A submission or stop asked for is not asked again for this long (its event may still be on its way). */
 const REPEAT_AFTER_MS = 15_000;
+/**
+ * Stops asked for side by side: one after the other, the 1,000 stops of a `next` on 1,000 nodes took two minutes
+ * and more (bench/taskqueue-fanout), and the new task's instances wait for the capacity they give back.
+ */
+const STOPS_SIDE_BY_SIDE = 16;
 
 /** Who the saga acts as when it submits and stops a queue's workloads. */
 const SAGA_PRINCIPAL: Principal = { name: 'taskqueue-saga', role: 'admin', namespaces: ['*'] };
@@ -29,7 +34,7 @@ export interface QueueProblem {
   readonly message: string;
 }
 
-/** Carries out a queue's plan: launches recorded then submitted, retired workloads stopped, outcomes recorded. */
+/** Carries out a queue's plan: retired workloads stopped, launches recorded then submitted, outcomes recorded. */
 @Injectable()
 export class TaskActions {
   private readonly engine: ReturnType<typeof taskQueueEngine>;
@@ -65,16 +70,17 @@ export class TaskActions {
     const queueId = queue.queueId as string;
     const task = taskOf(queue, queue.current);
     try {
+      // stops first: the new task's instances wait for the capacity the old ones give back on the same nodes
+      await this.stop(
+        plan.stop.filter((id) => this.due(this.stopAsked, id)),
+        queue,
+      );
       if (task && plan.launch.length > 0) await this.recordLaunches(queue, task, plan.launch);
       if (task)
         await this.submit(queue, task, [
           ...plan.launch,
           ...plan.submit.filter((l) => this.due(this.submitted, l.workloadId)),
         ]);
-      await this.stop(
-        plan.stop.filter((id) => this.due(this.stopAsked, id)),
-        queue,
-      );
       if (task && plan.fail)
         await this.decide(queueId, {
           type: 'RecordTaskFailed',
@@ -161,14 +167,16 @@ export class TaskActions {
       : queue.paused
         ? 'task queue paused'
         : 'task queue moved on';
-    for (const workloadId of workloadIds) {
+    let failure: unknown;
+    await inParallel(workloadIds, STOPS_SIDE_BY_SIDE, async (workloadId) => {
       this.stopAsked.set(workloadId, this.clock().getTime());
       try {
         await this.commands.execute(new StopWorkloadCommand(SAGA_PRINCIPAL, workloadId, reason));
       } catch (error) {
-        if (!(error instanceof HcnError && error.code === 'WORKLOAD.NOT_FOUND')) throw error;
+        if (!(error instanceof HcnError && error.code === 'WORKLOAD.NOT_FOUND')) failure ??= error;
       }
-    }
+    });
+    if (failure) throw failure;
   }
 
   private advance(
