@@ -1,4 +1,5 @@
-// Installs npm dependencies when they are missing or older than package-lock.json (first `npm start`/`npm test`).
+// Installs npm dependencies when they are missing or older than package-lock.json (first `npm start`/`npm test`),
+// with `npm ci`: exactly what the lock file pins, and a failure when package.json and the lock file disagree.
 const { existsSync, statSync } = require('node:fs');
 const { spawnSync } = require('node:child_process');
 const { join } = require('node:path');
@@ -9,10 +10,10 @@ const lock = join(root, 'package-lock.json');
 const stale =
   !existsSync(marker) || (existsSync(lock) && statSync(lock).mtimeMs > statSync(marker).mtimeMs + 1000);
 if (stale) {
-  console.log('[hcn] installing npm dependencies (npm install, from package-lock.json)...');
-  const result = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
+  console.log('[hcn] installing npm dependencies (npm ci, from package-lock.json)...');
+  const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) {
-    console.error('[hcn] npm install failed; see the output above');
+    console.error('[hcn] npm ci failed; see the output above');
     process.exit(result.status || 1);
   }
 }

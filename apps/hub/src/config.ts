@@ -59,10 +59,10 @@ const schema = z
     HCN_HTTP_HOST: z.string().default('127.0.0.1'),
     HCN_HTTP_PORT: envNumber(8080).pipe(z.number().int().min(0).max(65535)),
     DATABASE_URL: z.string().url('DATABASE_URL must be a postgres:// URL'),
-    EVENTSTORE_URL: z
-      .string()
-      .startsWith('esdb', 'EVENTSTORE_URL must be an esdb:// connection string')
-      .optional(),
+    EVENTSTORE_URL: z.preprocess(
+      unsetIfEmpty,
+      z.string().startsWith('esdb', 'EVENTSTORE_URL must be an esdb:// connection string').optional(),
+    ),
     KAFKA_BROKERS: brokerListSchema.optional(),
     HCN_KAFKA_SESSION_TIMEOUT_MS: envNumber(10_000).pipe(
       z

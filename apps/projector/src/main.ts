@@ -1,8 +1,8 @@
-import { brokerListSchema, onShutdown, openEventStore, parseConfig, runMain } from '@hcn/platform';
+import { onShutdown, openEventStore, runMain } from '@hcn/platform';
 import { openReadModels } from '@hcn/read-models';
-import { z } from 'zod';
+import { loadProjectorConfig } from './config';
 import { startProjector } from './projector';
-import { scavengeSecondsSchema, startScavenger } from './scavenger';
+import { startScavenger } from './scavenger';
 import { PROJECTIONS } from './projections';
 import { rebuildProjections, renderProgress } from './rebuild';
 
@@ -11,20 +11,13 @@ import { rebuildProjections, renderProgress } from './rebuild';
  *   projector            run every projection (checkpointed catch-up subscriptions)
  *   projector rebuild    drop the read models and replay the log from zero, with a progress bar
  */
-const configSchema = z.object({
-  DATABASE_URL: z.string().url('DATABASE_URL must be a postgres:// URL'),
-  EVENTSTORE_URL: z.string().optional(),
-  KAFKA_BROKERS: brokerListSchema.optional(),
-  HCN_SCAVENGE_SECONDS: scavengeSecondsSchema,
-});
-
 async function main(): Promise<void> {
-  const config = parseConfig('projector', configSchema, process.env);
+  const config = loadProjectorConfig(process.env);
   const store = await openEventStore({
-    databaseUrl: config.DATABASE_URL,
-    eventStoreUrl: config.EVENTSTORE_URL,
+    databaseUrl: config.databaseUrl,
+    eventStoreUrl: config.eventStoreUrl,
   });
-  const dataSource = await openReadModels(config.DATABASE_URL);
+  const dataSource = await openReadModels(config.databaseUrl);
   if (process.argv[2] === 'rebuild') {
     const names = PROJECTIONS.map((p) => p.name).join(', ');
     const result = await rebuildProjections(store, dataSource, PROJECTIONS, {
@@ -38,7 +31,7 @@ async function main(): Promise<void> {
   const projector = await startProjector(store, dataSource, {
     onError: (e) => console.error(`[projector] ${e.message}`),
   });
-  const scavenger = startScavenger(store, config.HCN_SCAVENGE_SECONDS * 1000);
+  const scavenger = startScavenger(store, config.scavengeSeconds * 1000);
   console.log('[projector] running');
   onShutdown('projector', async () => {
     await scavenger.stop();

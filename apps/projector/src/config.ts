@@ -1,0 +1,34 @@
+import { brokerListSchema, parseConfig } from '@hcn/platform';
+import { z } from 'zod';
+import { scavengeSecondsSchema } from './scavenger';
+
+/** An unset variable, or one set to the empty string (compose's `${VAR:-}`). */
+const unsetIfEmpty = (v: unknown): unknown => (v === '' ? undefined : v);
+
+const schema = z.object({
+  DATABASE_URL: z.string().url('DATABASE_URL must be a postgres:// URL'),
+  EVENTSTORE_URL: z.preprocess(unsetIfEmpty, z.string().optional()),
+  KAFKA_BROKERS: z.preprocess(unsetIfEmpty, brokerListSchema.optional()),
+  HCN_SCAVENGE_SECONDS: scavengeSecondsSchema,
+});
+
+/** Validated projector configuration. */
+export interface ProjectorConfig {
+  readonly databaseUrl: string;
+  /** EventStoreDB's connection string; undefined: the PostgreSQL event store at `databaseUrl`. */
+  readonly eventStoreUrl?: string;
+  readonly kafkaBrokers?: readonly string[];
+  /** How often hidden events are deleted from the PostgreSQL store, in seconds (0: never). */
+  readonly scavengeSeconds: number;
+}
+
+/** Reads and validates the projector's configuration from the environment (throws ConfigError listing every problem). */
+export function loadProjectorConfig(env: NodeJS.ProcessEnv): ProjectorConfig {
+  const c = parseConfig('projector', schema, env);
+  return {
+    databaseUrl: c.DATABASE_URL,
+    eventStoreUrl: c.EVENTSTORE_URL,
+    kafkaBrokers: c.KAFKA_BROKERS,
+    scavengeSeconds: c.HCN_SCAVENGE_SECONDS,
+  };
+}

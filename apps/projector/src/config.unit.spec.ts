@@ -1,0 +1,36 @@
+import { ConfigError } from '@hcn/platform';
+import { loadProjectorConfig } from './config';
+
+describe('loadProjectorConfig', () => {
+  const base = { DATABASE_URL: 'postgres://hcn:pw@postgres:5432/hcn' };
+
+  it('reads the PostgreSQL event store by default; an empty EVENTSTORE_URL (compose `${VAR:-}`) is unset', () => {
+    expect(loadProjectorConfig(base)).toEqual({
+      databaseUrl: base.DATABASE_URL,
+      eventStoreUrl: undefined,
+      kafkaBrokers: undefined,
+      scavengeSeconds: 600,
+    });
+    expect(
+      loadProjectorConfig({ ...base, EVENTSTORE_URL: '', KAFKA_BROKERS: '' }).eventStoreUrl,
+    ).toBeUndefined();
+    expect(
+      loadProjectorConfig({
+        ...base,
+        EVENTSTORE_URL: 'esdb://eventstore:2113?tls=false',
+        KAFKA_BROKERS: 'kafka:9092',
+      }),
+    ).toMatchObject({ eventStoreUrl: 'esdb://eventstore:2113?tls=false', kafkaBrokers: ['kafka:9092'] });
+  });
+
+  it('names every bad setting', () => {
+    expect(() => loadProjectorConfig({ DATABASE_URL: 'nope', HCN_SCAVENGE_SECONDS: '-1' })).toThrow(
+      ConfigError,
+    );
+    try {
+      loadProjectorConfig({ DATABASE_URL: 'nope', HCN_SCAVENGE_SECONDS: '-1' });
+    } catch (error) {
+      expect((error as Error).message).toMatch(/DATABASE_URL[\s\S]*HCN_SCAVENGE_SECONDS/);
+    }
+  });
+});
