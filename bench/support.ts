@@ -79,10 +79,11 @@ export function percentile(sorted: readonly number[], p: number): number {
 }
 
 /**
- * The hub's V8 flags, as docker-compose's hub NODE_OPTIONS (a spec keeps the two equal): a 64 MiB young
- * generation (fewer scavenges, fewer short-lived objects promoted), and an old generation that starts at 512 MiB
- * with the idle-time memory reducer off, so full collections (their concurrent marking takes a core for 100 ms
- * and more on two cores) come every few minutes instead of every few seconds.
+ * The hub's V8 flags, as docker-compose's hub command line gives them (NODE_OPTIONS refuses the last two; a
+ * spec keeps the two equal): a 64 MiB young generation (fewer scavenges, fewer short-lived objects promoted), and
+ * an old generation that starts at 512 MiB with the idle-time memory reducer off, so full collections (their
+ * concurrent marking takes a core for 100 ms and more on two cores) come every few minutes instead of every few
+ * seconds.
  */
 export const HUB_NODE_FLAGS = [
   '--max-semi-space-size=64',
