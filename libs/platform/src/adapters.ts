@@ -1,7 +1,7 @@
 import type { EventRegistry } from '@hcn/contracts';
 import type { EventStore } from '@hcn/eventstore';
 import type { KafkaMessageBusOptions, MessageBus } from '@hcn/messaging';
-import type { KafkaSecurity } from './kafka-security';
+import { DEFAULT_KAFKA_CLIENT, KafkaSecurity } from './kafka-security';
 
 /** Where the event store lives: EventStoreDB when its URL is set, else the PostgreSQL adapter. */
 export interface EventStoreSettings {
@@ -31,21 +31,35 @@ export async function openEventStore(
   });
 }
 
-/** Settings of the Kafka bus besides its brokers: TLS/SASL (loadKafkaSecurity) and the consumer session timeout. */
+/**
+ * Settings of the Kafka bus besides its brokers: TLS/SASL and the client library (loadKafkaSecurity), the consumer
+ * session timeout and fetch/heartbeat pacing.
+ */
 export type KafkaBusSettings = KafkaSecurity &
   Pick<KafkaMessageBusOptions, 'sessionTimeoutMs' | 'fetchMaxWaitMs' | 'groupHeartbeatMs'>;
 
 /**
- * Opens the configured message bus: Kafka when brokers are set (with the TLS/SASL settings of loadKafkaSecurity),
- * else the in-process bus (embedded mode).
+ * Opens the configured message bus: Kafka when brokers are set (with the TLS/SASL settings and the client library
+ * of loadKafkaSecurity: kafkajs or @platformatic/kafka), else the in-process bus (embedded mode).
  */
 export function openMessageBus(
   kafkaBrokers: readonly string[] | undefined,
   clientId: string,
   settings: KafkaBusSettings = {},
 ): MessageBus {
-  const { KafkaMessageBus, MemoryMessageBus } = require('@hcn/messaging') as typeof import('@hcn/messaging');
-  if (kafkaBrokers && kafkaBrokers.length > 0)
-    return new KafkaMessageBus({ brokers: kafkaBrokers, clientId, ...settings });
-  return new MemoryMessageBus();
+  const { KafkaMessageBus, MemoryMessageBus, PlatformaticKafkaMessageBus } =
+    require('@hcn/messaging') as typeof import('@hcn/messaging');
+  if (!kafkaBrokers || kafkaBrokers.length === 0) return new MemoryMessageBus();
+  const { client = DEFAULT_KAFKA_CLIENT, ...options } = settings;
+  const busOptions = { brokers: kafkaBrokers, clientId, ...options };
+  switch (client) {
+    case 'kafkajs':
+      return new KafkaMessageBus(busOptions);
+    case 'platformatic':
+      return new PlatformaticKafkaMessageBus(busOptions);
+    default: {
+      const unknown: never = client;
+      throw new Error(`unknown Kafka client ${String(unknown)}`);
+    }
+  }
 }

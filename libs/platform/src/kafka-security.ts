@@ -1,10 +1,16 @@
-import type { KafkaMessageBusOptions, KafkaSaslMechanism } from '@hcn/messaging';
+import { KAFKA_CLIENTS, KafkaClientName, KafkaMessageBusOptions, KafkaSaslMechanism } from '@hcn/messaging';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError, envBoolean, parseConfig } from './config';
 
-/** TLS and SASL settings of the Kafka clients, as the Kafka message bus takes them. */
-export type KafkaSecurity = Pick<KafkaMessageBusOptions, 'ssl' | 'sasl'>;
+/** TLS and SASL settings of the Kafka clients, as the Kafka message bus takes them, and the client library. */
+export type KafkaSecurity = Pick<KafkaMessageBusOptions, 'ssl' | 'sasl'> & {
+  /** HCN_KAFKA_CLIENT: the client library of the Kafka bus; DEFAULT_KAFKA_CLIENT when absent. */
+  readonly client?: KafkaClientName;
+};
+
+/** The Kafka client library used when HCN_KAFKA_CLIENT is not set (see README, "Kafka client"). */
+export const DEFAULT_KAFKA_CLIENT: KafkaClientName = 'kafkajs';
 
 /** The SASL mechanisms KAFKA_SASL_MECHANISM accepts (case-insensitive). */
 export const KAFKA_SASL_MECHANISMS = [
@@ -17,7 +23,7 @@ const unsetIfBlank = (v: unknown): unknown => (typeof v === 'string' && v.trim()
 const optionalText = z.preprocess(unsetIfBlank, z.string().optional());
 
 /**
- * The KAFKA_SSL* and KAFKA_SASL* environment variables, checked together: a mechanism needs a username and a
+ * The KAFKA_SSL* and KAFKA_SASL* environment variables (and HCN_KAFKA_CLIENT), checked together: a mechanism needs a username and a
  * password, credentials need a mechanism, a client certificate needs its key, certificate files need KAFKA_SSL.
  */
 export const kafkaSecurityEnvSchema = z
@@ -38,6 +44,15 @@ export const kafkaSecurityEnvSchema = z
     KAFKA_SASL_USERNAME: optionalText,
     KAFKA_SASL_PASSWORD: optionalText,
     KAFKA_SASL_PASSWORD_FILE: optionalText,
+    HCN_KAFKA_CLIENT: z.preprocess(
+      (v) => (typeof unsetIfBlank(v) === 'string' ? (v as string).trim().toLowerCase() : unsetIfBlank(v)),
+      z
+        .enum(
+          KAFKA_CLIENTS,
+          `HCN_KAFKA_CLIENT must be one of ${KAFKA_CLIENTS.join(', ')} (the Kafka client library; default ${DEFAULT_KAFKA_CLIENT})`,
+        )
+        .optional(),
+    ),
   })
   .superRefine((c, ctx) => {
     const problem = (path: string, message: string): void =>
@@ -82,7 +97,7 @@ export const kafkaSecurityEnvSchema = z
 export type ReadTextFile = (path: string) => string;
 
 /**
- * Kafka TLS/SASL settings from the environment, with the PEM and password files they name read now (at start-up):
+ * Kafka TLS/SASL settings and the client library (HCN_KAFKA_CLIENT) from the environment, with the PEM and password files they name read now (at start-up):
  * throws ConfigError naming each bad variable, an unreadable or non-PEM file included. `{}` when nothing is set.
  */
 export function loadKafkaSecurity(
@@ -116,6 +131,7 @@ export function loadKafkaSecurity(
   if (problems.length > 0) throw new ConfigError(what, problems);
   const password = c.KAFKA_SASL_PASSWORD ?? filedPassword?.replace(/\r?\n$/, '');
   return {
+    ...(c.HCN_KAFKA_CLIENT ? { client: c.HCN_KAFKA_CLIENT } : {}),
     ...(c.KAFKA_SSL ? { ssl: ca || cert || key ? { ca, cert, key } : true } : {}),
     ...(c.KAFKA_SASL_MECHANISM && c.KAFKA_SASL_USERNAME && password !== undefined
       ? { sasl: { mechanism: c.KAFKA_SASL_MECHANISM, username: c.KAFKA_SASL_USERNAME, password } }
@@ -123,8 +139,9 @@ export function loadKafkaSecurity(
   };
 }
 
-/** One line saying how the Kafka clients connect (for start-up logs; never the password). */
+/** One line saying how the Kafka clients connect and through which library (for start-up logs; never the password). */
 export function describeKafkaSecurity(security: KafkaSecurity): string {
   const tls = security.ssl ? 'TLS' : 'plaintext';
-  return security.sasl ? `${tls}, SASL ${security.sasl.mechanism} as ${security.sasl.username}` : tls;
+  const how = security.sasl ? `${tls}, SASL ${security.sasl.mechanism} as ${security.sasl.username}` : tls;
+  return `${how}, client ${security.client ?? DEFAULT_KAFKA_CLIENT}`;
 }

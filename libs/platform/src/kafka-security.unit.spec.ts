@@ -33,7 +33,7 @@ describe('Kafka TLS/SASL settings from the environment', () => {
     expect(loadKafkaSecurity('hub', {})).toEqual({});
     expect(loadKafkaSecurity('hub', { KAFKA_SSL: '', KAFKA_SASL_MECHANISM: ' ' })).toEqual({});
     expect(loadKafkaSecurity('hub', { KAFKA_SSL: 'false' })).toEqual({});
-    expect(describeKafkaSecurity({})).toBe('plaintext');
+    expect(describeKafkaSecurity({})).toBe('plaintext, client kafkajs');
   });
 
   it('maps KAFKA_SSL=true alone to TLS with the system CAs', () => {
@@ -69,7 +69,7 @@ describe('Kafka TLS/SASL settings from the environment', () => {
       ssl: true,
       sasl: { mechanism: 'scram-sha-256', username: 'hcn-hub', password: 'from file' },
     });
-    expect(describeKafkaSecurity(security)).toBe('TLS, SASL scram-sha-256 as hcn-hub');
+    expect(describeKafkaSecurity(security)).toBe('TLS, SASL scram-sha-256 as hcn-hub, client kafkajs');
   });
 
   it('refuses a mechanism without a username or a password, naming each variable', () => {

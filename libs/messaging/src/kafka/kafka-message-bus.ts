@@ -8,9 +8,9 @@ import {
   SASLOptions,
   logLevel,
 } from 'kafkajs';
-import type { ConnectionOptions } from 'node:tls';
 import { ConsumerStoppedError, defaultDeadLetterTopic, handleWithDeadLetters } from '../dead-letter';
 import { BusAuthenticationError, BusUnavailableError } from '../errors';
+import { KafkaMessageBusOptions, nodeTlsOptions, withTimeout } from './kafka-options';
 import type {
   ConsumeOptions,
   Consumer,
@@ -20,46 +20,6 @@ import type {
   TopicMessages,
   TopicSpec,
 } from '../port';
-
-/** TLS to the brokers: PEM text of the CA to trust, and of a client certificate and key for mutual TLS. */
-export interface KafkaTlsOptions {
-  readonly ca?: string;
-  readonly cert?: string;
-  readonly key?: string;
-  /** Refuse brokers whose certificate the CAs do not vouch for; default true. */
-  readonly rejectUnauthorized?: boolean;
-}
-
-/** SASL mechanisms the Kafka bus can authenticate with. */
-export type KafkaSaslMechanism = 'scram-sha-512' | 'scram-sha-256' | 'plain';
-
-/** SASL credentials of the Kafka bus. */
-export interface KafkaSaslOptions {
-  readonly mechanism: KafkaSaslMechanism;
-  readonly username: string;
-  readonly password: string;
-}
-
-/** Settings of the Kafka message bus. */
-export interface KafkaMessageBusOptions {
-  readonly brokers: readonly string[];
-  readonly clientId?: string;
-  /** TLS to the brokers: true (the system's CAs) or PEM settings; default none. */
-  readonly ssl?: boolean | KafkaTlsOptions;
-  /** SASL authentication on connecting; default none. */
-  readonly sasl?: KafkaSaslOptions;
-  /** How long `consume` waits for the group join; default 30 s. */
-  readonly joinTimeoutMs?: number;
-  /** Consumer session timeout; default 10 s. */
-  readonly sessionTimeoutMs?: number;
-  /**
-   * How long a consumer without a batch window lets the broker hold an empty fetch (records still return as soon
-   * as they arrive); default 100 ms. Every idle consumer asks the broker once per this wait.
-   */
-  readonly fetchMaxWaitMs?: number;
-  /** How often a consumer heartbeats to its group (below a third of the session timeout); default 1 s. */
-  readonly groupHeartbeatMs?: number;
-}
 
 /**
  * Message bus on Apache Kafka through kafkajs: Java-compatible partitioner, `sendBatch` publishing, `eachBatch`
@@ -76,7 +36,7 @@ export class KafkaMessageBus implements MessageBus {
     this.kafka = new Kafka({
       clientId: options.clientId ?? 'hcn',
       brokers: [...options.brokers],
-      ssl: tlsSettings(options.ssl),
+      ssl: nodeTlsOptions(options.ssl),
       sasl: options.sasl ? ({ ...options.sasl } as SASLOptions) : undefined,
       logLevel: logLevel.NOTHING,
       retry: { retries: 5, initialRetryTime: 100 },
@@ -252,16 +212,6 @@ export class KafkaMessageBus implements MessageBus {
   }
 }
 
-function tlsSettings(ssl: KafkaMessageBusOptions['ssl']): ConnectionOptions | boolean | undefined {
-  if (ssl === undefined || typeof ssl === 'boolean') return ssl;
-  return {
-    ...(ssl.ca ? { ca: [ssl.ca] } : {}),
-    ...(ssl.cert ? { cert: ssl.cert } : {}),
-    ...(ssl.key ? { key: ssl.key } : {}),
-    ...(ssl.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: ssl.rejectUnauthorized }),
-  };
-}
-
 /** The SASL refusal somewhere in a kafkajs error's causes (the retrier wraps it), if any. */
 function authenticationRefusal(error: unknown): Error | undefined {
   let current: unknown = error;
@@ -283,16 +233,4 @@ function translate(error: unknown, operation: string): Error {
   const message = error instanceof Error ? error.message : String(error);
   const kind = error instanceof KafkaJSError ? 'Kafka' : 'Kafka client';
   return new BusUnavailableError(`${kind} ${operation} failed: ${message}`, error);
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
