@@ -1,26 +1,11 @@
 import { describeWithPostgres } from '@hcn/testing';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { Client } from 'pg';
 import { HubHarness, processSpec, registerNode, startHubHarness } from '../../hub/src/testing/hub-harness';
+import { HcnRun, runHcn } from './testing/run-hcn';
 
-const ROOT = join(__dirname, '..', '..', '..');
-
-/** Runs `hcn` as its own process against the harness's database; resolves with status and output. */
-function hcn(h: HubHarness, ...argv: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['-r', './scripts/register-ts.js', 'apps/cli/src/main.ts', ...argv],
-      { cwd: ROOT, env: { ...process.env, DATABASE_URL: h.database.url, EVENTSTORE_URL: '' } },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status: status ?? -1, stdout, stderr }));
-  });
+/** Runs `hcn` (the bin launcher) as its own process against the harness's database. */
+function hcn(h: HubHarness, ...argv: string[]): Promise<HcnRun> {
+  return runHcn({ DATABASE_URL: h.database.url }, argv);
 }
 
 describeWithPostgres('hcn CLI (reads the log directly, real PostgreSQL)', () => {
@@ -92,12 +77,19 @@ describeWithPostgres('hcn CLI (reads the log directly, real PostgreSQL)', () => 
     expect([verify.status, JSON.parse(verify.stdout).ok]).toEqual([0, true]);
   });
 
-  it('fails clearly with a non-zero exit when verifying a stream the log does not hold', async () => {
+  it('exits 3 ("could not check", not "broken") for a stream the log does not hold or a log it cannot reach', async () => {
     const missing = await hcn(h, 'audit', 'verify', '--stream', 'node-nowhere', '--quiet');
-    expect([missing.status, missing.stdout]).toEqual([1, '']);
+    expect([missing.status, missing.stdout]).toEqual([3, '']);
     expect(missing.stderr).toContain(
-      'hcn: AUDIT.STREAM_NOT_FOUND: Stream node-nowhere has no retained events',
+      'hcn: AUDIT.STREAM_NOT_FOUND: could not check: Stream node-nowhere has no retained events',
     );
+    const url = new URL(h.database.url);
+    url.port = '1';
+    const unreachable = await runHcn({ DATABASE_URL: url.toString() }, ['audit', 'verify', '--quiet']);
+    expect([unreachable.status, unreachable.stdout]).toEqual([3, '']);
+    expect(unreachable.stderr).toMatch(/^hcn: CLI\.LOG_UNREACHABLE: cannot read the event log: .+\n$/);
+    const unset = await runHcn({}, ['audit', 'verify', '--quiet']);
+    expect([unset.status, unset.stderr]).toEqual([3, expect.stringContaining('Set DATABASE_URL')]);
   });
 
   it('reports exactly the event one byte of whose stored data was changed, and exits 1', async () => {

@@ -1,58 +1,12 @@
-import {
-  DecisionReplay,
-  DecisionSelector,
-  domainAt,
-  explainDecision,
-  nodeAt,
-  parseInstant,
-  quotaAt,
-  readWorkload,
-  renderChainText,
-  buildChain,
-} from '@hcn/audit';
-import type { EventStore } from '@hcn/eventstore';
-import { verifyHashChain } from '@hcn/eventstore';
-import { Args, option, usage } from '../args';
+import type { DecisionReplay, DecisionSelector } from '@hcn/audit';
+import { Command } from 'commander';
+import type { CliContext } from '../context';
+import { CliError, EXIT, usageError } from '../errors';
+import { useLog } from '../log-command';
 import { ProgressBar } from '../progress';
-
-/** What a command prints and the exit status it ends with. */
-export interface Outcome {
-  readonly output: string;
-  readonly status: number;
-}
+import { wholeNumber } from '../values';
 
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
-
-function required(args: Args, index: number, what: string): string {
-  const value = args.positional[index];
-  if (!value) throw usage(`missing ${what}`);
-  return value;
-}
-
-function integer(text: string, name: string): number {
-  if (!/^\d+$/.test(text)) throw usage(`--${name} must be a whole number`);
-  return Number(text);
-}
-
-function instantOf(args: Args): number {
-  const at = option(args, 'at');
-  return at === undefined ? Date.now() : parseInstant(at);
-}
-
-async function replay(store: EventStore, args: Args): Promise<Outcome> {
-  const chain = buildChain(await readWorkload(store, required(args, 2, 'workload id')));
-  return { output: args.options.json ? json(chain) : renderChainText(chain), status: 0 };
-}
-
-function selectorOf(args: Args): DecisionSelector {
-  const hop = option(args, 'hop');
-  const decision = option(args, 'decision');
-  if ((hop === undefined) === (decision === undefined))
-    throw usage('give exactly one of --hop N or --decision D');
-  return hop !== undefined
-    ? { hop: integer(hop, 'hop') }
-    : { decision: integer(decision as string, 'decision') };
-}
 
 function explainText(r: DecisionReplay): string {
   const lines = [
@@ -66,54 +20,106 @@ function explainText(r: DecisionReplay): string {
   return `${lines.join('\n')}\n`;
 }
 
-async function explain(store: EventStore, args: Args): Promise<Outcome> {
-  const events = await readWorkload(store, required(args, 2, 'workload id'));
-  const bar = new ProgressBar('reading cluster events', !!args.options.quiet);
-  const onProgress = bar.update.bind(bar);
-  const result = await explainDecision(store, events, selectorOf(args), { onProgress });
-  return { output: args.options.json ? json(result) : explainText(result), status: result.matches ? 0 : 3 };
+function selectorOf(opts: { hop?: number; decision?: number }): DecisionSelector {
+  if ((opts.hop === undefined) === (opts.decision === undefined))
+    throw usageError('give exactly one of --hop N or --decision D');
+  return opts.hop !== undefined ? { hop: opts.hop } : { decision: opts.decision as number };
 }
 
-async function verify(store: EventStore, args: Args): Promise<Outcome> {
-  const bar = new ProgressBar('verifying hash chains', !!args.options.quiet);
-  const from = option(args, 'from');
-  const to = option(args, 'to');
-  const report = await verifyHashChain(
-    store,
-    {
-      streamId: option(args, 'stream'),
-      from: from === undefined ? undefined : new Date(parseInstant(from, 'from')),
-      to: to === undefined ? undefined : new Date(parseInstant(to, 'to')),
-    },
-    (p) => bar.update({ read: p.eventsScanned, total: p.approximateTotal, done: false }),
+/** The dotted code of a library error, if it has one. */
+function codeOf(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.includes('.') ? code : 'AUDIT.VERIFY_FAILED';
+}
+
+/** `hcn audit replay|explain|node|domain|quota|verify`: audit straight from the event log. */
+export function auditCommands(ctx: CliContext): Command {
+  const audit = new Command('audit').description(
+    'audit from the event log itself (DATABASE_URL or EVENTSTORE_URL; never the hub or its read models)',
   );
-  bar.update({ read: report.eventsChecked, done: true });
-  return { output: json(report), status: report.ok ? 0 : 1 };
-}
+  const instant = async (at: string | undefined): Promise<number> =>
+    at === undefined ? ctx.io.now() : (await import('@hcn/audit')).parseInstant(at);
 
-/** `hcn audit <replay|explain|node|domain|quota|verify> ...` */
-export async function audit(store: EventStore, args: Args): Promise<Outcome> {
-  const sub = args.positional[1];
-  switch (sub) {
-    case 'replay':
-      return replay(store, args);
-    case 'explain':
-      return explain(store, args);
-    case 'node':
-      return { output: json(await nodeAt(store, required(args, 2, 'node id'), instantOf(args))), status: 0 };
-    case 'domain':
-      return {
-        output: json(await domainAt(store, required(args, 2, 'domain id'), instantOf(args))),
-        status: 0,
-      };
-    case 'quota':
-      return {
-        output: json(await quotaAt(store, required(args, 2, 'namespace'), instantOf(args))),
-        status: 0,
-      };
-    case 'verify':
-      return verify(store, args);
-    default:
-      throw usage(`unknown audit command ${sub ?? '(none)'}`);
+  audit
+    .command('replay')
+    .description('the delegation chain of a workload: every hop, rejection, placement and outcome')
+    .argument('<workloadId>')
+    .action(async (id: string, _opts, cmd: Command) => {
+      const { buildChain, readWorkload, renderChainText } = await import('@hcn/audit');
+      const chain = await useLog(ctx, async (store) => buildChain(await readWorkload(store, id)));
+      ctx.out(ctx.json(cmd) ? json(chain) : renderChainText(chain));
+    });
+
+  audit
+    .command('explain')
+    .description(
+      'rebuild the snapshot a decision saw and re-run the recorded policy (exit 4 when the result differs)',
+    )
+    .argument('<workloadId>')
+    .option('--hop <n>', 'the decision of this hop', wholeNumber)
+    .option('--decision <n>', 'the n-th decision of the workload', wholeNumber)
+    .option('-q, --quiet', 'no progress bar')
+    .action(async (id: string, opts, cmd: Command) => {
+      const selector = selectorOf(opts);
+      const { explainDecision, readWorkload } = await import('@hcn/audit');
+      const result = await useLog(ctx, async (store) => {
+        const events = await readWorkload(store, id);
+        const bar = new ProgressBar('reading cluster events', !!opts.quiet);
+        return explainDecision(store, events, selector, { onProgress: bar.update.bind(bar) });
+      });
+      ctx.out(ctx.json(cmd) ? json(result) : explainText(result));
+      ctx.status = result.matches ? EXIT.OK : EXIT.MISMATCH;
+    });
+
+  for (const [kind, argument, summary] of [
+    ['node', '<nodeId>', 'a node as of an instant (status, domain, resources, reservations)'],
+    ['domain', '<domainId>', 'a domain as of an instant, with its member nodes, capacity and reservations'],
+    ['quota', '<namespace>', "a namespace's quota as of an instant (limits, holders, usage)"],
+  ] as const) {
+    audit
+      .command(kind)
+      .description(`${summary} (JSON)`)
+      .argument(argument)
+      .option('--at <iso>', 'the instant (default now)')
+      .action(async (id: string, opts, _cmd: Command) => {
+        const lib = await import('@hcn/audit');
+        const at = await instant(opts.at);
+        const fold = { node: lib.nodeAt, domain: lib.domainAt, quota: lib.quotaAt }[kind];
+        ctx.out(json(await useLog(ctx, (store): Promise<unknown> => fold(store, id, at))));
+      });
   }
+
+  audit
+    .command('verify')
+    .description(
+      'recompute the hash chains of the log and name the first broken link (JSON report). Exit 0: intact; ' +
+        '1: a chain is broken; 3: could not check (log unreachable or not configured, no such stream, read failed)',
+    )
+    .option('--stream <id>', 'only this stream')
+    .option('--from <iso>', 'events recorded from this instant')
+    .option('--to <iso>', 'events recorded before this instant')
+    .option('-q, --quiet', 'no progress bar')
+    .action(async (opts) => {
+      const { parseInstant } = await import('@hcn/audit');
+      const from = opts.from === undefined ? undefined : new Date(parseInstant(opts.from, 'from'));
+      const to = opts.to === undefined ? undefined : new Date(parseInstant(opts.to, 'to'));
+      const { verifyHashChain } = await import('@hcn/eventstore');
+      const bar = new ProgressBar('verifying hash chains', !!opts.quiet);
+      const report = await useLog(ctx, async (store) => {
+        try {
+          return await verifyHashChain(store, { streamId: opts.stream, from, to }, (p) =>
+            bar.update({ read: p.eventsScanned, total: p.approximateTotal, done: false }),
+          );
+        } catch (error) {
+          // nothing was judged: not "broken", but "could not check"
+          const message = error instanceof Error ? error.message : String(error);
+          throw new CliError(codeOf(error), `could not check: ${message}`, EXIT.UNREACHABLE);
+        }
+      });
+      bar.update({ read: report.eventsChecked, done: true });
+      ctx.out(json(report));
+      ctx.status = report.ok ? EXIT.OK : EXIT.ERROR;
+    });
+
+  return audit;
 }
