@@ -21,13 +21,14 @@ import { NodeIdentity } from './identity';
 import { withOpenedSecrets } from './open-secrets';
 import { Outbox } from './outbox/outbox';
 import { ReportBody, WorkloadRunner } from './workload-runner';
-import type { Runtime } from '@hcn/contracts';
 import { chmodSync } from 'node:fs';
 import { detectCgroupMode } from './isolation/cgroups';
 import { ProcessSandbox } from './isolation/process-sandbox';
 import { resolveWorkloadUser } from './isolation/workload-user';
 import { DockerEngine } from './containers/docker-engine';
 import type { ContainerEngine } from './containers/engine';
+import { NodeCapabilities } from './capabilities';
+import { ModelFrameworks } from './models/model-frameworks';
 
 /** Version the agent reports at registration. */
 export const AGENT_VERSION = '0.1.0';
@@ -66,11 +67,11 @@ export class Agent {
   draining = false;
   /** The devices registered with the hub (detected or declared). */
   private devices: AcceleratorDevice[] = [];
-  /** The local container engine, when a socket is configured or found. */
-  private readonly engine: ContainerEngine | undefined;
   private readonly sandbox: ProcessSandbox;
-  /** The runtimes registered with the hub. */
-  private runtimes: Runtime[] = ['process'];
+  /** The model frameworks this node serves (the operator's, the built-in sklearn server). */
+  private readonly models: ModelFrameworks;
+  /** The runtimes and model frameworks registered with the hub. */
+  private readonly capabilities: NodeCapabilities;
 
   constructor(
     private readonly config: AgentConfig,
@@ -87,14 +88,18 @@ export class Agent {
     this.sampler = new UsageSampler(config.dataDir);
     this.applied = new AppliedCommands(config.dataDir);
     this.hub = new HubClient(config.hubUrl);
+    const workloadUser = resolveWorkloadUser(config.processUser);
+    this.models = new ModelFrameworks(config.models, workloadUser, (line) => this.log(line));
     this.sandbox = new ProcessSandbox(
-      resolveWorkloadUser(config.processUser),
+      workloadUser,
       detectCgroupMode(),
       '/hcn-agent',
       config.containers.pidsLimit,
     );
     const socket = engineSocket(config.containers.socket);
-    this.engine = socket ? new DockerEngine(socket) : undefined;
+    // the local container engine, when a socket is configured or found
+    const engine: ContainerEngine | undefined = socket ? new DockerEngine(socket) : undefined;
+    this.capabilities = new NodeCapabilities(engine, this.models);
     this.runner = new WorkloadRunner(
       config.dataDir,
       () => this.nodeId ?? '',
@@ -103,19 +108,10 @@ export class Agent {
         devices: () => this.devices,
         vramGuardPath: config.vramGuardPath,
         sandbox: this.sandbox,
-        ...(this.engine ? { containers: containerOptions(this.engine, config.containers) } : {}),
+        ...(engine ? { containers: containerOptions(engine, config.containers) } : {}),
+        models: this.models.launcherOptions(config, workloadUser),
       },
     );
-  }
-
-  /** The runtimes this node offers now: processes always, containers while the engine answers. */
-  private async probeRuntimes(): Promise<Runtime[]> {
-    if (!this.engine) return ['process'];
-    const answers = await this.engine.ping().then(
-      () => true,
-      () => false,
-    );
-    return answers ? ['container', 'process'] : ['process'];
   }
 
   /** The node id once registered. */
@@ -131,12 +127,9 @@ export class Agent {
   /** Registers (retrying until the hub answers), starts heartbeats and command consumption. */
   async start(): Promise<void> {
     this.log(this.sandbox.describe());
-    this.runtimes = await this.probeRuntimes();
-    this.log(
-      this.runtimes.includes('container')
-        ? `containers: engine at ${this.config.containers.socket ?? 'the default socket'} answers`
-        : 'containers: no container engine answers; container workloads will be unschedulable on this node',
-    );
+    await this.models.discover(this.config.sklearnPython);
+    await this.capabilities.probe();
+    this.log(this.capabilities.containersLine(this.config.containers.socket));
     // Subscribed before registering: no command for this node can be published before its consumer is in place.
     let ready = (): void => undefined;
     const registered = new Promise<void>((resolve) => (ready = resolve));
@@ -150,6 +143,13 @@ export class Agent {
       if (this.outbox.size > 0) void this.flush();
     }, 1000);
     this.logTimer.unref();
+  }
+
+  /** Serves `sklearn` with the built-in server on `python` from now on (installed after the start) and re-registers. */
+  async offerSklearn(python: string): Promise<boolean> {
+    if (!(await this.models.offerSklearn(python))) return false;
+    if (this.capabilities.refreshFrameworks() && this.session && !this.stopped) await this.register();
+    return true;
   }
 
   /** Commands refused so far: for another node, unsigned, badly signed or replayed. */
@@ -197,7 +197,7 @@ export class Agent {
         labels: this.config.labels,
         isHead: this.config.isHead,
         agentVersion: AGENT_VERSION,
-        runtimes: this.runtimes,
+        ...this.capabilities.current,
       },
       this.identity.credential() ?? this.config.reenrolmentToken,
     );
@@ -313,10 +313,9 @@ export class Agent {
   private async checkIdentity(): Promise<void> {
     const session = this.session;
     if (!session) return;
-    const runtimes = await this.probeRuntimes();
-    if (runtimes.join() !== this.runtimes.join()) {
-      this.log(`runtimes changed: ${this.runtimes.join(', ')} -> ${runtimes.join(', ')}; registering again`);
-      this.runtimes = runtimes;
+    const before = this.capabilities.describe();
+    if (await this.capabilities.probe()) {
+      this.log(`${before} -> ${this.capabilities.describe()}; registering again`);
       return this.register();
     }
     const self = await this.hub.whoAmI(session.credential).catch(() => session);

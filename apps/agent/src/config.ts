@@ -3,6 +3,13 @@ import { ConfigError, brokerListSchema, envBoolean, parseConfig } from '@hcn/pla
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { declaredDevicesSchema } from './detectors/declared-devices';
+import {
+  DEFAULT_MODEL_DOWNLOAD_SECONDS,
+  DEFAULT_MODEL_MAX_BYTES,
+  modelDownloadFileSchema,
+  modelDownloadSchema,
+  modelsFileSchema,
+} from './models/model-config';
 
 const fileSchema = z
   .object({
@@ -44,6 +51,12 @@ const fileSchema = z
       })
       .strict()
       .optional(),
+    /** Model serving by framework: `{ <framework>: { command?, args?, image?, pullPolicy?, healthPath?, env? } }`. */
+    models: modelsFileSchema.optional(),
+    /** The Python (with scikit-learn and joblib) of the built-in `sklearn` server (HCN_SKLEARN_PYTHON). */
+    sklearnPython: z.string().min(1).optional(),
+    /** Cap and time limit of `modelUrl` downloads. */
+    modelDownload: modelDownloadFileSchema.optional(),
   })
   .strict();
 
@@ -89,6 +102,11 @@ const schema = z.object({
     .optional(),
   containers: containersSchema,
   processUser: z.string().min(1),
+  /** Serving commands or images by model framework (the operator's; the built-in sklearn server is added when usable). */
+  models: modelsFileSchema,
+  /** The built-in sklearn server's Python, when configured (absent: the runtime `npm test`/`npm start` installs). */
+  sklearnPython: z.string().min(1).optional(),
+  modelDownload: modelDownloadSchema,
   /** How long the broker may hold the agent's empty command fetch (commands still arrive at once); ms. */
   kafkaFetchWaitMs: z
     .number({ message: KAFKA_FETCH_WAIT })
@@ -122,7 +140,8 @@ function parseYaml(text: string): unknown {
 /**
  * Loads the agent's configuration: the YAML file named by HCN_AGENT_CONFIG (if any), then the environment
  * (HCN_HUB_URL, HCN_JOIN_TOKEN, HCN_DOMAIN, HCN_LABELS=k=v,..., HCN_HEAD, HCN_DATA_DIR, KAFKA_BROKERS,
- * HCN_VRAM_GUARD, HCN_KAFKA_FETCH_WAIT_MS, HCN_CPU_CORES, HCN_ADVERTISE_ADDRESS) on top.
+ * HCN_VRAM_GUARD, HCN_KAFKA_FETCH_WAIT_MS, HCN_CPU_CORES, HCN_ADVERTISE_ADDRESS, HCN_SKLEARN_PYTHON,
+ * HCN_MODEL_MAX_BYTES, HCN_MODEL_DOWNLOAD_TIMEOUT_SECONDS) on top.
  */
 export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentConfig {
   const path = env.HCN_AGENT_CONFIG;
@@ -147,6 +166,15 @@ export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentConfig {
     devices: file.devices,
     vramGuardPath: env.HCN_VRAM_GUARD ?? file.vramGuard ?? builtGuard(),
     processUser: env.HCN_PROCESS_USER ?? file.processes?.user ?? 'auto',
+    models: file.models ?? {},
+    sklearnPython: env.HCN_SKLEARN_PYTHON || file.sklearnPython,
+    modelDownload: {
+      maxBytes: numberOr(env.HCN_MODEL_MAX_BYTES, file.modelDownload?.maxBytes ?? DEFAULT_MODEL_MAX_BYTES),
+      timeoutSeconds: numberOr(
+        env.HCN_MODEL_DOWNLOAD_TIMEOUT_SECONDS,
+        file.modelDownload?.timeoutSeconds ?? DEFAULT_MODEL_DOWNLOAD_SECONDS,
+      ),
+    },
     kafkaFetchWaitMs: env.HCN_KAFKA_FETCH_WAIT_MS
       ? Number(env.HCN_KAFKA_FETCH_WAIT_MS)
       : AGENT_KAFKA_FETCH_WAIT_MS,
@@ -158,6 +186,11 @@ export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentConfig {
       cgroups: file.containers?.cgroups ?? 'auto',
     },
   });
+}
+
+/** A number from the environment (NaN when it is not one: the schema says so), else the fallback. */
+function numberOr(text: string | undefined, fallback: number): number {
+  return text ? Number(text) : fallback;
 }
 
 /** The socket path of a `unix://` DOCKER_HOST (others are refused: the agent speaks to a local engine). */

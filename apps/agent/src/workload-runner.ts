@@ -1,50 +1,27 @@
-import type { AcceleratorDevice, AgentCommand, AgentReport, AllocationUsage } from '@hcn/contracts';
+import type { AllocationUsage } from '@hcn/contracts';
 import { DeviceRuntime, DeviceRuntimeError } from './runtime/device-runtime';
 import { placementDevices } from './runtime/placement-devices';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExecutionEvent, ProcessExecutor } from './executors/process.executor';
 import type { Executor } from './executors/execution.types';
-import { ContainerExecutor, ContainerExecutorOptions } from './containers/container.executor';
+import { ContainerExecutor } from './containers/container.executor';
 import { GUARD_IN_CONTAINER } from './containers/container-request';
-import type { ProcessSandbox } from './isolation/process-sandbox';
-import { ProcessStamp, mayBeOwnGroup, stampOf } from './executors/process-stamp';
+import { mayBeOwnGroup, stampOf } from './executors/process-stamp';
 import { writeFileAtomically } from './atomic-file';
 import { ServiceAllocation, ServiceRuntime } from './services/service-runtime';
+import type {
+  DeviceSetup,
+  Owned,
+  ReportBody,
+  RunCommand,
+  StopAllocationCommand,
+} from './workload-runner.types';
 import { containerPortEnvironment, portEnvironment } from './services/service-ports';
+import { ModelLauncher } from './models/model-launcher';
+import type { BindMount } from './containers/engine';
 
-type RunCommand = Extract<AgentCommand, { kind: 'run' }>;
-type StopAllocationCommand = Extract<AgentCommand, { kind: 'stop-allocation' }>;
-/** A report body without the fields the agent adds (node, credential, sequence, send time). */
-export type ReportBody =
-  | Omit<Extract<AgentReport, { kind: 'allocation' }>, 'nodeId' | 'domainId' | 'mac' | 'seq' | 'sentAt'>
-  | Omit<Extract<AgentReport, { kind: 'logs' }>, 'nodeId' | 'domainId' | 'mac' | 'seq' | 'sentAt'>;
-
-/** Where an allocation this agent runs belongs (kept on disk so a restarted agent can account for it). */
-interface Owned {
-  workloadId: string;
-  /** A process allocation's process, which leads its process group (and session). */
-  pid?: number;
-  /** Which process `pid` was (so a restarted agent never kills a group that merely reuses the number). */
-  stamp?: ProcessStamp;
-  /** Absent: a host process. */
-  runtime?: 'container';
-  /** A service: its ports and probes. */
-  service?: ServiceAllocation;
-}
-
-/** The node's devices (as registered) and where the vram-guard library is, for device placements. */
-export interface DeviceSetup {
-  devices(): readonly AcceleratorDevice[];
-  readonly vramGuardPath?: string;
-  /** Runs process placements as the workload user inside their limits (absent: as the agent, unlimited). */
-  readonly sandbox?: ProcessSandbox;
-  /** How to run container placements (absent: this node has no container engine). */
-  readonly containers?: ContainerRuntimeOptions;
-}
-
-/** The container executor's options that the agent's configuration decides. */
-export type ContainerRuntimeOptions = Omit<ContainerExecutorOptions, 'onEvent' | 'baseDir' | 'nodeId'>;
+export type { ContainerRuntimeOptions, DeviceSetup, ReportBody } from './workload-runner.types';
 
 /**
  * Runs the allocations the hub places on this node with the process executor, reports their lifecycle and ships
@@ -57,6 +34,7 @@ export class WorkloadRunner {
   private readonly owned = new Map<string, Owned>();
   private readonly statePath: string;
   private readonly services: ServiceRuntime;
+  private readonly models: ModelLauncher;
 
   constructor(
     dataDir: string,
@@ -75,6 +53,11 @@ export class WorkloadRunner {
       stop: (allocationId, reason) => void this.executorOf(allocationId)?.stop(allocationId, reason),
       exec: (allocationId, command, timeoutMs) =>
         this.executorOf(allocationId)?.exec(allocationId, command, timeoutMs) ?? Promise.resolve(null),
+    });
+    this.models = new ModelLauncher({
+      ...devices.models,
+      baseDir: join(dataDir, 'allocations'),
+      reservePorts: (allocationId, service) => this.services.reservePorts(allocationId, service),
     });
     if (devices.containers)
       this.containers = new ContainerExecutor({
@@ -168,10 +151,18 @@ export class WorkloadRunner {
     });
   }
 
-  /** Starts a placed allocation (at most once per allocation id). */
-  run(command: RunCommand): void {
+  /** Starts a placed allocation (at most once per allocation id); a model's once its server is known (`mounts`). */
+  run(command: RunCommand, mounts?: readonly BindMount[]): void {
     const p = command.placement;
-    if (p.container) return this.runContainer(command);
+    if (p.model) {
+      if (this.owned.has(p.allocationId) || this.executorOf(p.allocationId)) return;
+      const fail = (reason: string) => {
+        this.services.ended(p.allocationId); // a process model's port goes back
+        this.failed(p.allocationId, p.workloadId, reason);
+      };
+      return this.models.start(command, (ready) => this.run(ready.command, ready.mounts), fail);
+    }
+    if (p.container) return this.runContainer(command, mounts);
     if (!p.service) return this.runProcess(command);
     if (this.owned.has(p.allocationId) || this.executor.knows(p.allocationId)) return;
     this.owned.set(p.allocationId, { workloadId: p.workloadId });
@@ -212,7 +203,7 @@ export class WorkloadRunner {
   }
 
   /** Starts a container placement: the devices' nodes, driver mounts and guard go into the container. */
-  private runContainer(command: RunCommand): void {
+  private runContainer(command: RunCommand, mounts?: readonly BindMount[]): void {
     const p = command.placement;
     const containers = this.containers;
     const container = p.container;
@@ -237,6 +228,7 @@ export class WorkloadRunner {
       stopGraceSeconds: p.stopGraceSeconds,
       limits: p.limits,
       container,
+      ...(mounts?.length ? { mounts } : {}),
       ...(runtime
         ? {
             devices: {
@@ -272,6 +264,7 @@ export class WorkloadRunner {
 
   /** Stops an allocation; one this agent does not run is reported stopped at once (nothing to stop). */
   async stop(command: StopAllocationCommand): Promise<void> {
+    if (await this.models.cancel(command.allocationId)) this.services.ended(command.allocationId);
     await this.services.settled(command.allocationId);
     this.services.unwatch(command.allocationId);
     const executor = this.executorOf(command.allocationId);
@@ -290,6 +283,7 @@ export class WorkloadRunner {
 
   /** Stops everything (agent shutdown). */
   async stopAll(reason: string): Promise<void> {
+    await this.models.cancelAll();
     this.services.stopAll();
     await Promise.all(this.executors().map((e) => e.stopAll(reason)));
   }

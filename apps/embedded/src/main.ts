@@ -20,6 +20,7 @@ import { scavengeSecondsSchema, startScavenger } from '../../projector/src/scave
 import { loadHubConfig } from '../../hub/src/config';
 import { startHub } from '../../hub/src/hub';
 import { embeddedSecrets } from './embedded-secrets';
+import { offerBuiltinSklearn } from './builtin-sklearn';
 
 /**
  * Embedded mode (`npm start`): hub, projector and a local agent in one process, on embedded PostgreSQL
@@ -79,6 +80,7 @@ async function main(): Promise<void> {
   });
   const agent = new Agent(agentConfig, bus, { log: (line) => console.log(line) });
   await agent.start();
+  void offerBuiltinSklearn(agent, process.env, (line) => console.log(`[hcn] ${line}`));
   console.log(`\n  HCN is running (embedded mode).`);
   console.log(`  Dashboard: ${hub.url}/#token=${adminToken}`);
   console.log(`  Admin API token (Authorization: Bearer ...): ${adminToken}`);

@@ -156,7 +156,7 @@ describeWithPostgres('workloads API (hub + projector, real PostgreSQL, in-proces
   });
 
   it('refuses workload types that cannot run yet with 422', async () => {
-    const response = await h.request('POST', '/v1/workloads', processSpec({ type: 'model-server' }));
+    const response = await h.request('POST', '/v1/workloads', processSpec({ type: 'batch' }));
     expect(response.status).toBe(422);
     expect(response.body.error.code).toBe('WORKLOAD.TYPE_UNSUPPORTED');
   });

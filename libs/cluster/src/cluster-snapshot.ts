@@ -52,6 +52,7 @@ function nodeView(nodeId: string, state: NodeState): NodeView {
     allocated: nodeReserved(state),
     ...(devices ? { devices } : {}),
     ...(registration.runtimes ? { runtimes: registration.runtimes } : {}),
+    ...(registration.modelFrameworks ? { modelFrameworks: registration.modelFrameworks } : {}),
   };
 }
 

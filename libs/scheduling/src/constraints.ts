@@ -32,6 +32,8 @@ export interface CompiledRequest {
   readonly judgedNodes: NodeState[];
   /** The runtime the workload needs; `process` is offered by every agent. */
   readonly runtime: string;
+  /** A model's framework, which the node must serve with `runtime`; null: not a model. */
+  readonly modelFramework: string | null;
   /** Feasible candidates a scope looks for before it stops filtering (Infinity: all). */
   readonly sampleLimit: number;
 }
@@ -63,6 +65,7 @@ export function compileRequest(request: PlacementRequest, lookup: DomainLookup):
     devices: request.devices ?? null,
     judgedNodes: [],
     runtime: request.runtime ?? 'process',
+    modelFramework: request.modelFramework ?? null,
     sampleLimit: sampleLimitOf(request),
   };
 }

@@ -21,6 +21,14 @@ export interface NodeView {
   readonly devices?: readonly DeviceView[];
   /** Runtimes the node's agent offers (absent: processes only). */
   readonly runtimes?: readonly string[];
+  /** Model frameworks the node's agent serves, each with the runtimes it serves it with (absent: none). */
+  readonly modelFrameworks?: readonly ServedFrameworkView[];
+}
+
+/** A model framework a node serves, and with which runtimes. */
+export interface ServedFrameworkView {
+  readonly framework: string;
+  readonly runtimes: readonly string[];
 }
 
 /** One accelerator device of a node as the scheduler sees it. */
@@ -146,6 +154,8 @@ export interface PlacementRequest {
   readonly devices?: DeviceRequest;
   /** The runtime the workload needs (absent: `process`, which every agent offers). */
   readonly runtime?: string;
+  /** A model's framework, which the node must serve with that runtime (absent: not a model). */
+  readonly modelFramework?: string;
   /**
    * Feasible candidates a scope looks for before it stops filtering (a seeded sample, see `sampleLimitOf`);
    * absent: DEFAULT_SAMPLE_LIMIT; 0: every candidate of every scope.

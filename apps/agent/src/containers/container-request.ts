@@ -36,6 +36,8 @@ export interface ContainerDevices {
 export interface ContainerRunSpec extends ProcessSpec {
   readonly container: ContainerPlacement;
   readonly devices?: ContainerDevices;
+  /** Binds the agent adds itself (a model's file, read-only): its own choice, so not held to the allowed host paths. */
+  readonly mounts?: readonly BindMount[];
 }
 
 /** Limits and host policy the agent applies to every container. */
@@ -72,6 +74,7 @@ export function containerRequest(
   const binds: BindMount[] = [
     ...(devices?.mounts ?? []).map((m) => ({ source: m, target: m, readOnly: true })),
     ...(devices?.guard ? [{ source: devices.guard, target: GUARD_IN_CONTAINER, readOnly: true }] : []),
+    ...(spec.mounts ?? []),
   ];
   return {
     name: containerName(spec.allocationId),

@@ -1,8 +1,11 @@
 import {
+  isServiceType,
   runtimeOf,
+  servicePortsOf,
   type AgentCommand,
   type ContainerPlacement,
   type EventDataOf,
+  type ModelPlacement,
   type ServicePlacement,
   type WorkloadSpec,
 } from '@hcn/contracts';
@@ -34,8 +37,12 @@ export function placementCommand(
         memoryBytes: spec.resources.memoryBytes,
         ...(spec.pidsLimit ? { pidsLimit: spec.pidsLimit } : {}),
       },
-      ...(runtimeOf(spec) === 'container' ? { container: containerPlacement(spec) } : {}),
-      ...(spec.type === 'service' ? { service: servicePlacement(spec) } : {}),
+      // a model's container (image, mounts) is the agent's to fill in from its configuration
+      ...(runtimeOf(spec) === 'container' && spec.type !== 'model'
+        ? { container: containerPlacement(spec) }
+        : {}),
+      ...(isServiceType(spec.type) ? { service: servicePlacement(spec) } : {}),
+      ...(spec.type === 'model' ? { model: modelPlacement(spec) } : {}),
     },
   };
 }
@@ -55,13 +62,33 @@ function containerPlacement(spec: WorkloadSpec): ContainerPlacement {
   };
 }
 
-/** What a service needs beyond its runtime: its named ports (host ports for a process) and its probes. */
+/** What a service needs beyond its runtime: its named ports (host ports for a process; a model's `http`), its probes. */
 function servicePlacement(spec: WorkloadSpec): ServicePlacement {
   return {
-    ports: (spec.ports ?? []).flatMap((port) =>
-      port.name === undefined ? [] : [{ ...port, name: port.name }],
+    ports: servicePortsOf(spec).flatMap(({ name, containerPort, hostPort, protocol }) =>
+      name === undefined
+        ? []
+        : [
+            {
+              name,
+              ...(containerPort === undefined ? {} : { containerPort }),
+              hostPort: hostPort ?? 0,
+              protocol: protocol === 'udp' ? ('udp' as const) : ('tcp' as const),
+            },
+          ],
     ),
     ...(spec.readinessProbe ? { readinessProbe: spec.readinessProbe } : {}),
     ...(spec.livenessProbe ? { livenessProbe: spec.livenessProbe } : {}),
+  };
+}
+
+/** What a model needs beyond its service block: the framework the agent looks up, where the model is. */
+function modelPlacement(spec: WorkloadSpec): ModelPlacement {
+  return {
+    framework: spec.framework ?? '',
+    runtime: runtimeOf(spec),
+    namespace: spec.namespace,
+    ...(spec.modelPath ? { modelPath: spec.modelPath } : {}),
+    ...(spec.modelUrl ? { modelUrl: spec.modelUrl } : {}),
   };
 }

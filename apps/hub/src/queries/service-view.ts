@@ -1,3 +1,4 @@
+import { servicePortsOf } from '@hcn/contracts';
 import { WorkloadState, isService, readyReplicas } from '@hcn/domain';
 import type { ClusterView } from '../scheduling/cluster-view';
 
@@ -39,12 +40,12 @@ function hostPort(host: string, port: number): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-/** A service's ready replicas and endpoints (undefined for other workloads). */
+/** A service's (or model's) ready replicas and endpoints (undefined for other workloads). */
 export function serviceView(state: WorkloadState, addressOf: NodeAddresses): ServiceView | undefined {
   const spec = state.spec;
   if (!spec || !isService(state)) return undefined;
   const endpoints: Record<string, string[]> = Object.fromEntries(
-    (spec.ports ?? []).flatMap((p) => (p.name ? [[p.name, []]] : [])),
+    servicePortsOf(spec).flatMap((p) => (p.name ? [[p.name, []]] : [])),
   );
   const ready = readyReplicas(state).map((replica): ReadyReplicaView => {
     const host = addressOf(replica.nodeId) ?? null;

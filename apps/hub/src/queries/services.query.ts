@@ -1,4 +1,11 @@
-import { namespaceSchema, parseOrThrow, z, type PortMapping, type WorkloadSpec } from '@hcn/contracts';
+import {
+  namespaceSchema,
+  parseOrThrow,
+  servicePortsOf,
+  z,
+  type PortMapping,
+  type WorkloadSpec,
+} from '@hcn/contracts';
 import type { WorkloadState } from '@hcn/domain';
 import { StoredWorkloadState, WORKLOAD_STATE, selectList } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
@@ -76,7 +83,7 @@ export async function listServices(
   const page = { limit: query.limit, offset: query.offset };
   if (scope !== '*' && scope.length === 0) return { items: [], total: 0, ...page };
   const c = new Conditions();
-  c.where.push(`type = 'service'`, 'NOT deleted');
+  c.where.push(`type IN ('service', 'model')`, 'NOT deleted');
   if (scope !== '*') c.add('namespace = ANY(?::text[])', scope);
   if (query.namespace) c.add('namespace = ?', query.namespace);
   if (query.name) c.add('name = ?', query.name);
@@ -99,7 +106,7 @@ function serviceItem(row: Row, addressOf: NodeAddresses): ServiceListItem {
     name: row.name,
     status: row.status,
     generation: row.generation,
-    ports: row.spec.ports ?? [],
+    ports: [...servicePortsOf(row.spec)],
     ...(view ?? {
       runtime: 'process',
       replicas: row.spec.replicas,

@@ -4,7 +4,7 @@ import {
   NewEvent,
   WorkloadSpec,
   nodeStream,
-  runtimeOf,
+  placementNeedsOf,
   workloadStream,
 } from '@hcn/contracts';
 import { DecisionRecord, DomainError, InstanceView, WorkloadEvent } from '@hcn/domain';
@@ -59,7 +59,7 @@ export class Reservations {
         constraints: spec.constraints,
         excludeNodes: excluded,
         ...(spec.devices ? { devices: spec.devices } : {}),
-        ...(runtimeOf(spec) === 'container' ? { runtime: 'container' } : {}),
+        ...placementNeedsOf(spec),
       });
       stop();
       if (decision.outcome === 'placed') {

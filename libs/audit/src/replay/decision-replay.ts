@@ -1,4 +1,10 @@
-import { Position, RecordedHcnEvent, comparePositions, parsePosition, runtimeOf } from '@hcn/contracts';
+import {
+  Position,
+  RecordedHcnEvent,
+  comparePositions,
+  parsePosition,
+  placementNeedsOf,
+} from '@hcn/contracts';
 import { foldRecorded, workloadDecider } from '@hcn/domain';
 import {
   ClusterSnapshot,
@@ -121,7 +127,7 @@ export function decisionBasis(
     excludeNodes: excludedNodes(decision),
     sampleLimit: recordedSampleLimit(decision),
     ...devicesOf(spec),
-    ...(runtimeOf(spec) === 'container' ? { runtime: 'container' } : {}),
+    ...placementNeedsOf(spec),
   };
   return { decision, request, position: parsePosition(first.position) };
 }

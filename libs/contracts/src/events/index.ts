@@ -16,6 +16,7 @@ export * from './quota.events';
 export * from './workload.spec';
 export * from './container.spec';
 export * from './service.spec';
+export * from './model.spec';
 export * from './workload.events';
 export * from './template.events';
 export * from './admission.events';

@@ -8,6 +8,7 @@ import {
 import { deviceGrantSchema } from '../devices/device-request.schema';
 import { resourcesSchema } from './resources.schemas';
 import { Runtime, allocationUsageSchema, runtimeSchema } from './container.spec';
+import { ServedFramework, servedFrameworkSchema } from './model.spec';
 
 const labelKey = z
   .string()
@@ -39,6 +40,8 @@ export const nodeResourcesSchema = z.object({
   devices: z.array(acceleratorDeviceSchema).max(1024).default([]),
   /** Runtimes the agent can run workloads with (absent, as before runtimes were reported: processes only). */
   runtimes: z.array(runtimeSchema).max(8).optional(),
+  /** Model frameworks the agent serves, with the runtimes it serves each with (absent: none, as before models). */
+  modelFrameworks: z.array(servedFrameworkSchema).max(64).optional(),
   /** Where clients reach what the node publishes (services' ports): an IP address or DNS name (absent: hostname). */
   address: z
     .string()
@@ -50,6 +53,13 @@ export const nodeResourcesSchema = z.object({
 /** The runtimes a registration offers (absent: processes only, as agents registered before they said). */
 export function runtimesOf(registration: { readonly runtimes?: readonly Runtime[] }): readonly Runtime[] {
   return registration.runtimes ?? ['process'];
+}
+
+/** The model frameworks a registration serves (absent: none). */
+export function modelFrameworksOf(registration: {
+  readonly modelFrameworks?: readonly ServedFramework[];
+}): readonly ServedFramework[] {
+  return registration.modelFrameworks ?? [];
 }
 
 /** Resources found on a node. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Runtime } from './container.spec';
+import { modelServicePort } from './model.spec';
 
 /** A named port's name (an IANA service name: a-z, 0-9 and dashes, a letter first, at most 15 characters). */
 export const portNameSchema = z
@@ -80,39 +81,63 @@ export function portVariable(name: string): string {
   return `HCN_PORT_${name.toUpperCase().replace(/-/g, '_')}`;
 }
 
-/** The runtime a workload runs with: containers in a container; services as they say (an image: a container). */
+/** True for the types that run as services (named ports, probes, endpoints, rolling update): services and models. */
+export function isServiceType(type: string | undefined): boolean {
+  return type === 'service' || type === 'model';
+}
+
+/** The runtime a workload runs with: containers in a container; services and models as they say (an image: a container). */
 export function runtimeOf(spec: { type: string; runtime?: Runtime; image?: string }): Runtime {
   if (spec.type === 'container') return 'container';
-  if (spec.type === 'service') return spec.runtime ?? (spec.image ? 'container' : 'process');
+  if (isServiceType(spec.type)) return spec.runtime ?? (spec.image ? 'container' : 'process');
   return 'process';
 }
+
+/** A port of a spec as the service rules read it. */
+type SpecPort = { name?: string; containerPort?: number; hostPort?: number; protocol?: string };
 
 /** The parts of a workload spec the service rules read. */
 export interface ServiceShape {
   type: string;
   runtime?: Runtime;
   image?: string;
-  ports?: readonly { name?: string; containerPort?: number; hostPort?: number; protocol?: string }[];
+  ports?: readonly SpecPort[];
+  /** A model's server port (its one port, `http`). */
+  port?: number;
   readinessProbe?: Probe;
   livenessProbe?: Probe;
+}
+
+/** A service's ports as written; a model's one port `http` (see modelServicePort). */
+export function servicePortsOf<P extends SpecPort>(
+  spec: ServiceShape & { ports?: readonly P[] },
+): readonly (P | ReturnType<typeof modelServicePort>)[] {
+  return spec.type === 'model' ? [modelServicePort(runtimeOf(spec), spec.port)] : (spec.ports ?? []);
+}
+
+/** True when the spec's replicas are ready only once a probe passes: a readiness probe, or a model (always probed). */
+export function readinessProbed(spec: ServiceShape): boolean {
+  return spec.type === 'model' || spec.readinessProbe !== undefined;
 }
 
 /**
  * Service rules: every port of a service is named (names unique), a process service's ports are host ports (no
  * containerPort), a container's have a containerPort, and a probe's port names one of the spec's ports or a port
- * number it declares (WORKLOAD.PROBE_PORT_UNKNOWN). Only services take probes and a runtime.
+ * number it declares (WORKLOAD.PROBE_PORT_UNKNOWN; a model's one port is `http`). Only services and models take probes
+ * and a runtime.
  */
 export function checkServiceFields(spec: ServiceShape, ctx: z.RefinementCtx): void {
   const issue = (path: (string | number)[], message: string, params?: Record<string, unknown>): void =>
     ctx.addIssue({ code: 'custom', path, message, ...(params ? { params } : {}) });
-  if (spec.type !== 'service') {
+  if (!isServiceType(spec.type)) {
     for (const field of ['runtime', 'readinessProbe', 'livenessProbe'] as const)
-      if (spec[field] !== undefined) issue([field], 'only services take this field');
+      if (spec[field] !== undefined) issue([field], 'only services and models take this field');
     return;
   }
   const container = runtimeOf(spec) === 'container';
   const names = new Set<string>();
-  (spec.ports ?? []).forEach((port, i) => {
+  const ports = servicePortsOf(spec);
+  (spec.type === 'model' ? [] : ports).forEach((port, i) => {
     if (port.name === undefined) issue(['ports', i, 'name'], "a service's ports are named");
     else if (names.has(port.name)) issue(['ports', i, 'name'], `port name ${port.name} is used twice`);
     else names.add(port.name);
@@ -120,7 +145,7 @@ export function checkServiceFields(spec: ServiceShape, ctx: z.RefinementCtx): vo
       issue(['ports', i, 'containerPort'], 'a process service listens on its host port: no containerPort');
   });
   // http and tcp probes connect over TCP: a UDP port is none they can reach
-  const tcpPorts = (spec.ports ?? []).filter((p) => (p.protocol ?? 'tcp') === 'tcp');
+  const tcpPorts = ports.filter((p) => (p.protocol ?? 'tcp') === 'tcp');
   const tcpNames = new Set(tcpPorts.map((p) => p.name));
   const numbers = new Set(tcpPorts.map((p) => (container ? p.containerPort : p.hostPort)).filter((n) => !!n));
   for (const field of ['readinessProbe', 'livenessProbe'] as const) {

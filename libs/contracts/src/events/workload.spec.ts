@@ -8,8 +8,10 @@ import {
   pullPolicySchema,
   runtimeSchema,
   volumeSchema,
+  type Runtime,
 } from './container.spec';
-import { checkServiceFields, probeSchema, runtimeOf } from './service.spec';
+import { checkServiceFields, isServiceType, probeSchema, runtimeOf } from './service.spec';
+import { checkModelFields, frameworkNameSchema } from './model.spec';
 import { compileLabelPattern } from '../util/label-pattern';
 
 /** One label constraint on the node a workload may run on; `regex` values are RE2 syntax, matched whole. */
@@ -73,18 +75,18 @@ export const restartPolicySchema = z
 /** What to do when an allocation ends or its node is lost. */
 export type RestartPolicy = z.output<typeof restartPolicySchema>;
 
-/** The restart policy of a spec that names none: services are kept running (`always`), other workloads `never`. */
+/** The restart policy of a spec that names none: services and models are kept running (`always`), others `never`. */
 export function defaultRestartPolicy(type: string): RestartPolicy {
-  return { policy: type === 'service' ? 'always' : 'never', maxRetries: 3, backoffSeconds: 5 };
+  return { policy: isServiceType(type) ? 'always' : 'never', maxRetries: 3, backoffSeconds: 5 };
 }
 
 /**
- * Workload kinds; `process`, `container` and `service` (long-running, named ports, probes, endpoints; as a process
- * or a container) run today, the others are reserved in the spec.
+ * Workload kinds; `process`, `container`, `service` (long-running, named ports, probes, endpoints; as a process or a
+ * container) and `model` (a service whose server the agent picks by framework) run today, `batch` is reserved.
  */
-export const WORKLOAD_TYPES = ['process', 'container', 'service', 'model-server', 'batch'] as const;
+export const WORKLOAD_TYPES = ['process', 'container', 'service', 'model', 'batch'] as const;
 /** Workload kinds agents run today. */
-export const RUNNABLE_WORKLOAD_TYPES: readonly string[] = ['process', 'container', 'service'];
+export const RUNNABLE_WORKLOAD_TYPES: readonly string[] = ['process', 'container', 'service', 'model'];
 
 /** Most environment entries one workload spec may carry (names ≤ 128 characters, values ≤ 32 KiB each). */
 export const MAX_ENV_ENTRIES = 256;
@@ -107,8 +109,16 @@ export const workloadSpecSchema = z
     name: z.string().regex(/^[a-z0-9]([a-z0-9.-]{0,61}[a-z0-9])?$/, 'names: a-z, 0-9, dots, dashes'),
     namespace: namespaceSchema.default('default'),
     type: z.enum(WORKLOAD_TYPES).default('process'),
-    /** How a service runs (services only; default: `container` when it names an image, else `process`). */
+    /** How a service or model runs (default: `container` when a service names an image, else `process`). */
     runtime: runtimeSchema.optional(),
+    /** Models: the model file (or directory) on the node, an absolute path (or `modelUrl`). */
+    modelPath: z.string().min(1).max(1024).optional(),
+    /** Models: an http(s) URL the agent downloads the model from before it starts the server (or `modelPath`). */
+    modelUrl: z.string().min(1).max(2048).optional(),
+    /** Models: the framework (`sklearn`, `onnx`, `torch`, ...) whose server the agent's configuration names. */
+    framework: frameworkNameSchema.optional(),
+    /** Models: the port the server listens on (a container's: default 9000; a process's host port: default free). */
+    port: z.number().int().min(1).max(65535).optional(),
     /** The program (process), or the entrypoint override (container; the image's when absent). */
     command: z.string().min(1).max(4096).optional(),
     args: z.array(z.string().max(4096)).max(256).default([]),
@@ -183,17 +193,22 @@ export const workloadSpecSchema = z
   .overwrite((spec) => ({
     ...spec,
     restartPolicy: spec.restartPolicy ?? defaultRestartPolicy(spec.type),
-    ...(spec.type === 'service' ? { runtime: runtimeOf(spec) } : {}),
+    ...(isServiceType(spec.type) ? { runtime: runtimeOf(spec) } : {}),
   }));
 
 type SpecShape = Parameters<typeof checkServiceFields>[0] & {
+  args?: string[];
+  modelPath?: string;
+  modelUrl?: string;
+  framework?: string;
   command?: string;
   workingDir?: string;
 } & Partial<Record<(typeof CONTAINER_ONLY)[number], unknown>>;
 
 /**
  * Per runtime: a process needs a command and a relative working dir; a container needs an image and a containerPort
- * per port (services run as either; a process service may declare its host ports); then the service rules.
+ * per port (services run as either; a process service may declare its host ports); the service and model rules
+ * first (a model's server comes from the agent's configuration: none of these apply to it).
  */
 function checkRuntimeFields(spec: SpecShape, ctx: z.RefinementCtx): void {
   const issue = (path: string, message: string): void =>
@@ -202,6 +217,8 @@ function checkRuntimeFields(spec: SpecShape, ctx: z.RefinementCtx): void {
   const missing = (path: (string | number)[], message: string, expected: 'string' | 'number' = 'string') =>
     ctx.addIssue({ code: 'invalid_type', expected, input: undefined, path, message });
   checkServiceFields(spec, ctx);
+  checkModelFields(spec, ctx);
+  if (spec.type === 'model') return; // its server's command, image and port come from the agent's configuration
   const what = spec.type === 'service' ? 'service' : 'workload';
   if (runtimeOf(spec) === 'container') {
     if (!spec.image) missing(['image'], `a container ${what} needs an image`);
@@ -235,3 +252,19 @@ function checkRuntimeFields(spec: SpecShape, ctx: z.RefinementCtx): void {
 export type WorkloadSpec = z.output<typeof workloadSpecSchema>;
 /** A workload specification as a user writes it. */
 export type WorkloadSpecInput = z.input<typeof workloadSpecSchema>;
+
+/**
+ * What a spec needs of a node beyond resources and constraints, as the scheduler's request carries it (the hub's
+ * placement and the audit's replay alike): the container runtime, and a model's framework.
+ */
+export function placementNeedsOf(spec: {
+  type: string;
+  runtime?: Runtime;
+  image?: string;
+  framework?: string;
+}): { runtime?: 'container'; modelFramework?: string } {
+  return {
+    ...(runtimeOf(spec) === 'container' ? { runtime: 'container' as const } : {}),
+    ...(spec.type === 'model' && spec.framework ? { modelFramework: spec.framework } : {}),
+  };
+}

@@ -9,6 +9,7 @@ import {
   publishedPortSchema,
 } from '../events/container.spec';
 import { servicePlacementSchema } from '../events/service.spec';
+import { modelPlacementSchema } from '../events/model.spec';
 import {
   domainIdSchema,
   labelsSchema,
@@ -156,6 +157,11 @@ export const placementSchema = z.object({
   container: containerPlacementSchema.optional(),
   /** Present for a service: its named ports and probes (the agent runs the probes and reports readiness). */
   service: servicePlacementSchema.optional(),
+  /**
+   * Present for a model (with its service block): the framework whose server the agent's configuration names and
+   * where the model is; the agent fills in the command or container before it starts it.
+   */
+  model: modelPlacementSchema.optional(),
 });
 
 /** A command relayed to an agent on its domain's command topic (key = node id). */

@@ -1,11 +1,11 @@
-import type { PublishedPort } from '@hcn/contracts';
+import { isServiceType, type PublishedPort } from '@hcn/contracts';
 import type { WorkloadEvent } from './workload.commands';
 import { evolveWorkload } from './workload.evolve';
 import type { AllocationView, InstanceView, WorkloadState } from './workload.state';
 
-/** True for a workload whose spec is a service (long-running, named ports, readiness, rolling replacement). */
+/** True for a workload that runs as a service (long-running, named ports, readiness, rolling replacement): a service or a model. */
 export function isService(state: WorkloadState): boolean {
-  return state.spec?.type === 'service';
+  return isServiceType(state.spec?.type);
 }
 
 /** The state after `events` (as the decider's events would be folded). */
@@ -33,7 +33,7 @@ function available(state: WorkloadState, instance: InstanceView): boolean {
  */
 export function nextRolloutStop(state: WorkloadState): AllocationView | undefined {
   const spec = state.spec;
-  if (!spec || spec.type !== 'service' || state.desired !== 'running' || state.deleted) return undefined;
+  if (!spec || !isServiceType(spec.type) || state.desired !== 'running' || state.deleted) return undefined;
   const serving = state.instances.filter((i) => i.instance < spec.replicas);
   const current = (i: InstanceView): AllocationView | undefined =>
     i.allocationId ? state.allocations[i.allocationId] : undefined;

@@ -1,4 +1,4 @@
-import { RUNNABLE_WORKLOAD_TYPES, type WorkloadSpec } from '@hcn/contracts';
+import { RUNNABLE_WORKLOAD_TYPES, isServiceType, type WorkloadSpec } from '@hcn/contracts';
 import { EventTypes, defineDecider } from '../decider';
 import { sameJson } from '../equality';
 import { DomainError, assertNever } from '../errors';
@@ -40,7 +40,7 @@ function unsupported(spec: WorkloadSpec): DomainError | undefined {
   if (RUNNABLE_WORKLOAD_TYPES.includes(spec.type)) return undefined;
   return new DomainError(
     'WORKLOAD.TYPE_UNSUPPORTED',
-    `Workload type ${spec.type} is not supported yet; use process or container`,
+    `Workload type ${spec.type} is not supported yet; use process, container, service or model`,
     { type: spec.type },
   );
 }
@@ -251,8 +251,8 @@ function update(spec: WorkloadSpec, state: WorkloadState): WorkloadEvent[] {
     type: 'WorkloadUpdated',
     data: { workloadId: live.workloadId, generation: state.generation + 1, spec },
   };
-  // a service is replaced one replica at a time (rolloutStep); other workloads all at once
-  const rolling = changed && spec.type === 'service';
+  // a service (or model) is replaced one replica at a time (rolloutStep); other workloads all at once
+  const rolling = changed && isServiceType(spec.type);
   const replaced = changed && !rolling ? stopRequests(state, live, 'replaced: spec changed') : [];
   const ids = new Set(
     replaced.flatMap((e) => (e.type === 'AllocationStopRequested' ? [e.data.allocationId] : [])),

@@ -74,7 +74,7 @@ describe('workload decider', () => {
     const result = given([]).when({
       type: 'Submit',
       workloadId: W,
-      spec: spec({ type: 'model-server' }),
+      spec: spec({ type: 'batch' }),
       idempotencyKey: null,
     });
     expect(result).toMatchObject({ error: { code: 'WORKLOAD.TYPE_UNSUPPORTED' } });

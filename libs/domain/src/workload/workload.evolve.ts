@@ -1,4 +1,4 @@
-import type { MeasuredUsage, WorkloadSpec } from '@hcn/contracts';
+import { isServiceType, readinessProbed, type MeasuredUsage, type WorkloadSpec } from '@hcn/contracts';
 import { sameJson } from '../equality';
 import { assertNever } from '../errors';
 import type { WorkloadEvent } from './workload.commands';
@@ -183,7 +183,9 @@ export function evolveWorkload(state: WorkloadState, event: WorkloadEvent): Work
         domainId: d.domainId,
         resources: d.resources,
         status: 'placed',
-        ...(state.spec?.type === 'service' ? { ready: false, probed: !!state.spec.readinessProbe } : {}),
+        ...(state.spec && isServiceType(state.spec.type)
+          ? { ready: false, probed: readinessProbed(state.spec) }
+          : {}),
       };
       const placed = { ...state, allocations: { ...state.allocations, [d.allocationId]: allocation } };
       const instance = state.instances.find((i) => i.instance === d.instance);

@@ -4,6 +4,7 @@ export { NODE_BLACKLISTED } from './filters/node-blacklist';
 export { NODE_OFFLINE } from './filters/node-online';
 export { NODE_DRAINING } from './filters/node-draining';
 export { RUNTIME_UNAVAILABLE } from './filters/node-runtime';
+export { MODEL_FRAMEWORK_UNAVAILABLE } from './filters/node-model-framework';
 export { DOMAIN_AFFINITY, DOMAIN_ANTI_AFFINITY } from './filters/domain-affinity';
 export { REGION_AFFINITY, REGION_ANTI_AFFINITY } from './filters/region-affinity';
 export { DOMAIN_NO_USABLE_NODE } from './filters/domain-usable';

@@ -12,6 +12,7 @@ import { nodeExcludedFilter } from './filters/node-excluded';
 import { nodeLabelsFilter } from './filters/node-labels';
 import { nodeOnlineFilter } from './filters/node-online';
 import { nodeRuntimeFilter } from './filters/node-runtime';
+import { nodeModelFrameworkFilter } from './filters/node-model-framework';
 import { regionAffinityFilter } from './filters/region-affinity';
 import { binPackScorer } from './scorers/bin-pack';
 import { leastLoadedScorer } from './scorers/least-loaded';
@@ -33,6 +34,7 @@ export const FILTERS: readonly Filter[] = [
   nodeOnlineFilter,
   nodeDrainingFilter,
   nodeRuntimeFilter,
+  nodeModelFrameworkFilter,
   domainAffinityFilter,
   regionAffinityFilter,
   domainUsableFilter,

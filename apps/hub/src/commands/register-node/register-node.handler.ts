@@ -1,4 +1,4 @@
-import { RegisterNodeResponse, heartbeatStream, nodeStream } from '@hcn/contracts';
+import { RegisterNodeResponse, ServedFramework, heartbeatStream, nodeStream } from '@hcn/contracts';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { AGENT_REPORTS_TOPIC, commandTopicFor } from '@hcn/platform';
 import { Inject } from '@nestjs/common';
@@ -41,6 +41,7 @@ export class RegisterNodeHandler implements ICommandHandler<RegisterNodeCommand,
       isHead: request.isHead,
       agentVersion: request.agentVersion,
       ...(request.runtimes ? { runtimes: [...new Set(request.runtimes)].sort() } : {}),
+      ...(request.modelFrameworks ? { modelFrameworks: servedInOrder(request.modelFrameworks) } : {}),
       ...(request.address ? { address: request.address } : {}),
     };
     await this.store.setStreamMetadata(heartbeatStream(nodeId), {
@@ -64,4 +65,14 @@ export class RegisterNodeHandler implements ICommandHandler<RegisterNodeCommand,
       nodeTtlSeconds: cadence.ttlSeconds,
     };
   }
+}
+
+/** Served frameworks in a stable order (by name, runtimes sorted, duplicates merged): re-registering the same is a no-op. */
+function servedInOrder(frameworks: readonly ServedFramework[]): ServedFramework[] {
+  const merged = new Map<string, Set<ServedFramework['runtimes'][number]>>();
+  for (const f of frameworks)
+    merged.set(f.framework, new Set([...(merged.get(f.framework) ?? []), ...f.runtimes]));
+  return [...merged]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([framework, runtimes]) => ({ framework, runtimes: [...runtimes].sort() }));
 }

@@ -139,7 +139,7 @@ describeWithPostgres('batch submission: POST /v1/workloads/batch (hub + projecto
     ['a foreign namespace', [item('team-c', 'c')], as(TEAM_A), 403, 'AUTH.NAMESPACE_FORBIDDEN'],
     [
       'a type that cannot run yet',
-      [item('team-a', 'a'), item('team-a', 'm', { type: 'model-server' })],
+      [item('team-a', 'a'), item('team-a', 'm', { type: 'batch' })],
       undefined,
       422,
       'WORKLOAD.TYPE_UNSUPPORTED',
