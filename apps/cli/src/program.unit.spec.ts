@@ -10,7 +10,8 @@ interface Sent {
 }
 
 /** What the recording fetch answers: a status and a body (objects as JSON), or a thrown error. */
-type Reply = { status?: number; body?: unknown; contentType?: string } | Error;
+type Reply =
+  { status?: number; body?: unknown; contentType?: string; headers?: Record<string, string> } | Error;
 
 /** Runs the CLI in-process with a recording fetch that answers from `replies` in order. */
 async function cli(
@@ -39,7 +40,7 @@ async function cli(
       const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? {});
       return new Response(text, {
         status: reply.status ?? 200,
-        headers: { 'content-type': reply.contentType ?? 'application/json' },
+        headers: { 'content-type': reply.contentType ?? 'application/json', ...reply.headers },
       });
     },
   };
@@ -165,6 +166,12 @@ describe('hcn argument parsing', () => {
     const replaced = await cli(['quota', 'set', 'ns', '--replace', '--accelerators', '2']);
     expect(replaced.sent.map((s) => s.method)).toEqual(['PUT']);
     expect(replaced.sent[0].body).toEqual({ limits: { accelerators: 2 } });
+    const tagged = await cli(
+      ['quota', 'set', 'ns', '--workloads', '3'],
+      [{ body: current, headers: { etag: '"7"' } }, { body: {} }],
+    );
+    expect(tagged.sent[1].headers['if-match']).toBe('"7"');
+    expect(merged.sent[1].headers['if-match']).toBeUndefined();
     const defaulted = await cli(
       ['quota', 'set', 'ns', '--workloads', '3'],
       [{ body: { ...current, limitsSource: 'default' } }, { body: {} }],

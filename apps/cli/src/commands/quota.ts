@@ -165,12 +165,20 @@ export function quotaCommands(ctx: CliContext): Command {
       if (!given && !opts.replace)
         throw usageError('give at least one limit (--cpu, --memory, ..., -f FILE)');
       let current: Amounts = {};
+      let etag: string | null = null;
       if (!opts.replace) {
-        const view = await hub.get<QuotaView>(`/v1/quotas/${seg(ns)}`);
-        current = view.limitsSource === 'namespace' ? view.limits : {};
+        const view = await hub.request<QuotaView>({ method: 'GET', path: `/v1/quotas/${seg(ns)}` });
+        current = view.body.limitsSource === 'namespace' ? view.body.limits : {};
+        etag = view.headers.get('etag');
       }
       const limits = quotaLimits(current, file, flags, opts.unset ?? []);
-      const answer = await hub.request({ method: 'PUT', path: `/v1/quotas/${seg(ns)}`, body: { limits } });
+      // the limits read are the ones changed: a hub that gives an ETag refuses the PUT when they changed since
+      const answer = await hub.request({
+        method: 'PUT',
+        path: `/v1/quotas/${seg(ns)}`,
+        body: { limits },
+        headers: etag ? { 'if-match': etag } : undefined,
+      });
       ctx.print(cmd, answer.body, () => `quota ${ns} set: ${describeLimits(limits)}\n`);
     });
 
