@@ -81,6 +81,8 @@ export class CliContext {
     if (this.json(cmd)) return this.print(cmd, body, () => '');
     if (rows.length === 0) this.err(`No ${what}.\n`);
     else this.out(renderTable(columns, rows));
+    const more = moreThanShown(body, rows.length);
+    if (more) this.err(`${more}\n`);
   }
 
   /** One resource: the raw answer with `--json`, else `Label: value` lines and any sections after them. */
@@ -92,6 +94,20 @@ export class CliContext {
   ) {
     this.print(cmd, body, () => [renderFields(fields), ...sections.filter(Boolean)].join('\n'));
   }
+}
+
+/**
+ * A note for stderr when a paged answer holds more than the rows shown (`total` beyond this page, or a
+ * `nextCursor`); undefined when the table is everything.
+ */
+export function moreThanShown(body: unknown, shown: number): string | undefined {
+  const b = (body ?? {}) as { total?: unknown; offset?: unknown; nextCursor?: unknown };
+  const offset = typeof b.offset === 'number' ? b.offset : 0;
+  if (typeof b.nextCursor === 'string' && b.nextCursor)
+    return `(more after these ${shown}: --cursor ${b.nextCursor}${typeof b.total === 'number' ? `; ${b.total} in all` : ''})`;
+  if (typeof b.total === 'number' && b.total > offset + shown)
+    return `(showing ${offset + 1}-${offset + shown} of ${b.total}: --offset ${offset + shown} for more, --limit up to 1000)`;
+  return undefined;
 }
 
 /** The items of a list answer: a bare array, or `{items}` (and `data` for a paged envelope). */

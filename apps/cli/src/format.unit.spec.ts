@@ -4,6 +4,7 @@ import { describeLimits, quotaLimits } from './commands/quota';
 import { REPORT_KINDS } from './commands/report';
 import { counts, progressText } from './commands/taskqueue';
 import { FOLLOW_WINDOW, newLines } from './commands/workload-logs';
+import { moreThanShown } from './context';
 import { CliError, EXIT, describeFailure } from './errors';
 import { errorOfAnswer, hubAddress, queryString } from './hub-client';
 import { parseDocuments } from './spec-file';
@@ -192,6 +193,20 @@ describe('hub answers and exit statuses', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
     expect(describeFailure(refused).status).toBe(3);
     expect(describeFailure(new Error('boom'))).toEqual({ line: 'boom', status: 1 });
+  });
+});
+
+describe('paged lists', () => {
+  it('says on stderr how to see more when the answer holds more than the table', () => {
+    expect(moreThanShown({ items: [], total: 250, offset: 0, limit: 100 }, 100)).toBe(
+      '(showing 1-100 of 250: --offset 100 for more, --limit up to 1000)',
+    );
+    expect(moreThanShown({ total: 250, offset: 200 }, 50)).toBeUndefined();
+    expect(moreThanShown({ total: 3, nextCursor: 'abc' }, 2)).toBe(
+      '(more after these 2: --cursor abc; 3 in all)',
+    );
+    expect(moreThanShown({ nextCursor: null, total: 2 }, 2)).toBeUndefined();
+    expect(moreThanShown([1, 2], 2)).toBeUndefined();
   });
 });
 
