@@ -110,7 +110,10 @@ export function workloadCommands(ctx: CliContext): Command {
     )
     .requiredOption('-f, --file <path>', 'spec file, - for standard input')
     .option('-n, --namespace <ns>', 'namespace (instead of the spec\u2019s)')
-    .option('--idempotency-key <key>', 'a repeated key answers the first submission instead of a new one')
+    .option(
+      '--idempotency-key <key>',
+      'a repeated key answers the first submission instead of a new one (several documents: <key>-0, <key>-1, ...)',
+    )
     .action(async (opts, cmd: Command) => {
       const docs: Record<string, unknown>[] = parseDocuments(
         readText(opts.file, ctx.io.stdin),
