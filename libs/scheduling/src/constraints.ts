@@ -22,6 +22,8 @@ export interface CompiledRequest {
   readonly blacklist: ReadonlySet<string> | null;
   /** The only nodes allowed, or null for any. */
   readonly allowlist: ReadonlySet<string> | null;
+  /** With an allowlist: the domains that hold an allowed node (the nodes' homes and their ancestors). */
+  readonly allowedDomains: ReadonlySet<string> | null;
   readonly excluded: ReadonlySet<string> | null;
   /** The preferred domains that exist, resolved. */
   readonly preferDomains: readonly DomainState[];
@@ -41,8 +43,24 @@ export interface CompiledRequest {
 /** Looks a domain up by id. */
 export type DomainLookup = (domainId: string) => DomainState | undefined;
 
-/** Compiles a request once per decision; missing constraint fields count as empty, unknown domains are dropped. */
-export function compileRequest(request: PlacementRequest, lookup: DomainLookup): CompiledRequest {
+/** Looks a node up by id. */
+export type NodeLookup = (nodeId: string) => NodeState | undefined;
+
+/** The domains above the listed nodes that exist (null without a list). */
+function domainsHolding(nodes: readonly string[] | undefined, lookup: NodeLookup | undefined) {
+  if (!nodes) return null;
+  return new Set(nodes.flatMap((id) => lookup?.(id)?.home.chain ?? []));
+}
+
+/**
+ * Compiles a request once per decision; missing constraint fields count as empty, unknown domains are dropped (and
+ * unknown nodes of a node list: a list of none holds no domain).
+ */
+export function compileRequest(
+  request: PlacementRequest,
+  lookup: DomainLookup,
+  nodeLookup?: NodeLookup,
+): CompiledRequest {
   const c: Partial<Constraints> = request.constraints ?? NO_CONSTRAINTS;
   const resolve = (ids: readonly string[] | undefined) =>
     (ids ?? []).map(lookup).filter((d): d is DomainState => d !== undefined);
@@ -59,6 +77,7 @@ export function compileRequest(request: PlacementRequest, lookup: DomainLookup):
     regionAntiAffinity: setOrNull(c.regions?.antiAffinity),
     blacklist: setOrNull(c.nodeBlacklist),
     allowlist: c.nodes ? new Set(c.nodes) : null,
+    allowedDomains: domainsHolding(c.nodes, nodeLookup),
     excluded: setOrNull(request.excludeNodes),
     preferDomains: resolve(c.preferDomains),
     preferRegions: new Set(c.preferRegions ?? []),

@@ -27,7 +27,11 @@ export interface Eligibility {
  * node is left out). Pure.
  */
 export function eligibleNodes(index: SchedulingIndex, request: PlacementRequest): Eligibility {
-  const compiled = compileRequest(request, (id) => index.domainState(id));
+  const compiled = compileRequest(
+    request,
+    (id) => index.domainState(id),
+    (id) => index.nodeState(id),
+  );
   const checks: NodeCheck[] = FILTERS.filter((f) => !FIT_FILTERS.has(f.name) && !f.idle?.(compiled)).flatMap(
     (f) => (f.node ? [f.node] : []),
   );

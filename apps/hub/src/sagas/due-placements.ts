@@ -37,9 +37,15 @@ export class DuePlacements {
     else this.unschedulable.delete(workloadId);
   }
 
-  /** Capacity appeared: every workload waiting for it is due now. */
-  retryUnschedulable(): void {
-    for (const workloadId of this.unschedulable) this.markDue(workloadId, 0);
+  /**
+   * Capacity appeared (on `nodeId`, when one node's): every workload waiting for it is due now, but a workload pinned
+   * to other nodes (`constraints.nodes`, as a task queue's are) cannot use that node's and keeps waiting.
+   */
+  retryUnschedulable(nodeId?: string): void {
+    for (const workloadId of this.unschedulable) {
+      const pinned = this.workloads.get(workloadId)?.spec?.constraints.nodes;
+      if (nodeId === undefined || !pinned || pinned.includes(nodeId)) this.markDue(workloadId, 0);
+    }
   }
 
   /** Starts a pass over the due workloads unless one runs. */

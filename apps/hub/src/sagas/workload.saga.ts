@@ -66,7 +66,9 @@ export class WorkloadSaga {
     this.due = new DuePlacements(this.workloads, placement, clock);
     this.release = new ReleaseEnded(view, placement, hot, clock);
     this.orphans = new OrphanSweep(store, view, placement, hot, clock, options.unrecordedHolds);
-    view.onCapacity(() => this.due.retryUnschedulable());
+    view.onCapacity((event) =>
+      this.due.retryUnschedulable('nodeId' in event.data ? event.data.nodeId : undefined),
+    );
   }
 
   /** Starts following the log; resolves once caught up. */

@@ -38,7 +38,11 @@ export function decide(index: SchedulingIndex, request: PlacementRequest): Decis
   }
   const start = scopeId === null ? null : index.domainState(scopeId);
   if (start === undefined) return refuse(scopeId, SCHEDULE_UNKNOWN_ROOT, `unknown root domain ${scopeId}`);
-  const compiled = compileRequest(request, (id) => index.domainState(id));
+  const compiled = compileRequest(
+    request,
+    (id) => index.domainState(id),
+    (id) => index.nodeState(id),
+  );
   const filters = activeFilters(compiled);
   const descent: Descent = { index, request: compiled, filters, hops: [], rejections: [] };
   const node = visit(descent, start);

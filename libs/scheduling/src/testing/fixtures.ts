@@ -66,7 +66,11 @@ export function indexOf(domains: DomainView[], nodes: NodeView[]): SchedulingInd
 
 /** A compiled request against an index. */
 export function compiled(index: SchedulingIndex, req: PlacementRequest = request()): CompiledRequest {
-  return compileRequest(req, (id) => index.domainState(id));
+  return compileRequest(
+    req,
+    (id) => index.domainState(id),
+    (id) => index.nodeState(id),
+  );
 }
 
 /** The state of a node of an index (throws when absent). */
