@@ -1,6 +1,6 @@
 import { heartbeatStream, workloadStream } from '@hcn/contracts';
-import { DLQ_HEADERS, IncomingMessage, KafkaMessageBus } from '@hcn/messaging';
-import { AGENT_REPORTS_TOPIC, commandTopicFor } from '@hcn/platform';
+import { DLQ_HEADERS, IncomingMessage, MessageBus } from '@hcn/messaging';
+import { AGENT_REPORTS_TOPIC, commandTopicFor, loadKafkaSecurity, openMessageBus } from '@hcn/platform';
 import { AppProcess, describeWithKafka, describeWithPostgres, eventuallyExpect, sleep } from '@hcn/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +21,7 @@ const DOWN_MS = 10000;
 describeWithPostgres('Kafka broker restarted while agents report and commands flow', () => {
   describeWithKafka('with its own broker', () => {
     let kafka: LocalKafka | undefined;
-    let bus: KafkaMessageBus | undefined;
+    let bus: MessageBus | undefined;
     let h: HubHarness | undefined;
     let dataRoot: string;
     const agents: AppProcess[] = [];
@@ -30,7 +30,8 @@ describeWithPostgres('Kafka broker restarted while agents report and commands fl
     beforeAll(async () => {
       dataRoot = mkdtempSync(join(tmpdir(), 'hcn-kafka-restart-'));
       kafka = await startKafka(() => undefined);
-      bus = new KafkaMessageBus({ brokers: kafka.brokers, clientId: 'hcn-kafka-restart-hub' });
+      // HCN_KAFKA_CLIENT picks the hub's client here as it does for the agents' processes
+      bus = openMessageBus(kafka.brokers, 'hcn-kafka-restart-hub', loadKafkaSecurity('hub', process.env));
       h = await startHubHarness(
         { HCN_NODE_TTL_SECONDS: '30', HCN_HEARTBEAT_INTERVAL_SECONDS: '1', HCN_START_DEADLINE_SECONDS: '90' },
         bus,

@@ -1,4 +1,5 @@
 import { QuotaLimits, quotaLimitsSchema } from '@hcn/contracts';
+import { esdbClientFor } from '@hcn/eventstore';
 import { brokerListSchema, envNumber, parseConfig } from '@hcn/platform';
 import { z } from 'zod';
 import { ApiToken, apiTokenSchema } from './auth/api-tokens';
@@ -61,7 +62,13 @@ const schema = z
     DATABASE_URL: z.string().url('DATABASE_URL must be a postgres:// URL'),
     EVENTSTORE_URL: z.preprocess(
       unsetIfEmpty,
-      z.string().startsWith('esdb', 'EVENTSTORE_URL must be an esdb:// connection string').optional(),
+      z
+        .string()
+        .refine(
+          (url) => esdbClientFor(url) !== undefined,
+          'EVENTSTORE_URL must be an esdb:// (@eventstore/db-client) or kurrentdb:// (@kurrent/kurrentdb-client) connection string',
+        )
+        .optional(),
     ),
     KAFKA_BROKERS: brokerListSchema.optional(),
     HCN_KAFKA_SESSION_TIMEOUT_MS: envNumber(10_000).pipe(

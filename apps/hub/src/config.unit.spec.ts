@@ -35,6 +35,14 @@ describe('hub configuration', () => {
     expect(old.reportsBatchWindowMs).toBe(200);
   });
 
+  it('takes an EventStoreDB URL for either gRPC client (esdb://, kurrentdb://) and refuses other schemes', () => {
+    for (const url of ['esdb://127.0.0.1:2113?tls=false', 'kurrentdb://127.0.0.1:2113', 'kdb+discover://db'])
+      expect(loadHubConfig({ ...minimal, EVENTSTORE_URL: url }).eventStoreUrl).toBe(url);
+    expect(() => loadHubConfig({ ...minimal, EVENTSTORE_URL: 'http://127.0.0.1:2113' })).toThrow(
+      /EVENTSTORE_URL must be an esdb:\/\/ \(@eventstore\/db-client\) or kurrentdb:\/\//,
+    );
+  });
+
   it('reads the orphan sweep in seconds', () => {
     expect(loadHubConfig({ ...minimal, HCN_ORPHAN_SWEEP_SECONDS: '0.5' }).orphanSweepMs).toBe(500);
   });

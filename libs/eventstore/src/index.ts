@@ -8,6 +8,7 @@ export * from './polling-subscription';
 export * from './memory/memory-event-store';
 export * from './postgres/postgres-event-store';
 export * from './postgres/migrate';
+export * from './esdb/esdb-kit';
 export * from './esdb/esdb-event-store';
 export * from './hash-chain';
 export * from './verify/chain-report';

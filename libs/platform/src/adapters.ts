@@ -3,7 +3,10 @@ import type { EventStore } from '@hcn/eventstore';
 import type { KafkaMessageBusOptions, MessageBus } from '@hcn/messaging';
 import { DEFAULT_KAFKA_CLIENT, KafkaSecurity } from './kafka-security';
 
-/** Where the event store lives: EventStoreDB when its URL is set, else the PostgreSQL adapter. */
+/**
+ * Where the event store lives: EventStoreDB when its URL is set (esdb:// through @eventstore/db-client, kurrentdb://,
+ * kurrent:// or kdb:// through its successor @kurrent/kurrentdb-client), else the PostgreSQL adapter.
+ */
 export interface EventStoreSettings {
   readonly eventStoreUrl?: string;
   readonly databaseUrl: string;

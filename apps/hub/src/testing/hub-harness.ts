@@ -1,7 +1,7 @@
 import { withMac } from '@hcn/contracts';
 import { PostgresEventStore, SubscriptionHealth } from '@hcn/eventstore';
 import type { MessageBus } from '@hcn/messaging';
-import { openMessageBus } from '@hcn/platform';
+import { loadKafkaSecurity, openMessageBus } from '@hcn/platform';
 import { openReadModels } from '@hcn/read-models';
 import { TestDatabase, createTestDatabase } from '@hcn/testing';
 import type { DataSource } from 'typeorm';
@@ -60,7 +60,10 @@ export async function startHubHarness(
   });
   const bus =
     sharedBus ??
-    openMessageBus(config.kafkaBrokers, 'hcn-hub', { sessionTimeoutMs: config.kafkaSessionTimeoutMs });
+    openMessageBus(config.kafkaBrokers, 'hcn-hub', {
+      client: loadKafkaSecurity('hub', process.env).client, // HCN_KAFKA_CLIENT runs the e2e suite on either client
+      sessionTimeoutMs: config.kafkaSessionTimeoutMs,
+    });
   const store = await PostgresEventStore.connect({
     connectionString: database.url,
     polling: { pollIntervalMs: 200 },

@@ -1,19 +1,13 @@
-import {
-  ANY,
-  AppendExpectedRevision,
-  BACKWARDS,
-  END,
-  EventStoreDBClient,
-  FORWARDS,
-  NO_STREAM,
-  STREAM_EXISTS,
-  StreamNotFoundError,
-  WrongExpectedVersionError,
-  jsonEvent,
-} from '@eventstore/db-client';
 import { PreparedEvent, withLinks } from '../codec';
 import { foldChain, genesisHash } from '../hash-chain';
 import type { ExpectedRevision } from '../port';
+import type { EsdbClient, EsdbExpectedRevision, EsdbKit, EsdbReadStreamOptions } from './esdb-kit';
+
+/** A connected client and the kit it came from. */
+export interface EsdbConnection {
+  readonly kit: EsdbKit;
+  readonly client: EsdbClient;
+}
 
 /** Attempts of an append whose caller did not name a revision ('any') and kept losing the race for its stream. */
 const MAX_RACE_RETRIES = 20;
@@ -41,45 +35,46 @@ export interface EsdbAppended {
  * trusts the first retained event's prevHash in that case. NOT run against a live server in this project.
  */
 export async function appendChained(
-  client: EventStoreDBClient,
+  db: EsdbConnection,
   streamId: string,
   events: readonly PreparedEvent[],
   expected: ExpectedRevision,
 ): Promise<EsdbAppended> {
-  if (expected === 'no_stream') return write(client, streamId, events, genesisHash(streamId), NO_STREAM);
+  if (expected === 'no_stream') return write(db, streamId, events, genesisHash(streamId), 'no_stream');
   if (typeof expected === 'number') {
-    const prev = await hashAt(client, streamId, expected);
-    return write(client, streamId, events, prev ?? genesisHash(streamId), BigInt(expected));
+    const prev = await hashAt(db, streamId, expected);
+    return write(db, streamId, events, prev ?? genesisHash(streamId), BigInt(expected));
   }
   for (let attempt = 1; ; attempt++) {
-    const head = await readHead(client, streamId, events.length + 16);
+    const head = await readHead(db, streamId, events.length + 16);
     if (head.recentIds.has(events[0].eventId))
-      return write(client, streamId, events, genesisHash(streamId), ANY);
+      return write(db, streamId, events, genesisHash(streamId), 'any');
     const revision = expectedFor(head, expected);
     try {
-      return await write(client, streamId, events, head.hash ?? genesisHash(streamId), revision);
+      return await write(db, streamId, events, head.hash ?? genesisHash(streamId), revision);
     } catch (error) {
-      if (!(error instanceof WrongExpectedVersionError) || attempt >= MAX_RACE_RETRIES) throw error;
-      const actual = error.actualVersion;
-      if (head.revision < 0 && typeof actual === 'bigint' && (await isHidden(client, streamId))) {
+      const conflict = db.kit.wrongExpectedVersion(error);
+      if (!conflict || attempt >= MAX_RACE_RETRIES) throw error;
+      const actual = conflict.actualVersion;
+      if (head.revision < 0 && typeof actual === 'bigint' && (await isHidden(db, streamId))) {
         // Every event expired: chain on from the genesis hash at the stream's real revision.
-        return write(client, streamId, events, genesisHash(streamId), actual);
+        return write(db, streamId, events, genesisHash(streamId), actual);
       }
     }
   }
 }
 
-function expectedFor(head: Head, expected: 'any' | 'stream_exists'): AppendExpectedRevision {
+function expectedFor(head: Head, expected: 'any' | 'stream_exists'): EsdbExpectedRevision {
   if (head.revision >= 0) return BigInt(head.revision);
-  return expected === 'any' ? NO_STREAM : STREAM_EXISTS;
+  return expected === 'any' ? 'no_stream' : 'stream_exists';
 }
 
 async function write(
-  client: EventStoreDBClient,
+  db: EsdbConnection,
   streamId: string,
   events: readonly PreparedEvent[],
   prev: string,
-  expectedRevision: AppendExpectedRevision,
+  expectedRevision: EsdbExpectedRevision,
 ): Promise<EsdbAppended> {
   const links = foldChain(
     prev,
@@ -87,7 +82,7 @@ async function write(
   );
   const payload = events.map((event, i) => {
     const e = withLinks(event, links[i]);
-    return jsonEvent({
+    return db.kit.jsonEvent({
       id: e.eventId,
       type: e.type,
       data: e.data as Record<string, unknown>,
@@ -98,13 +93,13 @@ async function write(
       },
     });
   });
-  return client.appendToStream(streamId, payload, { expectedRevision });
+  return db.client.appendToStream(streamId, payload, { expectedRevision });
 }
 
-async function readHead(client: EventStoreDBClient, streamId: string, count: number): Promise<Head> {
-  const recent = await readEvents(client, streamId, {
-    direction: BACKWARDS,
-    fromRevision: END,
+async function readHead(db: EsdbConnection, streamId: string, count: number): Promise<Head> {
+  const recent = await readEvents(db, streamId, {
+    direction: 'backwards',
+    fromRevision: 'end',
     maxCount: count,
   });
   const last = recent[0];
@@ -115,13 +110,9 @@ async function readHead(client: EventStoreDBClient, streamId: string, count: num
   };
 }
 
-async function hashAt(
-  client: EventStoreDBClient,
-  streamId: string,
-  revision: number,
-): Promise<string | undefined> {
-  const found = await readEvents(client, streamId, {
-    direction: FORWARDS,
+async function hashAt(db: EsdbConnection, streamId: string, revision: number): Promise<string | undefined> {
+  const found = await readEvents(db, streamId, {
+    direction: 'forwards',
     fromRevision: BigInt(revision),
     maxCount: 1,
   });
@@ -129,9 +120,9 @@ async function hashAt(
 }
 
 /** True when the stream has events but none is visible (all expired or truncated). */
-async function isHidden(client: EventStoreDBClient, streamId: string): Promise<boolean> {
+async function isHidden(db: EsdbConnection, streamId: string): Promise<boolean> {
   return (
-    (await readEvents(client, streamId, { direction: BACKWARDS, fromRevision: END, maxCount: 1 })).length ===
+    (await readEvents(db, streamId, { direction: 'backwards', fromRevision: 'end', maxCount: 1 })).length ===
     0
   );
 }
@@ -143,21 +134,17 @@ interface ReadEvent {
 }
 
 async function readEvents(
-  client: EventStoreDBClient,
+  db: EsdbConnection,
   streamId: string,
-  options: {
-    direction: typeof FORWARDS | typeof BACKWARDS;
-    fromRevision: bigint | typeof END;
-    maxCount: number;
-  },
+  options: EsdbReadStreamOptions,
 ): Promise<ReadEvent[]> {
   const events: ReadEvent[] = [];
   try {
-    for await (const resolved of client.readStream(streamId, options)) {
-      if (resolved.event) events.push(resolved.event as ReadEvent);
+    for await (const resolved of db.client.readStream(streamId, options)) {
+      if (resolved.event) events.push(resolved.event);
     }
   } catch (error) {
-    if (error instanceof StreamNotFoundError) return [];
+    if (db.kit.isStreamNotFound(error)) return [];
     throw error;
   }
   return events;

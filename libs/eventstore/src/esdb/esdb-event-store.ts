@@ -1,22 +1,9 @@
 import {
-  BACKWARDS,
-  END,
-  EventStoreDBClient,
-  FORWARDS,
-  START,
-  StreamNotFoundError,
-  WrongExpectedVersionError,
-  eventTypeFilter,
-  excludeSystemEvents,
-  streamNameFilter,
-} from '@eventstore/db-client';
-import {
   EventBody,
   EventRegistry,
   HcnError,
   HcnEvent,
   NewEvent,
-  Position,
   RecordedOf,
   comparePositions,
   hcnEventRegistry,
@@ -25,7 +12,8 @@ import { RawEvent, checkAppendRequest, decodeEvent, prepareEvents } from '../cod
 import { ConcurrencyError, DuplicateEventIdError, EventStoreUnavailableError } from '../errors';
 import { matchesFilter } from '../filter';
 import { appendEach } from '../revision';
-import { appendChained } from './esdb-chain';
+import { EsdbConnection, appendChained } from './esdb-chain';
+import { EsdbKit, EsdbPosition, EsdbRecorded, esdbClientFor } from './esdb-kit';
 import type {
   AppendOutcome,
   AppendRequest,
@@ -42,32 +30,47 @@ import type {
   Subscription,
 } from '../port';
 
-/** The parts of an EventStoreDB recorded event this adapter reads. */
-interface EsdbRecorded {
-  id: string;
-  type: string;
-  streamId: string;
-  revision: bigint;
-  created: Date;
-  data: unknown;
-  metadata?: unknown;
-  position?: Position;
+/**
+ * The client library a connection string's scheme asks for: `@eventstore/db-client` 6.x for esdb://, its
+ * maintained successor `@kurrent/kurrentdb-client` 1.x for kurrentdb://, kurrent:// or kdb://. Loaded on demand, so
+ * a process loads only the gRPC client it uses.
+ */
+export function esdbKitFor(connectionString: string): EsdbKit {
+  switch (esdbClientFor(connectionString)) {
+    case 'eventstoredb':
+      return (require('./eventstoredb-kit') as typeof import('./eventstoredb-kit')).eventStoreDbKit;
+    case 'kurrentdb':
+      return (require('./kurrentdb-kit') as typeof import('./kurrentdb-kit')).kurrentDbKit;
+    default:
+      throw new EventStoreUnavailableError(
+        'EVENTSTORE_URL must start with esdb:// (@eventstore/db-client) or kurrentdb://, kurrent://, kdb:// (@kurrent/kurrentdb-client)',
+      );
+  }
 }
 
 /**
- * Event store on EventStoreDB through `@eventstore/db-client` 6.x. Only this file imports the client; its errors
- * become the port's. NOTE: not run against a live server in this project's CI (EventStoreDB cannot run there).
+ * Event store on EventStoreDB/KurrentDB through its gRPC client, `@eventstore/db-client` 6.x or
+ * `@kurrent/kurrentdb-client` 1.x (see esdbKitFor); only the kits import them, and the clients' errors become the
+ * port's. NOTE: not run against a live server in this project's CI (EventStoreDB cannot run there).
  */
 export class EsdbEventStore<E extends EventBody = HcnEvent> implements EventStore<E> {
-  private readonly client: EventStoreDBClient;
+  private readonly db: EsdbConnection;
   private readonly subscriptions = new Set<Subscription>();
 
-  /** `registry`: the schemas of the events the store holds (default: every HCN event); reads return those events. */
+  /**
+   * `registry`: the schemas of the events the store holds (default: every HCN event); reads return those events.
+   * `kit`: the client library, by default the one the connection string's scheme names.
+   */
   constructor(
     connectionString: string,
     private readonly registry: EventRegistry = hcnEventRegistry,
+    kit: EsdbKit = esdbKitFor(connectionString),
   ) {
-    this.client = EventStoreDBClient.connectionString(connectionString);
+    this.db = { kit, client: kit.connect(connectionString) };
+  }
+
+  private get client() {
+    return this.db.client;
   }
 
   async append(
@@ -78,7 +81,7 @@ export class EsdbEventStore<E extends EventBody = HcnEvent> implements EventStor
     checkAppendRequest(streamId, events, expected);
     const prepared = prepareEvents(this.registry, events);
     try {
-      const result = await appendChained(this.client, streamId, prepared, expected);
+      const result = await appendChained(this.db, streamId, prepared, expected);
       if (!result.position)
         throw new EventStoreUnavailableError('EventStoreDB returned no position for an append');
       return {
@@ -86,7 +89,7 @@ export class EsdbEventStore<E extends EventBody = HcnEvent> implements EventStor
         position: { commit: result.position.commit, prepare: result.position.prepare },
       };
     } catch (error) {
-      throw translateEsdbError(
+      throw this.translate(
         error,
         streamId,
         expected,
@@ -104,17 +107,17 @@ export class EsdbEventStore<E extends EventBody = HcnEvent> implements EventStor
     const events: Array<RecordedOf<E>> = [];
     try {
       const reading = this.client.readStream(streamId, {
-        direction: backwards ? BACKWARDS : FORWARDS,
+        direction: backwards ? 'backwards' : 'forwards',
         fromRevision:
-          options.fromRevision !== undefined ? BigInt(options.fromRevision) : backwards ? END : START,
+          options.fromRevision !== undefined ? BigInt(options.fromRevision) : backwards ? 'end' : 'start',
         ...(options.maxCount !== undefined ? { maxCount: options.maxCount } : {}),
       });
       for await (const resolved of reading) {
         if (resolved.event) events.push(this.decode(resolved.event));
       }
     } catch (error) {
-      if (error instanceof StreamNotFoundError) return [];
-      throw translateEsdbError(error, streamId, 'any');
+      if (this.db.kit.isStreamNotFound(error)) return [];
+      throw this.translate(error, streamId, 'any');
     }
     return events;
   }
@@ -123,7 +126,7 @@ export class EsdbEventStore<E extends EventBody = HcnEvent> implements EventStor
     const limit = options.maxCount ?? Number.MAX_SAFE_INTEGER;
     const events: Array<RecordedOf<E>> = [];
     try {
-      const reading = this.client.readAll({ fromPosition: options.after ?? START, direction: FORWARDS });
+      const reading = this.client.readAll({ fromPosition: options.after ?? 'start', direction: 'forwards' });
       for await (const resolved of reading) {
         const event = resolved.event;
         if (!event || !event.position) continue;
@@ -133,7 +136,7 @@ export class EsdbEventStore<E extends EventBody = HcnEvent> implements EventStor
         if (events.length >= limit) break;
       }
     } catch (error) {
-      throw translateEsdbError(error, '$all', 'any');
+      throw this.translate(error, '$all', 'any');
     }
     return events;
   }
@@ -147,8 +150,8 @@ export class EsdbEventStore<E extends EventBody = HcnEvent> implements EventStor
     const scanned: EsdbRecorded[] = [];
     try {
       const reading = options.streamId
-        ? this.client.readStream(options.streamId, { direction: FORWARDS, fromRevision: START })
-        : this.client.readAll({ fromPosition: options.after ?? START, direction: FORWARDS });
+        ? this.client.readStream(options.streamId, { direction: 'forwards', fromRevision: 'start' })
+        : this.client.readAll({ fromPosition: options.after ?? 'start', direction: 'forwards' });
       for await (const resolved of reading) {
         const event = resolved.event;
         if (!event?.position || (options.after && comparePositions(event.position, options.after) <= 0))
@@ -157,9 +160,9 @@ export class EsdbEventStore<E extends EventBody = HcnEvent> implements EventStor
         if (scanned.length >= options.maxCount) break;
       }
     } catch (error) {
-      if (error instanceof StreamNotFoundError)
+      if (this.db.kit.isStreamNotFound(error))
         return { events: [], checkpoint: options.after, exhausted: true };
-      throw translateEsdbError(error, options.streamId ?? '$all', 'any');
+      throw this.translate(error, options.streamId ?? '$all', 'any');
     }
     const last = scanned[scanned.length - 1]?.position;
     return {
@@ -171,8 +174,8 @@ export class EsdbEventStore<E extends EventBody = HcnEvent> implements EventStor
 
   subscribeToAll(options: SubscribeToAllOptions<E>): Subscription {
     const esdbSubscription = this.client.subscribeToAll({
-      fromPosition: options.after ?? START,
-      filter: toEsdbFilter(options.filter, options.onCheckpoint),
+      fromPosition: options.after ?? 'start',
+      filter: toEsdbFilter(this.db.kit, options.filter, options.onCheckpoint),
     });
     let stopped = false;
     const run = async (): Promise<void> => {
@@ -184,7 +187,7 @@ export class EsdbEventStore<E extends EventBody = HcnEvent> implements EventStor
           await options.onEvent(this.decode(resolved.event));
         }
       } catch (error) {
-        if (!stopped) options.onError?.(translateEsdbError(error, '$all', 'any'));
+        if (!stopped) options.onError?.(this.translate(error, '$all', 'any'));
       }
     };
     if (options.onCaughtUp) esdbSubscription.once('caughtUp', options.onCaughtUp);
@@ -205,7 +208,7 @@ export class EsdbEventStore<E extends EventBody = HcnEvent> implements EventStor
     try {
       await this.client.setStreamMetadata(streamId, { maxAge: metadata.maxAge, maxCount: metadata.maxCount });
     } catch (error) {
-      throw translateEsdbError(error, `$$${streamId}`, 'any');
+      throw this.translate(error, `$$${streamId}`, 'any');
     }
   }
 
@@ -217,8 +220,8 @@ export class EsdbEventStore<E extends EventBody = HcnEvent> implements EventStor
       if (metadata?.maxCount !== undefined) result.maxCount = metadata.maxCount;
       return result;
     } catch (error) {
-      if (error instanceof StreamNotFoundError) return {};
-      throw translateEsdbError(error, `$$${streamId}`, 'any');
+      if (this.db.kit.isStreamNotFound(error)) return {};
+      throw this.translate(error, `$$${streamId}`, 'any');
     }
   }
 
@@ -229,6 +232,18 @@ export class EsdbEventStore<E extends EventBody = HcnEvent> implements EventStor
 
   private decode(event: EsdbRecorded): RecordedOf<E> {
     return decodeEvent<E>(this.registry, toRaw(event));
+  }
+
+  private translate(error: unknown, streamId: string, expected: ExpectedRevision, ids: string[] = []): Error {
+    if (error instanceof HcnError) return error;
+    const conflict = this.db.kit.wrongExpectedVersion(error);
+    if (conflict) {
+      const actual = conflict.actualVersion;
+      return new ConcurrencyError(streamId, expected, typeof actual === 'bigint' ? Number(actual) : -1);
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    if (/duplicate/i.test(message)) return new DuplicateEventIdError(streamId, ids);
+    return new EventStoreUnavailableError(`${this.db.kit.library} failed: ${message}`, error);
   }
 }
 
@@ -246,35 +261,24 @@ function toRaw(event: EsdbRecorded): RawEvent {
   };
 }
 
-function toEsdbFilter(filter: EventFilter | undefined, onCheckpoint: SubscribeToAllOptions['onCheckpoint']) {
+function toEsdbFilter(
+  kit: EsdbKit,
+  filter: EventFilter | undefined,
+  onCheckpoint: SubscribeToAllOptions['onCheckpoint'],
+): never {
   const checkpointReached = onCheckpoint
-    ? (_: unknown, position: Position) => onCheckpoint({ commit: position.commit, prepare: position.prepare })
+    ? (_: unknown, position: EsdbPosition) =>
+        onCheckpoint({ commit: position.commit, prepare: position.prepare })
     : undefined;
   const common = { checkpointInterval: 1, ...(checkpointReached ? { checkpointReached } : {}) };
-  if (!filter) return excludeSystemEvents(common);
+  if (!filter) return kit.excludeSystemEvents(common);
   const prefixes = [...filter.prefixes];
   return filter.kind === 'streamPrefix'
-    ? streamNameFilter({ prefixes, ...common })
-    : eventTypeFilter({ prefixes, ...common });
+    ? kit.streamNameFilter({ prefixes, ...common })
+    : kit.eventTypeFilter({ prefixes, ...common });
 }
 
 function stripSystemKeys(metadata: unknown): unknown {
   if (!metadata || typeof metadata !== 'object') return metadata;
   return Object.fromEntries(Object.entries(metadata).filter(([key]) => !key.startsWith('$')));
-}
-
-function translateEsdbError(
-  error: unknown,
-  streamId: string,
-  expected: ExpectedRevision,
-  ids: string[] = [],
-): Error {
-  if (error instanceof HcnError) return error;
-  if (error instanceof WrongExpectedVersionError) {
-    const actual = error.actualVersion;
-    return new ConcurrencyError(streamId, expected, typeof actual === 'bigint' ? Number(actual) : -1);
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  if (/duplicate/i.test(message)) return new DuplicateEventIdError(streamId, ids);
-  return new EventStoreUnavailableError(`EventStoreDB failed: ${message}`, error);
 }
