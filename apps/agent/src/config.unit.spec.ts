@@ -77,4 +77,41 @@ describe('agent configuration', () => {
         'HCN_KAFKA_FETCH_WAIT_MS',
       );
   });
+
+  it('reads serving commands and images by model framework, the built-in Python and the download limits', () => {
+    const file = join(dir, 'agent.yaml');
+    writeFileSync(
+      file,
+      [
+        'hubUrl: http://hub:8080',
+        'joinToken: t',
+        'models:',
+        '  onnx:',
+        '    image: registry.local/onnx-server:1',
+        "    args: ['--model', '{model}', '--port', '{port}']",
+        '    healthPath: /v2/health/ready',
+        '  torch:',
+        '    command: /opt/torchserve/bin/serve',
+        'modelDownload:',
+        '  maxBytes: 1048576',
+      ].join('\n'),
+    );
+    const config = loadAgentConfig({ HCN_AGENT_CONFIG: file, HCN_SKLEARN_PYTHON: '/opt/py/bin/python' });
+    expect(config.models).toEqual({
+      onnx: {
+        image: 'registry.local/onnx-server:1',
+        args: ['--model', '{model}', '--port', '{port}'],
+        healthPath: '/v2/health/ready',
+        env: {},
+      },
+      torch: { command: '/opt/torchserve/bin/serve', args: [], env: {} },
+    });
+    expect(config.sklearnPython).toBe('/opt/py/bin/python');
+    expect(config.modelDownload).toEqual({ maxBytes: 1048576, timeoutSeconds: 600 });
+    const env = { HCN_HUB_URL: 'http://hub:8080', HCN_JOIN_TOKEN: 'join' };
+    expect(loadAgentConfig(env)).toMatchObject({ models: {}, modelDownload: { maxBytes: 4 * 1024 ** 3 } });
+    expect(() => loadAgentConfig({ ...env, HCN_MODEL_MAX_BYTES: 'lots' })).toThrow('HCN_MODEL_MAX_BYTES');
+    writeFileSync(file, 'models:\n  onnx:\n    healthPath: /health\n');
+    expect(() => loadAgentConfig({ ...env, HCN_AGENT_CONFIG: file })).toThrow(/command|image/);
+  });
 });

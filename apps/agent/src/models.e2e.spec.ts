@@ -105,6 +105,7 @@ describeWithSklearn('model serving (real scikit-learn)', () => {
       await agent?.stop();
       await h?.close();
       await bus.close();
+      files?.closeAllConnections();
       await new Promise((r) => files?.close(r));
       rmSync(dataDir, { recursive: true, force: true });
       rmSync(modelDir, { recursive: true, force: true });

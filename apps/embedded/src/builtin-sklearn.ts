@@ -6,9 +6,16 @@ import { join } from 'node:path';
 /** True when `python3` runs here with the venv module (what the scikit-learn runtime is made with). */
 function hasPythonVenv(): Promise<boolean> {
   return new Promise((resolve) => {
-    const child = spawn('python3', ['-c', 'import venv, ensurepip'], { stdio: 'ignore', timeout: 10_000 });
-    child.on('error', () => resolve(false));
-    child.on('close', (code) => resolve(code === 0));
+    const child = spawn('python3', ['-c', 'import venv, ensurepip'], { stdio: 'ignore' });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.on('error', () => {
+      clearTimeout(timer);
+      resolve(false);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve(code === 0);
+    });
   });
 }
 

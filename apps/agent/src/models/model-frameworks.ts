@@ -33,7 +33,10 @@ export function runtimeOfEntry(entry: ServingConfig): Runtime {
  * Runs `python` as the workload user (or the agent's own) to see that it finds scikit-learn and joblib (located, not
  * imported: tens of milliseconds) and reads the built-in server; undefined when it does, else why not (one line).
  */
-export function checkSklearnPython(python: string, user: WorkloadUser | undefined): Promise<string | undefined> {
+export function checkSklearnPython(
+  python: string,
+  user: WorkloadUser | undefined,
+): Promise<string | undefined> {
   const probe = [
     'import importlib.util as u, sys',
     `open(${JSON.stringify(SKLEARN_PREDICTOR)}).close()`,
@@ -46,13 +49,18 @@ export function checkSklearnPython(python: string, user: WorkloadUser | undefine
       cwd: '/',
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' },
       stdio: ['ignore', 'ignore', 'pipe'],
-      timeout: 60_000,
       ...(user ? { uid: user.uid, gid: user.gid } : {}),
     });
+    // spawn's own `timeout` keeps its timer when the program cannot start: one of ours, cleared either way
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-500)));
-    child.on('error', (error) => resolve(`${python} cannot run${who}: ${error.message}`));
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      resolve(`${python} cannot run${who}: ${error.message}`);
+    });
     child.on('close', (code) => {
+      clearTimeout(timer);
       if (code === 0) return resolve(undefined);
       const last = stderr.trim().split('\n').pop() ?? `exit code ${code}`;
       resolve(`${python} cannot load scikit-learn${who}: ${last}`);
@@ -117,7 +125,7 @@ export class ModelFrameworks {
     const problem = await checkSklearnPython(python, this.user);
     if (problem) {
       this.log(
-        `models: the built-in sklearn server is not offered: ${problem} (set HCN_SKLEARN_PYTHON or HCN_CACHE_DIR to a runtime the workload user can read, or configure models.sklearn)`,
+        `models: the built-in sklearn server is not offered: ${problem} (set HCN_SKLEARN_PYTHON or HCN_CACHE_DIR to a runtime the workload user can read, HCN_PROCESS_USER=none, or configure models.sklearn)`,
       );
       return false;
     }
