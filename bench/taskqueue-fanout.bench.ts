@@ -187,7 +187,7 @@ export async function run(): Promise<void> {
     }),
     { store, bus, readModels, subscriptions },
   );
-  const fleet = new FleetSimulator({
+  const fleet: FleetSimulator = new FleetSimulator({
     hubUrl: hub.url,
     joinToken: JOIN_TOKEN,
     bus,
@@ -195,7 +195,7 @@ export async function run(): Promise<void> {
     cpuCores: CORES,
     runningOf: (nodeId) => agents.runningOn(nodeId), // heartbeats start once `agents` is set
   });
-  const agents = new TaskFleetAgents(bus, fleet);
+  const agents: TaskFleetAgents = new TaskFleetAgents(bus, fleet);
   const watch = new AllocationWatch(store, agents);
   try {
     await definePlacementTree(hub.url, ADMIN_TOKEN);
