@@ -13,6 +13,18 @@ export class ModelSourceError extends Error {
   }
 }
 
+/** A URL as failure reasons show it: without its query (signatures, tokens), at most 200 characters. */
+export function shownUrl(url: string): string {
+  let shown = url;
+  try {
+    const parsed = new URL(url);
+    shown = `${parsed.origin}${parsed.pathname}${parsed.search ? '?…' : ''}`;
+  } catch {
+    shown = url;
+  }
+  return shown.length > 200 ? `${shown.slice(0, 199)}…` : shown;
+}
+
 /** The download was cancelled (its allocation was asked to stop): nothing to report about it. */
 export class ModelDownloadCancelled extends Error {}
 
@@ -48,25 +60,29 @@ export async function downloadModel(
   const both = AbortSignal.any([signal, timeout]);
   const path = join(dir, modelFileName(url));
   const part = `${path}.part`;
+  const shown = shownUrl(url);
   const tooLarge = () =>
     new ModelSourceError(
       downloadTooLarge,
-      `${url} is larger than this agent's cap of ${limits.maxBytes} bytes`,
+      `${shown} is larger than this agent's cap of ${limits.maxBytes} bytes`,
     );
   const failure = (error: unknown): Error => {
     if (error instanceof ModelSourceError) return error;
     if (signal.aborted) return new ModelDownloadCancelled('cancelled');
     if (timeout.aborted)
-      return new ModelSourceError(downloadTimeout, `${url} did not arrive within ${limits.timeoutSeconds} s`);
+      return new ModelSourceError(
+        downloadTimeout,
+        `${shown} did not arrive within ${limits.timeoutSeconds} s`,
+      );
     const cause = (error as { cause?: { message?: string } }).cause?.message;
-    return new ModelSourceError(downloadFailed, `${url}: ${cause ?? (error as Error).message}`);
+    return new ModelSourceError(downloadFailed, `${shown}: ${cause ?? (error as Error).message}`);
   };
   await mkdir(dir, { recursive: true, mode: 0o755 });
   try {
     const response = await fetch(url, { signal: both, redirect: 'follow' });
     if (!response.ok || !response.body) {
       await response.body?.cancel().catch(() => undefined);
-      throw new ModelSourceError(downloadFailed, `${url} answered HTTP ${response.status}`);
+      throw new ModelSourceError(downloadFailed, `${shown} answered HTTP ${response.status}`);
     }
     const declared = Number(response.headers.get('content-length') ?? NaN);
     if (declared > limits.maxBytes) {

@@ -153,7 +153,9 @@ export class ModelLauncher {
       (error: Error) => {
         this.preparing.delete(id);
         if (abort.signal.aborted || error instanceof ModelDownloadCancelled) return;
-        fail(error instanceof ModelSourceError ? error.message : `MODEL.PREPARE_FAILED: ${error.message}`);
+        const reason =
+          error instanceof ModelSourceError ? error.message : `MODEL.PREPARE_FAILED: ${error.message}`;
+        fail(reason.length > 1000 ? `${reason.slice(0, 999)}…` : reason); // reports carry at most 2,000
       },
     );
     this.preparing.set(id, { abort, done });

@@ -1,6 +1,6 @@
 import { SKLEARN_PREDICTOR } from '@hcn/platform';
 import { modelsFileSchema } from './model-config';
-import { modelFileName } from './model-download';
+import { modelFileName, shownUrl } from './model-download';
 import { ModelFrameworks, builtinSklearnEntry } from './model-frameworks';
 import { defaultModelProbe, servingPlacement } from './model-launcher';
 
@@ -119,5 +119,10 @@ describe('model serving placements', () => {
     ['https://h/.hidden', 'hidden'],
   ])('names the download of %s %s', (url, name) => {
     expect(modelFileName(url)).toBe(name);
+  });
+
+  it('shows a URL in a reason without its query, at most 200 characters', () => {
+    expect(shownUrl('https://h/m/iris.onnx?X-Amz-Signature=secret')).toBe('https://h/m/iris.onnx?…');
+    expect(shownUrl(`https://h/${'a'.repeat(300)}`)).toHaveLength(200);
   });
 });
