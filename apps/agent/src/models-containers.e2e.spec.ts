@@ -1,4 +1,3 @@
-import { MODEL_FAILURES, workloadStream } from '@hcn/contracts';
 import { MemoryMessageBus } from '@hcn/messaging';
 import {
   describeWithContainers,
@@ -80,7 +79,14 @@ describeWithPostgres('container models (hub + agent, real PostgreSQL, podman)', 
           },
         }),
       );
-      h = await startHubHarness({ HCN_NODE_TTL_SECONDS: '30', HCN_HEARTBEAT_INTERVAL_SECONDS: '1' }, bus);
+      h = await startHubHarness(
+        {
+          HCN_NODE_TTL_SECONDS: '30',
+          HCN_HEARTBEAT_INTERVAL_SECONDS: '1',
+          HCN_CONTAINER_HOST_PATHS: modelDir,
+        },
+        bus,
+      );
       agent = new Agent(
         loadAgentConfig({
           HCN_AGENT_CONFIG: file,
@@ -160,19 +166,25 @@ describeWithPostgres('container models (hub + agent, real PostgreSQL, podman)', 
       await remove(id);
     }, 120000);
 
-    it('refuses to mount a modelPath outside the allowed host paths', async () => {
-      const id = await submit(
-        spec({ name: 'box-denied', modelPath: '/etc/hostname', restartPolicy: { policy: 'never' } }),
+    it('refuses a container modelPath outside the allowed host paths at the hub: 422, nothing written', async () => {
+      const before = (await h.request('GET', '/v1/workloads?includeDeleted=true')).body.total;
+      const refused = await h.request(
+        'POST',
+        '/v1/workloads',
+        spec({ name: 'box-denied', modelPath: '/etc/hostname' }),
       );
-      await eventuallyExpect(async () => {
-        const failed = (await h.store.readStream(workloadStream(id))).find(
-          (e) => e.type === 'AllocationFailed',
-        );
-        expect((failed?.data as { reason?: string } | undefined)?.reason).toMatch(
-          new RegExp(`^${MODEL_FAILURES.pathNotAllowed.replace('.', '\\.')}: /etc/hostname`),
-        );
-      }, 30000);
-      await remove(id);
+      expect([refused.status, refused.body.error?.code]).toEqual([422, 'WORKLOAD.HOST_PATH_NOT_ALLOWED']);
+      expect(refused.body.error.details).toMatchObject({ denied: ['/etc/hostname'] });
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await h.request('GET', '/v1/workloads?includeDeleted=true')).body.total).toBe(before);
+      // a process model reads its file as the workload user: no bind, no host-path rule
+      const asProcess = await h.request(
+        'POST',
+        '/v1/workloads',
+        spec({ name: 'box-process', runtime: 'process', modelPath: '/etc/hostname', port: undefined }),
+      );
+      expect(asProcess.status).toBe(201);
+      await remove(asProcess.body.workloadId);
     }, 60000);
   });
 });
