@@ -9,6 +9,7 @@ import { AgentCredentials } from './auth/agent-credentials';
 import { HotStreams } from './common/hot-streams';
 import { RequireBodyInterceptor } from './common/require-body.interceptor';
 import { HcnExceptionFilter } from './common/hcn-exception.filter';
+import { httpMetrics } from './common/http-metrics';
 import { HubMetrics } from './common/metrics';
 import type { HubConfig } from './config';
 import { CommandSigner } from './dispatch/command-signer';
@@ -151,6 +152,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
     { tickMs: Math.max(config.schedulerTickMs, 250) },
     metrics.subscriptions,
   );
+  app.use(httpMetrics(metrics)); // first: every request is counted, by its route template
   applySecurityHeaders(app);
   app.useBodyParser('json', { limit: REQUEST_BODY_LIMIT }); // a batch of 500 workloads exceeds the 100 kB default
   app.useGlobalFilters(new HcnExceptionFilter());

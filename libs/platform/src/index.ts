@@ -9,3 +9,4 @@ export * from './podman-service';
 export * from './setup-error';
 export * from './postgres-reach';
 export * from './sklearn-runtime';
+export * from './metrics';

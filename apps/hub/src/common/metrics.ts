@@ -1,5 +1,5 @@
 import { SubscriptionHealth } from '@hcn/eventstore';
-import { registerSubscriptionMetrics } from '../health/subscription.metrics';
+import { registerBuildInfo, registerSubscriptionMetrics } from '@hcn/platform';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** The hub's Prometheus metrics (one registry per hub instance). */
@@ -88,9 +88,30 @@ export class HubMetrics {
     registers: [this.registry],
   });
 
+  readonly httpRequests = new Counter({
+    name: 'hcn_http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status class (2xx, 4xx, ...)',
+    labelNames: ['method', 'route', 'status_class'],
+    registers: [this.registry],
+  });
+  readonly httpErrors = new Counter({
+    name: 'hcn_http_request_errors_total',
+    help: 'HTTP requests that failed, by method, route template and kind (client: 4xx, server: 5xx, aborted)',
+    labelNames: ['method', 'route', 'kind'],
+    registers: [this.registry],
+  });
+  readonly httpDuration = new Histogram({
+    name: 'hcn_http_request_duration_seconds',
+    help: 'Time from a request arriving to its response being sent, by method and route template',
+    labelNames: ['method', 'route'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
   constructor(subscriptions = new SubscriptionHealth()) {
     this.subscriptions = subscriptions;
     collectDefaultMetrics({ register: this.registry });
+    registerBuildInfo(this.registry, 'hub');
     registerSubscriptionMetrics(this.registry, this.subscriptions);
   }
 }
