@@ -47,30 +47,71 @@ export function token(): string {
   return currentToken;
 }
 
-/** GET a JSON resource of the hub. */
-export async function get<T>(path: string): Promise<T> {
-  const response = await fetch(path, { headers: { authorization: `Bearer ${currentToken}` } });
-  const body = await response.json().catch(() => null);
-  if (!response.ok) {
-    const error = (body as { error?: { code?: string; message?: string } } | null)?.error;
-    throw new ApiError(response.status, error?.code ?? 'HTTP', error?.message ?? response.statusText);
-  }
-  return body as T;
+/** The refusal of an answer: `{ error: { code, message } }`, or problem+json (`code` extension, `detail`). */
+function refusal(response: Response, body: unknown): ApiError {
+  const b = (body ?? {}) as { error?: { code?: string; message?: string }; code?: string; detail?: string };
+  const code = b.error?.code ?? b.code ?? 'HTTP';
+  const message = b.error?.message ?? b.detail ?? response.statusText;
+  return new ApiError(response.status, code, message);
 }
 
-/** POST to the hub (a JSON body, `{}` when none); refusals throw an ApiError with the API's code and message. */
-export async function post<T>(path: string, body: unknown = {}): Promise<T> {
+/** Sends a request to the hub (a JSON body when given); refusals throw an ApiError with the API's code and message. */
+export async function send<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { authorization: `Bearer ${currentToken}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
   const response = await fetch(path, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${currentToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
   const answer = await response.json().catch(() => null);
-  if (!response.ok) {
-    const error = (answer as { error?: { code?: string; message?: string } } | null)?.error;
-    throw new ApiError(response.status, error?.code ?? 'HTTP', error?.message ?? response.statusText);
-  }
+  if (!response.ok) throw refusal(response, answer);
   return answer as T;
+}
+
+/** GET a JSON resource of the hub. */
+export function get<T>(path: string): Promise<T> {
+  return send<T>('GET', path);
+}
+
+/** POST to the hub (a JSON body, `{}` when none). */
+export function post<T>(path: string, body: unknown = {}): Promise<T> {
+  return send<T>('POST', path, body);
+}
+
+/** The text a refusal shows: `CODE: message`. */
+export function refusalText(e: unknown): string {
+  return e instanceof ApiError ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e);
+}
+
+/** Roles in increasing power, as the API ranks them. */
+const ROLES = ['viewer', 'operator', 'admin'];
+
+/** True when the session's role is `role` or above (the API's own check decides; this only hides buttons). */
+export function hasRole(session: Session, role: 'operator' | 'admin'): boolean {
+  return ROLES.indexOf(session.role) >= ROLES.indexOf(role);
+}
+
+/** A parameter of a job template. */
+export interface TemplateParameter {
+  name: string;
+  description: string;
+  default?: string;
+}
+
+/** A job template (GET /v1/templates). */
+export interface Template {
+  templateId: string;
+  namespace: string;
+  description: string;
+  parameters: TemplateParameter[];
+  spec: Record<string, unknown>;
+}
+
+/** What a submission answers. */
+export interface SubmitResult {
+  workloadId: string;
+  created: boolean;
 }
 
 /** The caller's token as the hub sees it. */

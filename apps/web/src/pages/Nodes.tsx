@@ -5,6 +5,7 @@ import { Column, VirtualRows } from '../components/VirtualRows';
 import { ago, bytes, pct } from '../format';
 import { useApp, useNow } from '../live';
 import { useNodes } from '../nodes-store';
+import { NodePanel } from './NodePanel';
 
 /** Who holds a device now: `held` (whole) or its memory slices. */
 function held(d: Device): string {
@@ -60,6 +61,7 @@ export function Nodes() {
   const [filter, setFilter] = useState('');
   const [status, setStatus] = useState('');
   const [runtime, setRuntime] = useState('');
+  const [selected, setSelected] = useState<string>();
   const rows = useMemo(() => {
     const f = filter.trim().toLowerCase();
     return nodes.filter(
@@ -69,6 +71,7 @@ export function Nodes() {
         (!f || n.hostname.toLowerCase().includes(f) || n.domainId.includes(f) || n.nodeId.startsWith(f)),
     );
   }, [nodes, filter, status, runtime]);
+  const selectedNode = selected ? nodes.find((n) => n.nodeId === selected) : undefined;
   const online = nodes.filter((n) => n.status === 'online').length;
   const onVisible = useCallback((ids: string[]) => store.setVisible(ids), [store]);
   useEffect(() => () => store.setVisible([]), [store]);
@@ -85,7 +88,16 @@ export function Nodes() {
     {
       title: 'hostname',
       width: 'minmax(140px, 1.2fr)',
-      render: (n) => <span title={n.nodeId}>{n.hostname}</span>,
+      render: (n) => (
+        <button
+          className="link"
+          title={n.nodeId}
+          onClick={() => setSelected(n.nodeId)}
+          data-testid="node-link"
+        >
+          {n.hostname}
+        </button>
+      ),
     },
     { title: 'domain', width: '110px', render: (n) => n.domainId },
     { title: 'last seen', width: '100px', render: (n) => ago(n.lastSeenAt, now) },
@@ -143,6 +155,7 @@ export function Nodes() {
         <span className="muted">{rows.length} shown</span>
       </div>
       {error ? <p className="error">{error}</p> : null}
+      {selectedNode ? <NodePanel node={selectedNode} onClose={() => setSelected(undefined)} /> : null}
       {!loaded ? <p className="muted">loading…</p> : null}
       <VirtualRows
         rows={rows}

@@ -1,7 +1,8 @@
-import { Quota, QuotaKey, get } from '../api';
+import { Quota, QuotaKey, get, hasRole } from '../api';
 import { Bar } from '../components/Bar';
 import { bytes, cores } from '../format';
 import { namespaceRooms, useApp, useLive } from '../live';
+import { QuotaEditor } from './QuotaEditor';
 
 const KEYS: Array<[QuotaKey, string, (n: number) => string]> = [
   ['cpuMillis', 'CPU', (n) => `${cores(n)} cores`],
@@ -54,6 +55,7 @@ export function Quotas() {
           ))}
         </tbody>
       </table>
+      {hasRole(session, 'admin') && quotas.data ? <QuotaEditor quotas={quotas.data} /> : null}
     </section>
   );
 }

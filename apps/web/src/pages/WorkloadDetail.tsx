@@ -1,6 +1,17 @@
-import { Allocation, Candidate, ChainStep, Logs, WorkloadDetail as Detail, get } from '../api';
+import {
+  Allocation,
+  Candidate,
+  ChainStep,
+  Logs,
+  WorkloadDetail as Detail,
+  get,
+  hasRole,
+  post,
+  send,
+} from '../api';
+import { ConfirmAction } from '../components/ConfirmAction';
 import { bytes, short } from '../format';
-import { useLive } from '../live';
+import { useApp, useLive } from '../live';
 import { useHostOf, usePlacement } from './Workloads';
 
 function Candidates({ list }: { list: Candidate[] | undefined }) {
@@ -119,6 +130,39 @@ function Allocations({ list, host }: { list: Allocation[]; host: (nodeId: string
   );
 }
 
+/** Stop, restart and delete for operators (the API checks the role and the namespace again). */
+function Actions({ w, reload }: { w: Detail; reload: () => void }) {
+  const { session } = useApp();
+  if (!hasRole(session, 'operator')) return null;
+  const path = `/v1/workloads/${w.workloadId}`;
+  return (
+    <div className="actions" data-testid="workload-actions">
+      <ConfirmAction
+        label="stop"
+        question={`Stop every allocation of ${w.name}?`}
+        testId="workload-stop"
+        run={() => post(`${path}/stop`)}
+        onDone={reload}
+      />
+      <ConfirmAction
+        label="restart"
+        question={`Replace every allocation of ${w.name} with a fresh one?`}
+        testId="workload-restart"
+        run={() => post(`${path}/restart`)}
+        onDone={reload}
+      />
+      <ConfirmAction
+        label="delete"
+        danger
+        question={`Delete ${w.name} (stops it and releases its quota)?`}
+        testId="workload-delete"
+        run={() => send('DELETE', path)}
+        onDone={reload}
+      />
+    </div>
+  );
+}
+
 /** One workload: state, instances, the delegation chain as a timeline, and its output. */
 export function WorkloadDetail({ id }: { id: string }) {
   const room = [`workload:${id}`];
@@ -151,6 +195,7 @@ export function WorkloadDetail({ id }: { id: string }) {
           ? placement(w.instances)
           : [...new Set(w.allocations.map((a) => hostOf(a.nodeId)))].join(', ') || '—'}
       </p>
+      <Actions w={w} reload={detail.reload} />
       <h3>Allocations</h3>
       <Allocations list={(usage.data ?? w).allocations} host={hostOf} />
       <h3>Delegation chain</h3>

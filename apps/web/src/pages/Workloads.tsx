@@ -5,6 +5,7 @@ import { ago, short } from '../format';
 import { namespaceRooms, useApp, useNow } from '../live';
 import { useNodes } from '../nodes-store';
 import { Gap, isGap, useWindowed } from '../windowed';
+import { SubmitTemplate } from './SubmitTemplate';
 
 /** Host name of a node (its short id until the node list has it). */
 export function useHostOf(): (nodeId: string | null) => string {
@@ -98,6 +99,7 @@ export function Workloads() {
           ))}
         </select>
       </div>
+      <SubmitTemplate />
       {list.error ? <p className="error">{list.error}</p> : null}
       <VirtualRows
         rows={list.rows}
