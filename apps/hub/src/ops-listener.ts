@@ -7,15 +7,92 @@ import { HubMetrics } from './common/metrics';
 import { MetricsController } from './health/metrics.controller';
 import { applySecurityHeaders } from './web/security-headers';
 
-/** The OpenAPI document of the hub's API, built from the main app's controllers on first use. */
+/** The security scheme every operation requires unless it declares its own (`@ApiSecurity({})`: anonymous). */
+const BEARER = 'bearer';
+
+/** The body of every error answer (HcnExceptionFilter), as a JSON Schema. */
+const ERROR_SCHEMA = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: {
+        code: { type: 'string', description: 'stable dotted code, e.g. WORKLOAD.NOT_FOUND' },
+        message: { type: 'string' },
+        details: { description: 'the code-specific details, when any' },
+      },
+    },
+  },
+} as const;
+
+/**
+ * The OpenAPI 3.1 document of the hub's API, built from the main app's controllers on first use: request schemas
+ * are zod's JSON Schema 2020-12 (3.1's dialect) without their `$schema`, bearer auth applies to every operation,
+ * and every operation answers errors as `HcnError`.
+ */
 export function openApiDocument(api: INestApplication): () => OpenAPIObject {
   const info = new DocumentBuilder()
+    .setOpenAPIVersion('3.1.0')
     .setTitle('HCN hub')
     .setDescription('Heterogeneous compute network hub: agents, nodes, domains, workloads, quotas, templates')
-    .addBearerAuth()
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', description: 'an API token (HCN_ADMIN_TOKEN, HCN_API_TOKENS)' },
+      BEARER,
+    )
+    .addSecurityRequirements(BEARER)
     .setVersion('0.1.0')
     .build();
-  return () => SwaggerModule.createDocument(api, info);
+  let document: OpenAPIObject | undefined;
+  return () => (document ??= normalizeOpenApi(SwaggerModule.createDocument(api, info)));
+}
+
+/** `$schema` of the embedded JSON Schemas dropped, the error schema and a `default` error answer added. */
+function normalizeOpenApi(document: OpenAPIObject): OpenAPIObject {
+  const normalized = withoutSchemaDialect(document) as OpenAPIObject;
+  normalized.components = {
+    ...normalized.components,
+    schemas: { ...normalized.components?.schemas, HcnError: structuredClone(ERROR_SCHEMA) as object },
+  };
+  for (const operations of Object.values(normalized.paths)) {
+    for (const operation of Object.values(operations) as Array<{ responses?: Record<string, unknown> }>) {
+      if (typeof operation !== 'object' || operation === null || !('responses' in operation)) continue;
+      operation.responses = {
+        ...operation.responses,
+        default: {
+          description: 'an error: its status and a stable dotted code',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/HcnError' } } },
+        },
+      };
+    }
+  }
+  return normalized;
+}
+
+/** A deep copy without `$schema` members (3.1's dialect is JSON Schema 2020-12, zod's, so they add nothing). */
+function withoutSchemaDialect(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSchemaDialect);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key, member]) => key !== '$schema' || typeof member !== 'string')
+      .map(([key, member]) => [key, withoutSchemaDialect(member)]),
+  );
+}
+/** The document as committed in openapi.json (`npm run openapi`): keys sorted at every level, 2-space indents. */
+export function canonicalOpenApiJson(document: unknown): string {
+  const sorted = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(sorted)
+      : typeof value === 'object' && value !== null
+        ? Object.fromEntries(
+            Object.keys(value)
+              .sort()
+              .map((key) => [key, sorted((value as Record<string, unknown>)[key])]),
+          )
+        : value;
+  return `${JSON.stringify(sorted(document), null, 2)}\n`;
 }
 
 /** Serves Swagger UI at /docs and the document at /docs/openapi.json on `app`. */

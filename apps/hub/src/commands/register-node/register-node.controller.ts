@@ -10,7 +10,7 @@ import { nodeDecider, foldRecorded } from '@hcn/domain';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Body, Controller, Headers, HttpCode, Inject, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { AgentCredentials, bearer, joinTokenMatches } from '../../auth/agent-credentials';
@@ -25,6 +25,8 @@ type Registration = z.output<typeof registerNodeRequestSchema>;
 /** `POST /v1/agents/register`: agent registration (self-lookup: queries/agents.controller.ts). */
 @ApiTags('agents')
 @Public()
+@ApiSecurity({}) // anonymous with a join token in the body, or an agent's credential (re-registration)
+@ApiSecurity('bearer')
 @Controller('v1/agents')
 export class RegisterNodeController {
   constructor(

@@ -1,0 +1,114 @@
+import { describeWithPostgres } from '@hcn/testing';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HubHarness, startHubHarness } from './testing/hub-harness';
+import { canonicalOpenApiJson } from './ops-listener';
+
+const ROOT = join(__dirname, '..', '..', '..');
+
+/** The operations of a document: "METHOD path" and the operation object. */
+function operations(doc: any): Array<[string, any]> {
+  return Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, byMethod]) =>
+    Object.entries(byMethod).map(([method, operation]): [string, any] => [
+      `${method.toUpperCase()} ${path}`,
+      operation,
+    ]),
+  );
+}
+
+/** What differs between two documents, by operation and component, for the failure message. */
+function differences(served: any, committed: any): string[] {
+  const a = new Map(operations(served).map(([key, op]) => [key, canonicalOpenApiJson(op)]));
+  const b = new Map(operations(committed).map(([key, op]) => [key, canonicalOpenApiJson(op)]));
+  const lines = [...a.keys()].filter((key) => !b.has(key)).map((key) => `  not in openapi.json: ${key}`);
+  lines.push(...[...b.keys()].filter((key) => !a.has(key)).map((key) => `  no longer served: ${key}`));
+  lines.push(
+    ...[...a].filter(([key, op]) => b.has(key) && b.get(key) !== op).map(([key]) => `  changed: ${key}`),
+  );
+  for (const part of ['openapi', 'info', 'security', 'components', 'tags'] as const) {
+    if (canonicalOpenApiJson(served[part] ?? null) !== canonicalOpenApiJson(committed[part] ?? null)) {
+      lines.push(`  changed: ${part}`);
+    }
+  }
+  return lines;
+}
+
+describeWithPostgres(
+  'OpenAPI document served at /docs/openapi.json (hub + projector, real PostgreSQL)',
+  () => {
+    let h: HubHarness;
+    let served: any;
+
+    beforeAll(async () => {
+      h = await startHubHarness();
+      const response = await h.request('GET', '/docs/openapi.json');
+      expect(response.status).toBe(200);
+      served = response.body;
+    });
+    afterAll(async () => h?.close());
+
+    it('is a valid OpenAPI 3.1 document for a maintained validator, its schemas without $schema', () => {
+      expect(served.openapi).toBe('3.1.0');
+      expect(JSON.stringify(served)).not.toContain('"$schema"');
+      const dir = mkdtempSync(join(tmpdir(), 'hcn-openapi-'));
+      try {
+        writeFileSync(join(dir, 'openapi.json'), JSON.stringify(served));
+        let output: string;
+        try {
+          output = execFileSync(
+            process.execPath,
+            [join(ROOT, 'scripts', 'validate-openapi.mjs'), 'openapi.json'],
+            {
+              cwd: dir,
+              encoding: 'utf8',
+              stdio: 'pipe',
+            },
+          );
+        } catch (error) {
+          throw new Error(
+            `the served document is not valid OpenAPI:\n${(error as { stderr?: string }).stderr}`,
+          );
+        }
+        expect(output).toContain('valid (3.1)');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('declares bearer auth for every operation (Swagger UI sends the token), registration also anonymous', () => {
+      expect(served.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+      expect(served.security).toEqual([{ bearer: [] }]);
+      for (const [key, operation] of operations(served)) {
+        const security = operation.security ?? served.security;
+        expect([key, security.some((requirement: object) => 'bearer' in requirement)]).toEqual([key, true]);
+      }
+      expect(served.paths['/v1/agents/register'].post.security).toEqual(
+        expect.arrayContaining([{}, { bearer: [] }]),
+      );
+    });
+
+    it('answers errors as { error: { code, message, details } } on every operation', () => {
+      expect(served.components.schemas.HcnError.properties.error.required).toEqual(['code', 'message']);
+      for (const [key, operation] of operations(served)) {
+        expect([key, operation.responses.default?.content['application/json'].schema]).toEqual([
+          key,
+          { $ref: '#/components/schemas/HcnError' },
+        ]);
+      }
+    });
+
+    it('is the committed openapi.json', () => {
+      const committed = readFileSync(join(ROOT, 'openapi.json'), 'utf8');
+      if (canonicalOpenApiJson(served) !== committed) {
+        const changes = differences(served, JSON.parse(committed));
+        throw new Error(
+          'openapi.json (repository root) differs from the document the hub serves: routes, decorators or request ' +
+            'schemas changed since it was generated. Run `npm run openapi` and commit openapi.json.\n' +
+            (changes.length > 0 ? changes.join('\n') : '  (formatting only)'),
+        );
+      }
+    });
+  },
+);
