@@ -1,6 +1,8 @@
-import { onShutdown, openEventStore, runMain } from '@hcn/platform';
+import { SubscriptionHealth } from '@hcn/eventstore';
+import { loadMetricsAddress, onShutdown, openEventStore, runMain, startMetricsServer } from '@hcn/platform';
 import { openReadModels } from '@hcn/read-models';
 import { loadProjectorConfig } from './config';
+import { ProjectorMetrics } from './projector-metrics';
 import { startProjector } from './projector';
 import { startScavenger } from './scavenger';
 import { PROJECTIONS } from './projections';
@@ -13,6 +15,7 @@ import { rebuildProjections, renderProgress } from './rebuild';
  */
 async function main(): Promise<void> {
   const config = loadProjectorConfig(process.env);
+  const metricsAddress = loadMetricsAddress('projector', process.env); // HCN_METRICS_PORT: off when unset
   const store = await openEventStore({
     databaseUrl: config.databaseUrl,
     eventStoreUrl: config.eventStoreUrl,
@@ -28,14 +31,23 @@ async function main(): Promise<void> {
     await dataSource.destroy();
     return;
   }
+  const health = new SubscriptionHealth();
+  const metrics = new ProjectorMetrics(health);
+  const metricsServer = metricsAddress
+    ? await startMetricsServer(metricsAddress, metrics.registry)
+    : undefined;
+  if (metricsServer) console.log(`[projector] metrics at ${metricsServer.url}/metrics`);
   const projector = await startProjector(store, dataSource, {
     onError: (e) => console.error(`[projector] ${e.message}`),
+    health,
+    onApplied: metrics.onApplied,
   });
   const scavenger = startScavenger(store, config.scavengeSeconds * 1000);
   console.log('[projector] running');
   onShutdown('projector', async () => {
     await scavenger.stop();
     await projector.stop();
+    await metricsServer?.close();
     await store.close();
     await dataSource.destroy();
   });

@@ -32,6 +32,8 @@ export interface RunnerOptions {
   readonly retryBackoffMs?: number;
   /** Called after each written batch with the events read (metrics, tests). */
   readonly onBatch?: (info: { events: readonly RecordedHcnEvent[]; position: Position }) => void;
+  /** Called after each projection's committed write (metrics): its events, and the write's time in seconds. */
+  readonly onApplied?: (projection: string, events: readonly RecordedHcnEvent[], seconds: number) => void;
 }
 
 /** One projection as the runner tracks it: where its stored checkpoint is and when it was last written. */
@@ -156,7 +158,9 @@ export class ProjectionRunner {
     );
     const now = Date.now();
     if (mine.length === 0 && from && now - tracked.writtenAt < IDLE_CHECKPOINT_MS) return;
+    const started = performance.now();
     await applyBatch(this.dataSource, tracked.projection, mine, position);
+    this.options.onApplied?.(tracked.projection.name, mine, (performance.now() - started) / 1000);
     tracked.checkpoint = position;
     tracked.writtenAt = now;
   }
