@@ -1,5 +1,14 @@
-import { describeKafkaSecurity, loadKafkaSecurity, onShutdown, openMessageBus, runMain } from '@hcn/platform';
+import {
+  describeKafkaSecurity,
+  loadKafkaSecurity,
+  loadMetricsAddress,
+  onShutdown,
+  openMessageBus,
+  runMain,
+  startMetricsServer,
+} from '@hcn/platform';
 import { Agent } from './agent';
+import { AgentMetrics } from './agent-metrics';
 import { AGENT_GROUP_HEARTBEAT_MS, loadAgentConfig } from './config';
 
 /**
@@ -9,6 +18,7 @@ import { AGENT_GROUP_HEARTBEAT_MS, loadAgentConfig } from './config';
 async function main(): Promise<void> {
   const config = loadAgentConfig(process.env);
   const kafkaSecurity = loadKafkaSecurity('agent', process.env);
+  const metricsAddress = loadMetricsAddress('agent', process.env); // HCN_METRICS_PORT: off when unset
   if (!config.kafkaBrokers) {
     console.error(
       'Invalid agent configuration:\n  - KAFKA_BROKERS (or kafkaBrokers in the file) is required outside embedded mode',
@@ -21,14 +31,21 @@ async function main(): Promise<void> {
     groupHeartbeatMs: AGENT_GROUP_HEARTBEAT_MS,
   });
   console.log(`[agent] Kafka: ${describeKafkaSecurity(kafkaSecurity)}`);
-  const agent = new Agent(config, bus, {
+  const metrics = new AgentMetrics();
+  const agent = new Agent(config, metrics.countingPublishes(bus), {
     log: (line) => console.log(line),
     onRemoteStop: () => void bus.close().finally(() => process.exit(0)),
   });
+  metrics.observe(agent);
+  const metricsServer = metricsAddress
+    ? await startMetricsServer(metricsAddress, metrics.registry)
+    : undefined;
+  if (metricsServer) console.log(`[agent] metrics at ${metricsServer.url}/metrics`);
   await agent.start();
   console.log(`[agent] node ${agent.nodeId} running`);
   onShutdown('agent', async () => {
     await agent.stop();
+    await metricsServer?.close();
     await bus.close();
   });
 }
