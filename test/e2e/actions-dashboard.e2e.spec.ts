@@ -51,7 +51,7 @@ describeWithPostgres('dashboard actions in a browser (hub, projector, an agent, 
       await page.click(`[data-testid=${testId}-confirm]`);
     };
     const signIn = async (token: string) => {
-      await page.evaluate(() => sessionStorage.clear()).catch(() => undefined);
+      await page.evaluate('sessionStorage.clear()').catch(() => undefined);
       await page.goto(`${h.hub.url}/?fresh=${Date.now()}#token=${token}`);
       await page.waitForSelector('[data-testid=feed-state]:text("live")');
     };
@@ -203,6 +203,34 @@ describeWithPostgres('dashboard actions in a browser (hub, projector, an agent, 
       await page.click('nav a:text("Workloads")');
       await page.waitForSelector('[data-testid=workloads-table]');
       expect(await present('[data-testid=submit-template-open]')).toBe(false);
+    });
+
+    it('draws usage and scheduling history per node and per domain with uPlot; a bad query is a 400', async () => {
+      await signIn(TEST_ADMIN_TOKEN);
+      const [node] = (await h.request('GET', '/v1/nodes')).body.items;
+      const usage = await h.request('GET', `/v1/history/usage?nodeId=${node.nodeId}&minutes=15&buckets=30`);
+      expect(usage.status).toBe(200);
+      expect(usage.body.t).toHaveLength(30);
+      expect(usage.body.cpu.filter((v: number | null) => v !== null).length).toBeGreaterThan(0);
+      const sched = await h.request('GET', '/v1/history/scheduling?domainId=act-east&minutes=15');
+      // the template's workload was placed twice (submit, restart)
+      expect(sched.body.placements.reduce((a: number, b: number) => a + b, 0)).toBe(2);
+      const both = await h.request('GET', `/v1/history/usage?nodeId=${node.nodeId}&domainId=act-east`);
+      expect([both.status, both.body.error?.code ?? both.body.code]).toEqual([400, 'HISTORY.QUERY']);
+
+      await page.click('nav a:text("Nodes")');
+      await page.click('[data-testid=node-link]');
+      for (const chart of ['chart-cpu', 'chart-memory', 'chart-scheduling']) {
+        await page.waitForSelector(`[data-testid=node-panel] [data-testid=${chart}] canvas`);
+      }
+      expect(
+        Number(await page.getAttribute('[data-testid=node-panel] [data-testid=chart-cpu]', 'data-points')),
+      ).toBeGreaterThan(0);
+      await shot('node-history');
+      await page.click('nav a:text("Overview")');
+      await page.waitForSelector('[data-testid=history] [data-testid=chart-cpu] canvas');
+      expect(await page.inputValue('[data-testid=history-domain]')).toBe('act-east');
+      await shot('domain-history');
     });
 
     it('an admin drains and stops the node, each confirmed, the status following live', async () => {

@@ -70,6 +70,7 @@ import { AuditTimeTravelController } from './queries/audit/time-travel/time-trav
 import { AuditVerifyController } from './queries/audit/verify/verify.controller';
 import { ChangeFeedGateway } from './gateway/change-feed.gateway';
 import { DelegationsController } from './queries/delegations.controller';
+import { HistoryController } from './queries/history.controller';
 import { DevicesController } from './queries/devices.controller';
 import { AllocationsController } from './queries/allocations.controller';
 import { TaskQueueChangeHandler } from './commands/create-taskqueue/taskqueue-change.handler';
@@ -119,6 +120,7 @@ export class HubModule {
         ReenrolmentTokenController,
         BootstrapTokenController,
         NodesController,
+        HistoryController,
         SubmitWorkloadController,
         SubmitWorkloadsController,
         StopWorkloadController,

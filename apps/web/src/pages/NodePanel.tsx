@@ -1,5 +1,6 @@
 import { Node, hasRole, post } from '../api';
 import { ConfirmAction } from '../components/ConfirmAction';
+import { HistoryCharts } from '../components/HistoryCharts';
 import { useApp } from '../live';
 
 /** A selected node: drain and stop for admins (the role the API asks for), its history charts. */
@@ -35,6 +36,7 @@ export function NodePanel({ node, onClose }: { node: Node; onClose: () => void }
           />
         </div>
       ) : null}
+      <HistoryCharts scope={{ nodeId: node.nodeId }} />
     </div>
   );
 }

@@ -1,6 +1,7 @@
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { Domain, Node, get } from '../api';
 import { Bar } from '../components/Bar';
+import { HistoryCharts } from '../components/HistoryCharts';
 import { bytes, cores } from '../format';
 import { useApp, useLive } from '../live';
 import { useNodes } from '../nodes-store';
@@ -81,6 +82,8 @@ export function Overview() {
   const list = domains.data ?? [];
   const online = list.reduce((n, d) => n + d.nodes.online, 0);
   const offline = list.reduce((n, d) => n + d.nodes.offline, 0);
+  const [picked, setPicked] = useState('');
+  const chartDomain = picked || list.find((d) => d.nodes.online + d.nodes.offline > 0)?.domainId || '';
   return (
     <section>
       <h2>
@@ -99,6 +102,23 @@ export function Overview() {
       {domainTree(list, accelerators).map((n) => (
         <DomainRow key={n.domain.domainId} node={n} depth={0} />
       ))}
+      {chartDomain ? (
+        <>
+          <h3>
+            Domain history{' '}
+            <select
+              value={chartDomain}
+              onChange={(e) => setPicked(e.target.value)}
+              data-testid="history-domain"
+            >
+              {list.map((d) => (
+                <option key={d.domainId}>{d.domainId}</option>
+              ))}
+            </select>
+          </h3>
+          <HistoryCharts scope={{ domainId: chartDomain }} />
+        </>
+      ) : null}
     </section>
   );
 }
