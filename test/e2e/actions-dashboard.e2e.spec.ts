@@ -173,8 +173,10 @@ describeWithPostgres('dashboard actions in a browser (hub, projector, an agent, 
         expect(w.allocations.length).toBeGreaterThan(1);
         expect(w.status).toBe('running');
       }, 30_000);
-      const allocations = await page.$$eval('[data-testid=allocations] tbody tr', (rows) => rows.length);
-      expect(allocations).toBeGreaterThan(1);
+      await eventuallyExpect(async () => {
+        const rows = await page.$$eval('[data-testid=allocations] tbody tr', (r) => r.length);
+        expect(rows).toBeGreaterThan(1); // the page follows the change feed
+      }, 15_000);
       expect(firstAllocation).toBeTruthy();
 
       await confirmed('workload-stop');
