@@ -152,7 +152,9 @@ describeWithPostgres('services (hub + real agent, real PostgreSQL, in-process bu
     }, 15000);
     await eventuallyExpect(async () => {
       const v = await view(id);
-      expect(v.instances[0]).toMatchObject({ status: 'running', attempt: 1 });
+      expect(v.instances[0].status).toBe('running');
+      // at least one restart (a replacement slow to start on a busy box may fail its liveness probe in turn)
+      expect(v.instances[0].attempt).toBeGreaterThanOrEqual(1);
       expect(v.service.readyReplicas).toBe(1);
       expect(v.service.endpoints.http).not.toContain(endpoint); // a new port for the new process
     }, 20000);
