@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually, inCi } from '@hcn/testing';
 import { ProcessExecutor } from '../executors/process.executor';
@@ -100,7 +100,9 @@ describeIsolated('process workloads in their sandbox (real user switch, real cgr
       windows.push(((sandbox.usage(s.allocationId)?.cpuSeconds ?? 0) - before) / ((Date.now() - t0) / 1000));
     }
     await executor.stop(s.allocationId, 'spec');
-    expect(Math.max(...windows)).toBeGreaterThanOrEqual(0.4);
+    // the quota's ceiling always holds; its floor only shows when the box has the CPU to give (not under a load
+    // above its cores, as when other suites or sessions run beside this one)
+    if (loadavg()[0] < cpus().length) expect(Math.max(...windows)).toBeGreaterThanOrEqual(0.4);
     expect(Math.max(...windows)).toBeLessThanOrEqual(0.6);
   });
 
