@@ -27,7 +27,7 @@ const AGENT_NODE_OPTIONS =
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Scrapes one counter from the hub's /metrics. */
-async function counter(hubUrl: string, name: string): Promise<number> {
+export async function counter(hubUrl: string, name: string): Promise<number> {
   const text = await (await fetch(`${hubUrl}/metrics`)).text();
   const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
   return match ? Number(match[1]) : 0;
@@ -38,7 +38,7 @@ async function counter(hubUrl: string, name: string): Promise<number> {
  * reads `last_heartbeat_seq` of sampled nodes from the read model every 100 ms and records when each sent seq
  * first became visible.
  */
-class LagProbe {
+export class LagProbe {
   readonly samples: number[] = [];
   private timer: NodeJS.Timeout | undefined;
   private busy = false;
@@ -84,6 +84,8 @@ class LagProbe {
  * PostgreSQL store; a fleet of virtual agents (this process) at 1 Hz each.
  */
 export async function run(): Promise<void> {
+  // BENCH_KAFKA_CLIENTS=kafkajs,platformatic: the same ingestion on each Kafka client, interleaved (kafka-clients.ts)
+  if (process.env.BENCH_KAFKA_CLIENTS) return (await import('./kafka-clients')).runKafkaClients();
   console.log('[bench] building (npm run build) so the apps run compiled, as in production');
   const build = spawnSync('npm', ['run', '-s', 'build'], { stdio: 'inherit' });
   if (build.status !== 0) throw new Error('build failed');
@@ -193,7 +195,8 @@ export async function run(): Promise<void> {
   }
 }
 
-function rssMiB(pid: number | undefined): number {
+/** Resident memory of a process in MiB (NaN once it is gone). */
+export function rssMiB(pid: number | undefined): number {
   if (!pid) return NaN;
   return +(
     Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024
