@@ -10,7 +10,12 @@ import { Server, createServer, get } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HubHarness, TEST_JOIN_TOKEN, startHubHarness } from '../../hub/src/testing/hub-harness';
+import {
+  HubHarness,
+  TEST_JOIN_TOKEN,
+  startHubHarness,
+  submittedWorkloads,
+} from '../../hub/src/testing/hub-harness';
 import { Agent } from './agent';
 import { loadAgentConfig } from './config';
 import { LABELS } from './containers/container-request';
@@ -167,12 +172,7 @@ describeWithPostgres('container models (hub + agent, real PostgreSQL, podman)', 
     }, 120000);
 
     it('refuses a container modelPath outside the allowed host paths at the hub: 422, nothing written', async () => {
-      // counted in the log (the read model may still be catching up with the specs before)
-      const submitted = async () =>
-        (await h.store.readAll({ filter: { kind: 'streamPrefix', prefixes: ['workload-'] } })).filter(
-          (e) => e.type === 'WorkloadSubmitted',
-        ).length;
-      const before = await submitted();
+      const before = await submittedWorkloads(h);
       const refused = await h.request(
         'POST',
         '/v1/workloads',
@@ -180,7 +180,7 @@ describeWithPostgres('container models (hub + agent, real PostgreSQL, podman)', 
       );
       expect([refused.status, refused.body.error?.code]).toEqual([422, 'WORKLOAD.HOST_PATH_NOT_ALLOWED']);
       expect(refused.body.error.details).toMatchObject({ denied: ['/etc/hostname'] });
-      expect(await submitted()).toBe(before);
+      expect(await submittedWorkloads(h)).toBe(before);
       // a process model reads its file as the workload user: no bind, no host-path rule
       const asProcess = await h.request(
         'POST',

@@ -16,7 +16,12 @@ import { Server, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { HubHarness, TEST_JOIN_TOKEN, startHubHarness } from '../../hub/src/testing/hub-harness';
+import {
+  HubHarness,
+  TEST_JOIN_TOKEN,
+  startHubHarness,
+  submittedWorkloads,
+} from '../../hub/src/testing/hub-harness';
 import { Agent } from './agent';
 import { loadAgentConfig } from './config';
 
@@ -245,12 +250,7 @@ describeWithSklearn('model serving (real scikit-learn)', () => {
     }, 30000);
 
     it('refuses bad model specs with 400 and a dotted code, writing nothing', async () => {
-      // counted in the log (the read model may still be catching up with the specs before)
-      const submitted = async () =>
-        (await h.store.readAll({ filter: { kind: 'streamPrefix', prefixes: ['workload-'] } })).filter(
-          (e) => e.type === 'WorkloadSubmitted',
-        ).length;
-      const before = await submitted();
+      const before = await submittedWorkloads(h);
       const cases: [Record<string, unknown>, string][] = [
         [{ modelPath: undefined }, MODEL_SOURCE_REQUIRED],
         [{ modelUrl: 'http://x/m.joblib' }, MODEL_SOURCE_CONFLICT],
@@ -267,7 +267,7 @@ describeWithSklearn('model serving (real scikit-learn)', () => {
       const job = { name: 'job', command: 'true', resources: { cpuMillis: 10, memoryBytes: 2 ** 20 } };
       const foreign = await h.request('POST', '/v1/workloads', { ...job, framework: 'sklearn' });
       expect([foreign.status, foreign.body.error?.code]).toEqual([400, FIELD_NOT_ALLOWED]);
-      expect(await submitted()).toBe(before);
+      expect(await submittedWorkloads(h)).toBe(before);
     }, 30000);
   });
 });

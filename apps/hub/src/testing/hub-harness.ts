@@ -156,3 +156,9 @@ export function processSpec(overrides: Record<string, unknown> = {}): Record<str
 export function signedReport(node: { commandKey: string }, report: Record<string, unknown>): string {
   return JSON.stringify(withMac(node.commandKey, report));
 }
+
+/** Workloads submitted so far, counted in the log (a read model may still be catching up). */
+export async function submittedWorkloads(h: Pick<HubHarness, 'store'>): Promise<number> {
+  const events = await h.store.readAll({ filter: { kind: 'streamPrefix', prefixes: ['workload-'] } });
+  return events.filter((e) => e.type === 'WorkloadSubmitted').length;
+}

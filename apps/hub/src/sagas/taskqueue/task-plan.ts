@@ -1,6 +1,7 @@
 import type { TaskLaunch } from '@hcn/contracts';
 import {
   ACTIVE_ALLOCATION,
+  WAITING_INSTANCE,
   TaskQueueState,
   TaskView,
   WorkloadState,
@@ -63,7 +64,7 @@ export function launchWorkloadId(namespace: string, key: string): string {
 function stillRunning(state: WorkloadState | undefined): boolean {
   if (!state || state.deleted || state.desired === 'stopped') return false;
   const active = Object.values(state.allocations).some((a) => ACTIVE_ALLOCATION.has(a.status));
-  return active || state.instances.some((i) => ['pending', 'unschedulable'].includes(i.status));
+  return active || state.instances.some((i) => WAITING_INSTANCE.has(i.status));
 }
 
 /** Every instance of a workload has ended, and each was lost with its node (nothing ran to an end there). */

@@ -1,5 +1,12 @@
 import { RecordedHcnEvent, isEventOfTypes } from '@hcn/contracts';
-import { TaskQueueState, WorkloadState, taskQueueDecider, workloadDecider } from '@hcn/domain';
+import {
+  ACTIVE_ALLOCATION,
+  TaskQueueState,
+  WAITING_INSTANCE,
+  WorkloadState,
+  taskQueueDecider,
+  workloadDecider,
+} from '@hcn/domain';
 import { EventStore, Subscription, SubscriptionHealth, superviseSubscription } from '@hcn/eventstore';
 import type { ClusterView } from '../../scheduling/cluster-view';
 import type { Clock } from '../../tokens';
@@ -160,19 +167,12 @@ export class TaskQueueSaga {
       const task = queue.tasks.find((t) => t.taskId === owner.taskId);
       const state = this.workloads.get(workloadId);
       const over = queue.deleted || (task && task.status !== 'running') || task?.round !== owner.round;
-      if (
-        over &&
-        state &&
-        !Object.values(state.allocations).some((a) => ['placed', 'running', 'stopping'].includes(a.status))
-      ) {
-        if (
-          state.desired === 'stopped' ||
-          state.instances.every((i) => !['pending', 'unschedulable'].includes(i.status))
-        ) {
-          this.owners.delete(workloadId);
-          this.workloads.delete(workloadId);
-          this.actions.forget(workloadId);
-        }
+      if (!over || !state || Object.values(state.allocations).some((a) => ACTIVE_ALLOCATION.has(a.status)))
+        continue;
+      if (state.desired === 'stopped' || !state.instances.some((i) => WAITING_INSTANCE.has(i.status))) {
+        this.owners.delete(workloadId);
+        this.workloads.delete(workloadId);
+        this.actions.forget(workloadId);
       }
     }
   }
