@@ -143,19 +143,33 @@ describeWithPostgres('PostgreSQL hcn_append_set (appendMany over distinct stream
       await loop.query('BEGIN');
       await appendOne(held, 2); // the loop holds `held`
       const setPid = (await set.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
-      const setCall = set.query('SELECT * FROM hcn_append_set($1::jsonb)', [
-        JSON.stringify([request(held, 'any', [3]), request(created, 'no_stream', [4])]),
-      ]);
-      await eventually('the set call waits for the held stream', async () => {
-        const { rows } = await rig.sql.query('SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1', [
-          setPid,
-        ]);
-        return rows[0]?.wait_event_type === 'Lock';
+      // the outcome is taken at once, so an early refusal is reported by the assertion below, not as an
+      // unhandled rejection while the spec still waits
+      let early = true;
+      const setOutcome = set
+        .query('SELECT * FROM hcn_append_set($1::jsonb)', [
+          JSON.stringify([request(held, 'any', [3]), request(created, 'no_stream', [4])]),
+        ])
+        .then(
+          () => ({ settled: 'appended', early: false }),
+          (error: { code?: string; message?: string }) => ({
+            settled: `${error.code}: ${error.message}`,
+            early,
+          }),
+        );
+      await eventually('the set call waits for the loop transaction holding the stream', async () => {
+        const { rows } = await rig.sql.query(
+          'SELECT wait_event_type, wait_event FROM pg_stat_activity WHERE pid = $1',
+          [setPid],
+        );
+        return rows[0]?.wait_event_type === 'Lock' && rows[0]?.wait_event === 'transactionid';
       });
+      early = false;
       // the set call has not created `created` while it waits for `held`, so this does not wait for it
       await appendOne(created, 5);
       await loop.query('COMMIT');
-      await expect(setCall).rejects.toMatchObject({ code: 'HC001' }); // `created` exists by now
+      // `created` exists by now; refused after the wait, not before it
+      expect(await setOutcome).toEqual({ settled: 'HC001: wrong expected revision', early: false });
     } finally {
       await Promise.all([loop.end(), set.end()]);
     }
