@@ -1,11 +1,6 @@
-import { HcnError, TaskSpec, isSealed, openSecret, sealSecret } from '@hcn/contracts';
-import { AgentCredentials } from '../../auth/agent-credentials';
+import { HcnError, TaskSpec, isSealed, sealSecret } from '@hcn/contracts';
+import { hubSealKey, openSealedByHub } from '../../auth/hub-seal';
 import type { HubConfig } from '../../config';
-
-/** The hub's sealing key. */
-function hubKey(config: Pick<HubConfig, 'agentSecret'>): string {
-  return new AgentCredentials(config.agentSecret).secretKey();
-}
 
 function hasCredentials(url: string): boolean {
   try {
@@ -22,7 +17,7 @@ function hasCredentials(url: string): boolean {
  * value given sealed must be one this hub sealed (else 400 TASKQUEUE.BAD_REDIS_URL).
  */
 export function sealRedisUrls(spec: TaskSpec, config: Pick<HubConfig, 'agentSecret'>): TaskSpec {
-  const key = hubKey(config);
+  const key = hubSealKey(config);
   const seal = (field: 'inputRedis' | 'outputRedis'): Partial<TaskSpec> => {
     const url = spec[field];
     if (url === undefined) return {};
@@ -38,9 +33,9 @@ export function sealRedisUrls(spec: TaskSpec, config: Pick<HubConfig, 'agentSecr
 /** A task's Redis URL in clear, for the hub's own use (progress, auto-advance). */
 export function openRedisUrl(url: string, config: Pick<HubConfig, 'agentSecret'>, field = 'url'): string {
   if (!isSealed(url)) return url;
-  try {
-    return openSecret(hubKey(config), url);
-  } catch {
+  const clear = openSealedByHub(hubSealKey(config), url);
+  if (clear === undefined) {
     throw new HcnError('TASKQUEUE.BAD_REDIS_URL', `${field} is sealed, but not by this hub`, { field });
   }
+  return clear;
 }

@@ -1,5 +1,5 @@
-import { WorkloadSpec, isSealed, openSecret, sealSecret } from '@hcn/contracts';
-import { AgentCredentials } from '../../auth/agent-credentials';
+import { WorkloadSpec, sealSecret } from '@hcn/contracts';
+import { hubSealKey, openSealedByHub } from '../../auth/hub-seal';
 import type { HubConfig } from '../../config';
 
 /**
@@ -9,22 +9,12 @@ import type { HubConfig } from '../../config';
  */
 export function sealSecrets<S extends WorkloadSpec>(spec: S, config: Pick<HubConfig, 'agentSecret'>): S {
   if (!spec.secretEnv) return spec;
-  const hubKey = new AgentCredentials(config.agentSecret).secretKey();
+  const key = hubSealKey(config);
   const sealed = Object.fromEntries(
     Object.entries(spec.secretEnv).map(([name, value]) => [
       name,
-      alreadySealed(hubKey, value) ? value : sealSecret(hubKey, value),
+      openSealedByHub(key, value) !== undefined ? value : sealSecret(key, value),
     ]),
   );
   return { ...spec, secretEnv: sealed };
-}
-
-function alreadySealed(hubKey: string, value: string): boolean {
-  if (!isSealed(value)) return false;
-  try {
-    openSecret(hubKey, value);
-    return true;
-  } catch {
-    return false;
-  }
 }
