@@ -111,7 +111,7 @@ describeWithPostgres('node runtime state (hub, projector, a real agent)', () => 
   it('refuses an unknown runtime state with 400 NODES.QUERY', async () => {
     const r = await h.request('GET', '/v1/nodes?runtime=busy');
     expect(r.status).toBe(400);
-    expect(r.body.error.code).toBe('NODES.QUERY');
+    expect(r.body.code).toBe('NODES.QUERY');
   });
 
   describeWithBrowser('on the dashboard (headless Chromium)', () => {

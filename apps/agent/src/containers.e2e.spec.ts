@@ -147,7 +147,7 @@ describeWithPostgres('container workloads (hub + agents, real PostgreSQL, podman
       const before = await h.store.readAll();
       const volumes = [{ source: '/etc', target: '/host-etc', readOnly: true }];
       const response = await h.request('POST', '/v1/workloads', containerSpec('true', { volumes }));
-      expect([response.status, response.body.error.code]).toEqual([422, 'WORKLOAD.HOST_PATH_NOT_ALLOWED']);
+      expect([response.status, response.body.code]).toEqual([422, 'WORKLOAD.HOST_PATH_NOT_ALLOWED']);
       await expectNothingWritten(before);
     });
 
@@ -162,7 +162,7 @@ describeWithPostgres('container workloads (hub + agents, real PostgreSQL, podman
       const before = await h.store.readAll();
       const response = await h.request('POST', '/v1/workloads', containerSpec('true', extra));
       expect(response.status).toBe(400);
-      expect(response.body.error.code).toMatch(/^WORKLOAD\./);
+      expect(response.body.code).toMatch(/^WORKLOAD\./);
       if (path) expect(JSON.stringify(response.body)).toContain(path);
       await expectNothingWritten(before);
     });

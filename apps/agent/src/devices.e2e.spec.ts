@@ -107,7 +107,7 @@ describeWithPostgres('accelerator devices end to end (declared devices, real pro
       resources: { ...(spec as { resources: object }).resources, accelerators: 1 },
     });
     expect(response.status).toBe(422);
-    expect(response.body.error.code).toBe('WORKLOAD.DEVICE_REQUEST_TOO_LARGE');
+    expect(response.body.code).toBe('WORKLOAD.DEVICE_REQUEST_TOO_LARGE');
     const written = await h.store.readAll({ filter: { kind: 'streamPrefix', prefixes: ['workload-'] } });
     expect(new Set(written.map((e) => e.streamId)).size).toBe(2); // the two placed above, nothing from this request
   });
@@ -170,11 +170,11 @@ describeWithPostgres('accelerator devices end to end (declared devices, real pro
       });
     const undeclared = await submit({ count: 1 });
     expect(undeclared.status).toBe(422);
-    expect(undeclared.body.error.code).toBe('QUOTA.DEVICE_AMOUNT_UNDECLARED');
+    expect(undeclared.body.code).toBe('QUOTA.DEVICE_AMOUNT_UNDECLARED');
     expect((await submit({ count: 1, memoryPerDeviceBytes: 60 * GiB, computeUnits: 1 })).status).toBe(201);
     const over = await submit({ count: 1, memoryPerDeviceBytes: 60 * GiB, computeUnits: 1 });
     expect(over.status).toBe(422);
-    expect(over.body.error.code).toBe('QUOTA.EXCEEDED');
+    expect(over.body.code).toBe('QUOTA.EXCEEDED');
     const consumed = (await h.store.readStream(quotaStream('gpu-team'))).filter(
       (e) => e.type === 'QuotaConsumed',
     );
@@ -192,6 +192,6 @@ describeWithPostgres('accelerator devices end to end (declared devices, real pro
       resources: { ...(spec as { resources: object }).resources, accelerators: 1 },
     });
     expect(response.status).toBe(400);
-    expect(response.body.error.code).toBe('WORKLOAD.SPEC');
+    expect(response.body.code).toBe('WORKLOAD.SPEC');
   });
 });

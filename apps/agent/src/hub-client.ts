@@ -57,13 +57,9 @@ export class HubClient {
   private async call<T>(method: string, path: string, body?: unknown, credential?: string): Promise<T> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const { status, text } = await send(new URL(`${this.baseUrl}${path}`), method, payload, credential);
-    const json = parseJson(text) as { error?: { code: string; message: string } };
+    const json = parseJson(text) as { code?: string; detail?: string }; // an error is an RFC 9457 problem
     if (status < 200 || status >= 300) {
-      throw new HubRequestError(
-        status,
-        json.error?.code ?? `HTTP.${status}`,
-        json.error?.message ?? `HTTP ${status}`,
-      );
+      throw new HubRequestError(status, json.code ?? `HTTP.${status}`, json.detail ?? `HTTP ${status}`);
     }
     return json as T;
   }

@@ -50,7 +50,7 @@ describe('HubClient (against a local HTTP server)', () => {
   it('maps an error answer to HubRequestError with the dotted code', async () => {
     answer = {
       status: 401,
-      body: JSON.stringify({ error: { code: 'AUTH.JOIN_TOKEN', message: 'wrong join token' } }),
+      body: JSON.stringify({ code: 'AUTH.JOIN_TOKEN', detail: 'wrong join token' }),
     };
     const failure = await new HubClient(baseUrl).register({} as never).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(HubRequestError);
@@ -69,7 +69,7 @@ describe('HubClient (against a local HTTP server)', () => {
     answer = { status: 200, body: '{"nodeId":"n-1"}' };
     await expect(new HubClient(baseUrl).knowsMe('secret')).resolves.toBe(true);
     expect(seen[0]).toMatchObject({ method: 'GET', url: '/v1/agents/me', auth: 'Bearer secret', body: '' });
-    answer = { status: 404, body: JSON.stringify({ error: { code: 'NODE.NOT_FOUND', message: 'unknown' } }) };
+    answer = { status: 404, body: JSON.stringify({ code: 'NODE.NOT_FOUND', detail: 'unknown' }) };
     await expect(new HubClient(baseUrl).knowsMe('secret')).resolves.toBe(false);
   });
 
@@ -82,7 +82,7 @@ describe('HubClient (against a local HTTP server)', () => {
       heartbeatIntervalSeconds: 20,
       nodeTtlSeconds: 60,
     });
-    answer = { status: 404, body: JSON.stringify({ error: { code: 'NODE.NOT_FOUND', message: 'unknown' } }) };
+    answer = { status: 404, body: JSON.stringify({ code: 'NODE.NOT_FOUND', detail: 'unknown' }) };
     await expect(new HubClient(baseUrl).whoAmI('secret')).resolves.toBeUndefined();
   });
 

@@ -178,8 +178,8 @@ describeWithPostgres('container models (hub + agent, real PostgreSQL, podman)', 
         '/v1/workloads',
         spec({ name: 'box-denied', modelPath: '/etc/hostname' }),
       );
-      expect([refused.status, refused.body.error?.code]).toEqual([422, 'WORKLOAD.HOST_PATH_NOT_ALLOWED']);
-      expect(refused.body.error.details).toMatchObject({ denied: ['/etc/hostname'] });
+      expect([refused.status, refused.body.code]).toEqual([422, 'WORKLOAD.HOST_PATH_NOT_ALLOWED']);
+      expect(refused.body.details).toMatchObject({ denied: ['/etc/hostname'] });
       expect(await submittedWorkloads(h)).toBe(before);
       // a process model reads its file as the workload user: no bind, no host-path rule
       const asProcess = await h.request(

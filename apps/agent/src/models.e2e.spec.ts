@@ -262,11 +262,11 @@ describeWithSklearn('model serving (real scikit-learn)', () => {
       ];
       for (const [extra, code] of cases) {
         const response = await h.request('POST', '/v1/workloads', spec(extra));
-        expect([response.status, response.body.error?.code]).toEqual([400, code]);
+        expect([response.status, response.body.code]).toEqual([400, code]);
       }
       const job = { name: 'job', command: 'true', resources: { cpuMillis: 10, memoryBytes: 2 ** 20 } };
       const foreign = await h.request('POST', '/v1/workloads', { ...job, framework: 'sklearn' });
-      expect([foreign.status, foreign.body.error?.code]).toEqual([400, FIELD_NOT_ALLOWED]);
+      expect([foreign.status, foreign.body.code]).toEqual([400, FIELD_NOT_ALLOWED]);
       expect(await submittedWorkloads(h)).toBe(before);
     }, 30000);
   });

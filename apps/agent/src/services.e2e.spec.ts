@@ -206,14 +206,14 @@ describeWithPostgres('services (hub + real agent, real PostgreSQL, in-process bu
       service({ readinessProbe: { tcp: { port: 'metrics' } } }),
     );
     expect(unknown.status).toBe(400);
-    expect(unknown.body.error.code).toBe(PROBE_PORT_UNKNOWN);
+    expect(unknown.body.code).toBe(PROBE_PORT_UNKNOWN);
     const unnamed = await h.request(
       'POST',
       '/v1/workloads',
       service({ ports: [{ hostPort: 0 }], readinessProbe: undefined }),
     );
     expect(unnamed.status).toBe(400);
-    expect(unnamed.body.error.code).toBe('WORKLOAD.SPEC');
+    expect(unnamed.body.code).toBe('WORKLOAD.SPEC');
     const both = await h.request(
       'POST',
       '/v1/workloads',

@@ -135,20 +135,20 @@ describeWithPostgres('task queues (GridCore flow): hub + agents + Redis', () => 
         [worker('first', {}), 409, 'TASKQUEUE.TASK_NAME_TAKEN'],
       ] as const) {
         const refused = await add(body);
-        expect([refused.status, refused.body.error?.code]).toEqual([status, code]);
+        expect([refused.status, refused.body.code]).toEqual([status, code]);
       }
       const noTask = await h.request('POST', `/v1/taskqueues/${queueId}/tasks/${queueId}/cancel`, {});
-      expect([noTask.status, noTask.body.error?.code]).toEqual([404, 'TASKQUEUE.TASK_NOT_FOUND']);
+      expect([noTask.status, noTask.body.code]).toEqual([404, 'TASKQUEUE.TASK_NOT_FOUND']);
       const unknown = await h.request(
         'POST',
         `/v1/taskqueues/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}/tasks`,
         worker('x', {}),
       );
-      expect([unknown.status, unknown.body.error?.code]).toEqual([404, 'TASKQUEUE.NOT_FOUND']);
+      expect([unknown.status, unknown.body.code]).toEqual([404, 'TASKQUEUE.NOT_FOUND']);
       const foreign = await h.request('POST', `/v1/taskqueues/${queueId}/tasks`, worker('x', {}), {
         authorization: 'Bearer other-namespace-token-0123',
       });
-      expect([foreign.status, foreign.body.error?.code]).toEqual([404, 'TASKQUEUE.NOT_FOUND']);
+      expect([foreign.status, foreign.body.code]).toEqual([404, 'TASKQUEUE.NOT_FOUND']);
       const stored = await h.store.readStream(taskQueueStream(queueId));
       expect(stored.length).toBe(before);
       expect(JSON.stringify(stored.map((e) => e.data))).not.toContain('tq-secret-pw'); // sealed before it was stored
@@ -297,10 +297,10 @@ describeWithPostgres('task queues (GridCore flow): hub + agents + Redis', () => 
       const hidden = await h.request('GET', `/v1/audit/taskqueues/${queueId}`, undefined, {
         authorization: 'Bearer other-namespace-token-0123',
       });
-      expect([hidden.status, hidden.body.error?.code]).toEqual([404, 'AUDIT.TASKQUEUE_NOT_FOUND']);
+      expect([hidden.status, hidden.body.code]).toEqual([404, 'AUDIT.TASKQUEUE_NOT_FOUND']);
       const deleted = await h.request('DELETE', `/v1/taskqueues/${queueId}`, {});
       expect(deleted.status).toBe(200);
-      expect((await h.request('POST', `/v1/taskqueues/${queueId}/next`, {})).body.error?.code).toBe(
+      expect((await h.request('POST', `/v1/taskqueues/${queueId}/next`, {})).body.code).toBe(
         'TASKQUEUE.DELETED',
       );
     }, 60_000);

@@ -160,11 +160,7 @@ describe('hub answers and exit statuses', () => {
     expect(() => hubAddress('h:8080')).toThrow('must be an http(s) URL');
   });
 
-  it("reads the code and message of the hub's error body, a problem document, or plain text", () => {
-    expect(errorOfAnswer(404, JSON.stringify({ error: { code: 'A.B', message: 'm' } }))).toEqual({
-      code: 'A.B',
-      message: 'm',
-    });
+  it("reads the code and message of the hub's problem document, or plain text", () => {
     expect(errorOfAnswer(409, JSON.stringify({ title: 'Conflict', detail: 'd', code: 'C.D' }))).toEqual({
       code: 'C.D',
       message: 'd',

@@ -58,8 +58,8 @@ export function queryString(query: Query = {}): string {
 }
 
 /**
- * The code and message of an error answer: the hub's `{error: {code, message}}`, an RFC 9457 problem
- * (`code` extension member, `detail`/`title`), else `HTTP.<status>` with the start of the body.
+ * The code and message of an error answer: the hub's RFC 9457 problem (`code` extension member, `detail`, else
+ * `title`), else `HTTP.<status>` with the start of the body.
  */
 export function errorOfAnswer(status: number, text: string): { code: string; message: string } {
   let body: unknown;
@@ -69,10 +69,8 @@ export function errorOfAnswer(status: number, text: string): { code: string; mes
     body = undefined;
   }
   const b = (body ?? {}) as Record<string, unknown>;
-  const nested = (typeof b.error === 'object' && b.error !== null ? b.error : {}) as Record<string, unknown>;
-  const code = [nested.code, b.code].find((c) => typeof c === 'string') as string | undefined;
-  const message = [nested.message, b.detail, b.message, b.title].find((m) => typeof m === 'string') as
-    string | undefined;
+  const code = typeof b.code === 'string' ? b.code : undefined;
+  const message = [b.detail, b.title].find((m) => typeof m === 'string') as string | undefined;
   const fallback = text.trim().replace(/\s+/g, ' ').slice(0, 200) || `HTTP ${status}`;
   return { code: code ?? `HTTP.${status}`, message: message ?? fallback };
 }

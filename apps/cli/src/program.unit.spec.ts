@@ -254,7 +254,7 @@ describe('hcn exit statuses', () => {
   it("prints an API error as 'hcn: CODE: message' and exits 1, whichever error body the hub sends", async () => {
     const hcn = await cli(
       ['node', 'show', 'x'],
-      [{ status: 404, body: { error: { code: 'NODE.NOT_FOUND', message: 'Node x is not known' } } }],
+      [{ status: 404, body: { code: 'NODE.NOT_FOUND', detail: 'Node x is not known' } }],
     );
     expect([hcn.status, hcn.stdout, hcn.stderr]).toEqual([
       1,
@@ -305,7 +305,7 @@ describe('hcn exit statuses', () => {
     ]);
     const unavailable = await cli(
       ['node', 'list'],
-      [{ status: 503, body: { error: { code: 'HUB.UNAVAILABLE', message: 'event store down' } } }],
+      [{ status: 503, body: { code: 'HUB.UNAVAILABLE', detail: 'event store down' } }],
     );
     expect([unavailable.status, unavailable.stderr]).toEqual([3, 'hcn: HUB.UNAVAILABLE: event store down\n']);
   });

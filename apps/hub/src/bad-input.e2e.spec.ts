@@ -54,7 +54,7 @@ describeWithPostgres('bad input at the edge (hub, real PostgreSQL)', () => {
     const url = path === 'NODE_LABELS' ? `/v1/nodes/${nodeId}/labels` : path;
     const response = await h.request(method, url, body());
     expect(response.status).toBe(400);
-    const codes = response.body.error.details.issues.map((i: { code: string }) => i.code);
+    const codes = response.body.details.issues.map((i: { code: string }) => i.code);
     expect(codes).toEqual([expect.stringMatching(/\.NUL_CHARACTER$/)]);
     const added = [...(await eventIds())].filter((id) => !before.has(id));
     const written = (await h.store.readAll()).filter((e) => added.includes(e.eventId));
@@ -67,7 +67,7 @@ describeWithPostgres('bad input at the edge (hub, real PostgreSQL)', () => {
     expect(labelled.status).toBe(200);
     const response = await h.request('PUT', '/v1/domains/nul-site');
     expect(response.status).toBe(400);
-    expect(response.body.error.code).toBe('REQUEST.BODY_REQUIRED');
+    expect(response.body.code).toBe('REQUEST.BODY_REQUIRED');
     expect((await h.request('GET', '/v1/domains/nul-site')).body.labels).toEqual({ zone: 'a' });
   });
 
@@ -79,8 +79,8 @@ describeWithPostgres('bad input at the edge (hub, real PostgreSQL)', () => {
     async (method, path, body) => {
       const before = await eventIds();
       const response = await h.request(method, path, body);
-      expect([response.status, response.body.error?.code]).toEqual([400, 'DOMAIN.UNKNOWN_POLICY']);
-      expect(response.body.error.details.known).toContain('least-loaded');
+      expect([response.status, response.body.code]).toEqual([400, 'DOMAIN.UNKNOWN_POLICY']);
+      expect(response.body.details.known).toContain('least-loaded');
       expect(await eventIds()).toEqual(before);
     },
   );

@@ -47,7 +47,7 @@ describeWithPostgres('hub hardening: caps, default quota, headers, ops listener 
       const spec = processSpec({ namespace: 'caps', replicas: MAX_INSTANCES + 1 });
       const response = await refusedWritingNothing('POST', '/v1/workloads', spec);
       expect(response.status).toBe(422);
-      expect(response.body.error).toMatchObject({
+      expect(response.body).toMatchObject({
         code: 'WORKLOAD.TOO_MANY_INSTANCES',
         details: { instances: MAX_INSTANCES + 1, limit: MAX_INSTANCES },
       });
@@ -57,7 +57,7 @@ describeWithPostgres('hub hardening: caps, default quota, headers, ops listener 
       const workloads = [0, 1, 2].map((i) => processSpec({ name: `b${i}`, namespace: 'caps', replicas: 20 }));
       const response = await refusedWritingNothing('POST', '/v1/workloads/batch', { workloads });
       expect(response.status).toBe(422);
-      expect(response.body.error).toMatchObject({
+      expect(response.body).toMatchObject({
         code: 'WORKLOAD.TOO_MANY_INSTANCES',
         details: { instances: 60 },
       });
@@ -66,12 +66,12 @@ describeWithPostgres('hub hardening: caps, default quota, headers, ops listener 
     it('refuses a spec over 256 KiB as JSON with 413 WORKLOAD.SPEC_TOO_LARGE, alone or in a batch', async () => {
       const single = await refusedWritingNothing('POST', '/v1/workloads', bulky(MAX_WORKLOAD_SPEC_BYTES));
       expect(single.status).toBe(413);
-      expect(single.body.error.code).toBe('WORKLOAD.SPEC_TOO_LARGE');
-      expect(single.body.error.details.bytes).toBeGreaterThan(MAX_WORKLOAD_SPEC_BYTES);
+      expect(single.body.code).toBe('WORKLOAD.SPEC_TOO_LARGE');
+      expect(single.body.details.bytes).toBeGreaterThan(MAX_WORKLOAD_SPEC_BYTES);
       const workloads = [processSpec({ namespace: 'caps' }), bulky(300 * 1024, { name: 'big' })];
       const batch = await refusedWritingNothing('POST', '/v1/workloads/batch', { workloads });
       expect(batch.status).toBe(413);
-      expect(batch.body.error).toMatchObject({
+      expect(batch.body).toMatchObject({
         code: 'WORKLOAD.SPEC_TOO_LARGE',
         details: { index: 1, name: 'big', limit: MAX_WORKLOAD_SPEC_BYTES },
       });
@@ -81,7 +81,7 @@ describeWithPostgres('hub hardening: caps, default quota, headers, ops listener 
       const env = Object.fromEntries(Array.from({ length: MAX_ENV_ENTRIES + 1 }, (_, i) => [`E${i}`, 'v']));
       const response = await refusedWritingNothing('POST', '/v1/workloads', processSpec({ env }));
       expect(response.status).toBe(400);
-      expect(response.body.error.details.issues).toEqual([
+      expect(response.body.details.issues).toEqual([
         expect.objectContaining({ path: 'env', code: 'WORKLOAD.SPEC.CUSTOM' }),
       ]);
     });
@@ -93,7 +93,7 @@ describeWithPostgres('hub hardening: caps, default quota, headers, ops listener 
       const path = `/v1/workloads/${created.body.workloadId}`;
       const larger = await refusedWritingNothing('PUT', path, { ...under, replicas: MAX_INSTANCES + 1 });
       expect(larger.status).toBe(422);
-      expect(larger.body.error.code).toBe('WORKLOAD.TOO_MANY_INSTANCES');
+      expect(larger.body.code).toBe('WORKLOAD.TOO_MANY_INSTANCES');
       expect((await h.request('DELETE', path)).status).toBe(202);
     });
   });
@@ -108,8 +108,8 @@ describeWithPostgres('hub hardening: caps, default quota, headers, ops listener 
         processSpec({ name: 'two', namespace: 'plain' }),
       );
       expect(second.status).toBe(422);
-      expect(second.body.error.code).toBe('QUOTA.EXCEEDED');
-      expect(second.body.error.message).toContain('(the default quota)');
+      expect(second.body.code).toBe('QUOTA.EXCEEDED');
+      expect(second.body.detail).toContain('(the default quota)');
       expect((await h.store.readStream('quota-plain')).map((e) => e.type)).toEqual(['QuotaConsumed']);
       const shown = await h.request('GET', '/v1/quotas/plain');
       expect(shown.body).toMatchObject({
@@ -123,7 +123,7 @@ describeWithPostgres('hub hardening: caps, default quota, headers, ops listener 
       const workloads = ['a', 'b'].map((name) => processSpec({ name, namespace: 'plain-batch' }));
       const response = await h.request('POST', '/v1/workloads/batch', { workloads });
       expect(response.status).toBe(422);
-      expect(response.body.error.code).toBe('QUOTA.EXCEEDED');
+      expect(response.body.code).toBe('QUOTA.EXCEEDED');
       expect(await h.store.readStream('quota-plain-batch')).toEqual([]);
     });
 

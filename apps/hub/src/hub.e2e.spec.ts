@@ -55,8 +55,8 @@ describeWithPostgres(
           domainId: 'Bad Domain',
         });
         expect(response.status).toBe(400);
-        expect(response.body.error.code).toBe('REGISTER');
-        const fields = response.body.error.details.issues.map(
+        expect(response.body.code).toBe('REGISTER');
+        const fields = response.body.details.issues.map(
           (i: { path: string; code: string }) => `${i.path}:${i.code}`,
         );
         expect(fields).toEqual(
@@ -74,7 +74,7 @@ describeWithPostgres(
           'content-type': 'application/json',
         });
         expect(response.status).toBe(400);
-        expect(response.body.error.code).toBe('REQUEST.MALFORMED');
+        expect(response.body.code).toBe('REQUEST.MALFORMED');
       });
 
       it('refuses a wrong join token with 401, writing nothing', async () => {
@@ -84,7 +84,7 @@ describeWithPostgres(
           registrationBody({ joinToken: 'wrong-token' }),
         );
         expect(response.status).toBe(401);
-        expect(response.body.error.code).toBe('AUTH.INVALID_JOIN_TOKEN');
+        expect(response.body.code).toBe('AUTH.INVALID_JOIN_TOKEN');
         expect(await countEvents()).toBe(eventsBefore);
       });
 
@@ -131,7 +131,7 @@ describeWithPostgres(
             registrationBody({ hostname: 'attacker', nodeId: victim.nodeId }),
             headers,
           );
-          expect([response.status, response.body.error?.code]).toEqual([
+          expect([response.status, response.body.code]).toEqual([
             401,
             'AUTH.NODE_CREDENTIAL_REQUIRED',
           ]);
@@ -333,7 +333,7 @@ describeWithPostgres(
       it('answers unknown nodes with 404 and bad ids or bodies with 400, writing nothing', async () => {
         const before = await countEvents();
         const unknown = randomUUID();
-        expect((await h.request('POST', `/v1/nodes/${unknown}/drain`, {})).body.error.code).toBe(
+        expect((await h.request('POST', `/v1/nodes/${unknown}/drain`, {})).body.code).toBe(
           'NODE.NOT_FOUND',
         );
         expect((await h.request('POST', `/v1/nodes/${unknown}/drain`, {})).status).toBe(404);

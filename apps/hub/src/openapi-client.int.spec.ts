@@ -19,7 +19,7 @@ const client = createClient<paths>({ baseUrl: 'http://127.0.0.1:8080', headers: 
 
 export async function use(): Promise<void> {
   const workload = await client.GET('/v1/workloads/{id}', { params: { path: { id: 'w-1' } } });
-  const code: string | undefined = workload.error?.error.code;
+  const code: string | undefined = workload.error?.code;
   void code;
   await client.GET('/v1/workloads', { params: { query: { namespace: 'team-a' } } });
   await client.POST('/v1/agents/register', {

@@ -89,12 +89,14 @@ describeWithPostgres(
       );
     });
 
-    it('answers errors as { error: { code, message, details } } on every operation', () => {
-      expect(served.components.schemas.HcnError.properties.error.required).toEqual(['code', 'message']);
+    it('answers errors as RFC 9457 problems (application/problem+json) on every operation', () => {
+      expect(served.components.schemas.Problem.required).toEqual(
+        expect.arrayContaining(['type', 'title', 'status', 'detail', 'instance', 'code']),
+      );
       for (const [key, operation] of operations(served)) {
-        expect([key, operation.responses.default?.content['application/json'].schema]).toEqual([
+        expect([key, operation.responses.default?.content['application/problem+json'].schema]).toEqual([
           key,
-          { $ref: '#/components/schemas/HcnError' },
+          { $ref: '#/components/schemas/Problem' },
         ]);
       }
     });

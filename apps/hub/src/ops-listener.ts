@@ -3,6 +3,8 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { HcnExceptionFilter } from './common/hcn-exception.filter';
+import { PROBLEM_CONTENT_TYPE, problemSchema } from './common/problem';
+import { z } from '@hcn/contracts';
 import { HubMetrics } from './common/metrics';
 import { MetricsController } from './health/metrics.controller';
 import { applySecurityHeaders } from './web/security-headers';
@@ -10,27 +12,11 @@ import { applySecurityHeaders } from './web/security-headers';
 /** The security scheme every operation requires unless it declares its own (`@ApiSecurity({})`: anonymous). */
 const BEARER = 'bearer';
 
-/** The body of every error answer (HcnExceptionFilter), as a JSON Schema. */
-const ERROR_SCHEMA = {
-  type: 'object',
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      required: ['code', 'message'],
-      properties: {
-        code: { type: 'string', description: 'stable dotted code, e.g. WORKLOAD.NOT_FOUND' },
-        message: { type: 'string' },
-        details: { description: 'the code-specific details, when any' },
-      },
-    },
-  },
-} as const;
 
 /**
  * The OpenAPI 3.1 document of the hub's API, built from the main app's controllers on first use: request schemas
  * are zod's JSON Schema 2020-12 (3.1's dialect) without their `$schema`, bearer auth applies to every operation,
- * and every operation answers errors as `HcnError`.
+ * and every operation answers errors as RFC 9457 problems (`Problem`).
  */
 export function openApiDocument(api: INestApplication): () => OpenAPIObject {
   const info = new DocumentBuilder()
@@ -53,7 +39,7 @@ function normalizeOpenApi(document: OpenAPIObject): OpenAPIObject {
   const normalized = withoutSchemaDialect(document) as OpenAPIObject;
   normalized.components = {
     ...normalized.components,
-    schemas: { ...normalized.components?.schemas, HcnError: structuredClone(ERROR_SCHEMA) as object },
+    schemas: { ...normalized.components?.schemas, Problem: problemJsonSchema() },
   };
   for (const operations of Object.values(normalized.paths)) {
     for (const operation of Object.values(operations) as Array<{ responses?: Record<string, unknown> }>) {
@@ -62,12 +48,18 @@ function normalizeOpenApi(document: OpenAPIObject): OpenAPIObject {
         ...operation.responses,
         default: {
           description: 'an error: its status and a stable dotted code',
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/HcnError' } } },
+          content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } },
         },
       };
     }
   }
   return normalized;
+}
+
+/** The Problem schema (every error answer, HcnExceptionFilter) from its zod schema. */
+function problemJsonSchema(): object {
+  const { $defs } = z.toJSONSchema(problemSchema, { io: 'output' });
+  return $defs?.Problem as object;
 }
 
 /** A deep copy without `$schema` members (3.1's dialect is JSON Schema 2020-12, zod's, so they add nothing). */

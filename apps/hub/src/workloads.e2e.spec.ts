@@ -32,7 +32,7 @@ describeWithPostgres('workloads API (hub + projector, real PostgreSQL, in-proces
       processSpec({ namespace: 'team-a' }),
       as(TEAM_A),
     );
-    expect([response.status, response.body.error]).toEqual([201, undefined]);
+    expect([response.status, response.body.code]).toEqual([201, undefined]);
     const { workloadId } = response.body;
     const view = await h.request('GET', `/v1/workloads/${workloadId}`, undefined, as(TEAM_A));
     expect(view.body.instances[0].status).toBe('placed');
@@ -65,7 +65,7 @@ describeWithPostgres('workloads API (hub + projector, real PostgreSQL, in-proces
       as(TEAM_A),
     );
     expect(changed.status).toBe(409);
-    expect(changed.body.error.code).toBe('WORKLOAD.IDEMPOTENCY_CONFLICT');
+    expect(changed.body.code).toBe('WORKLOAD.IDEMPOTENCY_CONFLICT');
     expect(await count()).toBe(before);
   });
 
@@ -106,7 +106,7 @@ describeWithPostgres('workloads API (hub + projector, real PostgreSQL, in-proces
       as(TEAM_A),
     );
     expect(response.status).toBe(400);
-    const issues = response.body.error.details.issues.map(
+    const issues = response.body.details.issues.map(
       (i: { path: string; code: string }) => `${i.path}:${i.code}`,
     );
     expect(issues).toContain(issue);
@@ -158,7 +158,7 @@ describeWithPostgres('workloads API (hub + projector, real PostgreSQL, in-proces
   it('refuses workload types that cannot run yet with 422', async () => {
     const response = await h.request('POST', '/v1/workloads', processSpec({ type: 'batch' }));
     expect(response.status).toBe(422);
-    expect(response.body.error.code).toBe('WORKLOAD.TYPE_UNSUPPORTED');
+    expect(response.body.code).toBe('WORKLOAD.TYPE_UNSUPPORTED');
   });
 
   describe('access control', () => {
@@ -171,7 +171,7 @@ describeWithPostgres('workloads API (hub + projector, real PostgreSQL, in-proces
         as(TEAM_A),
       );
       expect(denied.status).toBe(403);
-      expect(denied.body.error.code).toBe('AUTH.NAMESPACE_FORBIDDEN');
+      expect(denied.body.code).toBe('AUTH.NAMESPACE_FORBIDDEN');
       expect(await count()).toBe(before);
       const theirs = await h.request(
         'POST',
@@ -187,7 +187,7 @@ describeWithPostgres('workloads API (hub + projector, real PostgreSQL, in-proces
         ['GET', `/v1/workloads/${id}/logs`],
       ]) {
         const response = await h.request(method, path, undefined, as(TEAM_A));
-        expect([method, path, response.status, response.body.error?.code]).toEqual([
+        expect([method, path, response.status, response.body.code]).toEqual([
           method,
           path,
           404,
@@ -210,12 +210,12 @@ describeWithPostgres('workloads API (hub + projector, real PostgreSQL, in-proces
         processSpec({ namespace: 'team-a' }),
         as(VIEWER_A),
       );
-      expect([submit.status, submit.body.error.code]).toEqual([403, 'AUTH.FORBIDDEN']);
+      expect([submit.status, submit.body.code]).toEqual([403, 'AUTH.FORBIDDEN']);
       const agent = await registerNode(h, { hostname: 'agent-x' });
       const asAgent = await h.request('GET', '/v1/workloads', undefined, as(agent.credential));
-      expect([asAgent.status, asAgent.body.error.code]).toEqual([401, 'AUTH.AGENT_CREDENTIAL_NOT_ALLOWED']);
+      expect([asAgent.status, asAgent.body.code]).toEqual([401, 'AUTH.AGENT_CREDENTIAL_NOT_ALLOWED']);
       const none = await h.request('GET', '/v1/nodes', undefined, { authorization: '' });
-      expect([none.status, none.body.error.code]).toEqual([401, 'AUTH.TOKEN_REQUIRED']);
+      expect([none.status, none.body.code]).toEqual([401, 'AUTH.TOKEN_REQUIRED']);
       const drain = await h.request('POST', `/v1/nodes/${agent.nodeId}/drain`, {}, as(TEAM_A));
       expect(drain.status).toBe(403);
     });
@@ -237,8 +237,8 @@ describeWithPostgres('workloads API (hub + projector, real PostgreSQL, in-proces
         '/v1/workloads',
         processSpec({ namespace: 'team-q', resources: { cpuMillis: 300, memoryBytes: 1 }, replicas: 2 }),
       );
-      expect([second.status, second.body.error.code]).toEqual([422, 'QUOTA.EXCEEDED']);
-      expect(second.body.error.message).toContain('cpuMillis: 1200 > limit 1000');
+      expect([second.status, second.body.code]).toEqual([422, 'QUOTA.EXCEEDED']);
+      expect(second.body.detail).toContain('cpuMillis: 1200 > limit 1000');
       // Nothing changes; the refusal itself is recorded for compliance reports (one audit event).
       expect(await count()).toBe(before + 1);
       const denied = await h.store.readStream('admission-team-q');
@@ -305,14 +305,14 @@ describeWithPostgres('workloads API (hub + projector, real PostgreSQL, in-proces
         { parameters: { word: 'x', colour: 'red' } },
         as(TEAM_A),
       );
-      expect([bad.status, bad.body.error.code]).toEqual([400, 'TEMPLATE.UNKNOWN_PARAMETER']);
+      expect([bad.status, bad.body.code]).toEqual([400, 'TEMPLATE.UNKNOWN_PARAMETER']);
       const missing = await h.request(
         'POST',
         '/v1/templates/echo/instantiate',
         { parameters: {} },
         as(TEAM_A),
       );
-      expect([missing.status, missing.body.error.code]).toEqual([400, 'TEMPLATE.MISSING_PARAMETER']);
+      expect([missing.status, missing.body.code]).toEqual([400, 'TEMPLATE.MISSING_PARAMETER']);
       expect(await count()).toBe(before);
       expect((await h.request('GET', '/v1/templates/echo', undefined, as(TEAM_B))).status).toBe(404);
       const list = await h.request('GET', '/v1/templates', undefined, as(TEAM_A));
@@ -328,9 +328,9 @@ describeWithPostgres('workloads API (hub + projector, real PostgreSQL, in-proces
       ).toBe(201);
       const before = await domainEvents();
       const orphan = await h.request('POST', '/v1/domains', { domainId: 'lost', parentId: 'nowhere' });
-      expect([orphan.status, orphan.body.error.code]).toEqual([422, 'DOMAIN.PARENT_NOT_FOUND']);
+      expect([orphan.status, orphan.body.code]).toEqual([422, 'DOMAIN.PARENT_NOT_FOUND']);
       const cycle = await h.request('PUT', '/v1/domains/world', { parentId: 'eu' });
-      expect([cycle.status, cycle.body.error.code]).toEqual([422, 'DOMAIN.CYCLE']);
+      expect([cycle.status, cycle.body.code]).toEqual([422, 'DOMAIN.CYCLE']);
       const policy = await h.request('POST', '/v1/domains', { domainId: 'x', policy: 'fastest' });
       expect(policy.status).toBe(400);
       expect(await domainEvents()).toBe(before);

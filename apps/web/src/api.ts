@@ -24,7 +24,7 @@ export function forgetToken(): void {
   sessionStorage.removeItem(TOKEN_KEY);
 }
 
-/** An error answer of the API (`{ error: { code, message } }`). */
+/** An error answer of the API: an RFC 9457 problem's status, dotted `code` and `detail`. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -47,11 +47,11 @@ export function token(): string {
   return currentToken;
 }
 
-/** The refusal of an answer: `{ error: { code, message } }`, or problem+json (`code` extension, `detail`). */
+/** The refusal of an answer: its problem+json `code` extension and `detail` (`title`, else the status text). */
 function refusal(response: Response, body: unknown): ApiError {
-  const b = (body ?? {}) as { error?: { code?: string; message?: string }; code?: string; detail?: string };
-  const code = b.error?.code ?? b.code ?? 'HTTP';
-  const message = b.error?.message ?? b.detail ?? response.statusText;
+  const b = (body ?? {}) as { code?: string; detail?: string; title?: string };
+  const code = b.code ?? `HTTP.${response.status}`;
+  const message = b.detail ?? b.title ?? response.statusText;
   return new ApiError(response.status, code, message);
 }
 

@@ -5,6 +5,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { DataSource } from 'typeorm';
 import { HubMetrics } from '../common/metrics';
+import { RETRY_AFTER_SECONDS } from '../common/problem';
 import { READ_MODELS } from '../tokens';
 
 /** Liveness and readiness (Prometheus metrics: MetricsController). */
@@ -23,6 +24,7 @@ export class HealthController {
     return { status: 'ok' };
   }
 
+  /** 200 when the store, the read models and every subscription work; else 503 with `Retry-After`. */
   @Get('readyz')
   async ready(@Res() res: Response): Promise<void> {
     const checks: Record<string, string> = {};
@@ -38,6 +40,7 @@ export class HealthController {
     for (const s of this.metrics.subscriptions.failing())
       checks[`subscription:${s.name}`] = `failing since ${s.failingSince} (${s.failures} failures)`;
     const ok = Object.values(checks).every((v) => v === 'ok');
+    if (!ok) res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
     res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'not ready', checks });
   }
 }

@@ -85,7 +85,7 @@ describeWithPostgres(
       });
       expect(other.body.total).toBe(0);
       const bad = await h.request('GET', '/v1/delegations?type=nope&limit=0');
-      expect([bad.status, bad.body.error.code]).toEqual([400, 'DELEGATIONS.QUERY']);
+      expect([bad.status, bad.body.code]).toEqual([400, 'DELEGATIONS.QUERY']);
     });
 
     it('exports each projection lag', async () => {

@@ -89,7 +89,7 @@ describeWithPostgres('GET /v1/devices (device_state read model, hub + projector,
       (await h.request('GET', '/v1/devices?minUtilization=0.8')).body.items.map((d: any) => d.index),
     ).toEqual([0]);
     const bad = await h.request('GET', '/v1/devices?vendor=acme&maxHealth=101');
-    expect([bad.status, bad.body.error.code]).toEqual([400, 'DEVICES.QUERY']);
+    expect([bad.status, bad.body.code]).toEqual([400, 'DEVICES.QUERY']);
     const doc = (await h.request('GET', '/docs/openapi.json')).body;
     expect(doc.paths['/v1/devices'].get.parameters.map((p: any) => p.name)).toEqual(
       expect.arrayContaining(['nodeId', 'vendor', 'maxHealth', 'sort', 'limit', 'offset']),

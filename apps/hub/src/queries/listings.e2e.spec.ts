@@ -119,7 +119,7 @@ describeWithPostgres('listings: allocations, domains, quotas, sorting and OpenAP
     ];
     for (const [path, code] of cases) {
       const r = await h.request('GET', path);
-      expect([path, r.status, r.body.error.code]).toEqual([path, 400, code]);
+      expect([path, r.status, r.body.code]).toEqual([path, 400, code]);
     }
   });
 

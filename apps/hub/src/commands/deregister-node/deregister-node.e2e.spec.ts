@@ -48,7 +48,7 @@ describeWithPostgres('deregistering nodes (hub, real PostgreSQL, in-process bus)
       expect(view.body.status).toBe('deregistered');
     }, 10000);
     const again = await h.request('DELETE', `/v1/nodes/${node.nodeId}`);
-    expect([again.status, again.body.error?.code]).toEqual([410, 'NODE.DEREGISTERED']);
+    expect([again.status, again.body.code]).toEqual([410, 'NODE.DEREGISTERED']);
     const unknown = await h.request('DELETE', `/v1/nodes/${randomUUID()}`);
     expect(unknown.status).toBe(404);
   });

@@ -27,7 +27,7 @@ describeWithPostgres('per-node bootstrap tokens (real PostgreSQL)', () => {
     const first = await register(issued.token);
     expect([first.status, first.body.nodeId]).toEqual([200, issued.nodeId]);
     const replayed = await register(issued.token);
-    expect([replayed.status, replayed.body.error?.code]).toEqual([401, 'AUTH.NODE_CREDENTIAL_REQUIRED']);
+    expect([replayed.status, replayed.body.code]).toEqual([401, 'AUTH.NODE_CREDENTIAL_REQUIRED']);
     const again = await register(issued.token, { nodeId: issued.nodeId }, first.body.credential);
     expect([again.status, again.body.credential]).toEqual([200, first.body.credential]);
   });
@@ -35,9 +35,9 @@ describeWithPostgres('per-node bootstrap tokens (real PostgreSQL)', () => {
   it('refuses another node id or another domain than the token names, writing nothing', async () => {
     const issued = await issue({ domainId: 'site-a' });
     const otherNode = await register(issued.token, { nodeId: randomUUID() });
-    expect([otherNode.status, otherNode.body.error?.code]).toEqual([403, 'AUTH.BOOTSTRAP_TOKEN_MISMATCH']);
+    expect([otherNode.status, otherNode.body.code]).toEqual([403, 'AUTH.BOOTSTRAP_TOKEN_MISMATCH']);
     const otherDomain = await register(issued.token, { domainId: 'site-b' });
-    expect([otherDomain.status, otherDomain.body.error?.code]).toEqual([
+    expect([otherDomain.status, otherDomain.body.code]).toEqual([
       403,
       'AUTH.BOOTSTRAP_TOKEN_MISMATCH',
     ]);
@@ -50,7 +50,7 @@ describeWithPostgres('per-node bootstrap tokens (real PostgreSQL)', () => {
     expect(issued.nodeId).toBe(nodeId);
     expect((await register(issued.token, { domainId: 'anywhere' })).status).toBe(200);
     const taken = await h.request('POST', '/v1/nodes/bootstrap-tokens', { nodeId });
-    expect([taken.status, taken.body.error?.code]).toEqual([409, 'NODE.ALREADY_REGISTERED']);
+    expect([taken.status, taken.body.code]).toEqual([409, 'NODE.ALREADY_REGISTERED']);
     const bad = await h.request('POST', '/v1/nodes/bootstrap-tokens', { ttlSeconds: 5 });
     expect(bad.status).toBe(400);
     const anonymous = await h.request('POST', '/v1/nodes/bootstrap-tokens', {}, { authorization: '' });
@@ -60,7 +60,7 @@ describeWithPostgres('per-node bootstrap tokens (real PostgreSQL)', () => {
   it('refuses the shared join token when none is configured, and forged or unknown tokens', async () => {
     for (const joinToken of ['test-join-token-0123456789', 'boot.e30.forged', 'x'.repeat(40)]) {
       const refused = await register(joinToken);
-      expect([refused.status, refused.body.error?.code]).toEqual([401, 'AUTH.INVALID_JOIN_TOKEN']);
+      expect([refused.status, refused.body.code]).toEqual([401, 'AUTH.INVALID_JOIN_TOKEN']);
     }
   });
 });

@@ -82,7 +82,7 @@ describeWithPostgres('batch submission: POST /v1/workloads/batch (hub + projecto
     const changed = await batch([
       { ...item('team-b', 'k-1', { args: ['-c', 'true'] }), idempotencyKey: 'k-1' },
     ]);
-    expect([changed.status, changed.body.error.code]).toEqual([409, 'WORKLOAD.IDEMPOTENCY_CONFLICT']);
+    expect([changed.status, changed.body.code]).toEqual([409, 'WORKLOAD.IDEMPOTENCY_CONFLICT']);
   });
 
   it.each([
@@ -101,7 +101,7 @@ describeWithPostgres('batch submission: POST /v1/workloads/batch (hub + projecto
     const before = await count();
     const response = await batch(workloads);
     expect(response.status).toBe(400);
-    const issues = response.body.error.details.issues.map(
+    const issues = response.body.details.issues.map(
       (i: { path: string; code: string }) => `${i.path}:${i.code}`,
     );
     expect(issues).toContain(issue);
@@ -114,7 +114,7 @@ describeWithPostgres('batch submission: POST /v1/workloads/batch (hub + projecto
       item('team-a', `big-${i}`, { env: { PAD: 'x'.repeat(9000) } }),
     );
     const response = await batch(big);
-    expect([response.status, response.body.error?.code]).toEqual([413, 'REQUEST.TOO_LARGE']);
+    expect([response.status, response.body.code]).toEqual([413, 'REQUEST.TOO_LARGE']);
     expect(await count()).toBe(before);
   });
 
@@ -147,7 +147,7 @@ describeWithPostgres('batch submission: POST /v1/workloads/batch (hub + projecto
   ])('refuses %s as a whole, writing nothing', async (_name, workloads, headers, status, code) => {
     const before = await count();
     const response = await batch(workloads, headers);
-    expect([response.status, response.body.error?.code]).toEqual([status, code]);
+    expect([response.status, response.body.code]).toEqual([status, code]);
     expect(await count()).toBe(before);
   });
 
@@ -160,8 +160,8 @@ describeWithPostgres('batch submission: POST /v1/workloads/batch (hub + projecto
       });
     const before = await count();
     const over = await batch(['a', 'b', 'c', 'd', 'e'].map(small));
-    expect([over.status, over.body.error.code]).toEqual([422, 'QUOTA.EXCEEDED']);
-    expect(over.body.error.message).toContain('workloads: 5 > limit 4');
+    expect([over.status, over.body.code]).toEqual([422, 'QUOTA.EXCEEDED']);
+    expect(over.body.detail).toContain('workloads: 5 > limit 4');
     expect(await count()).toBe(before + 1);
     const denied = await h.store.readStream('admission-team-q');
     expect(denied.map((e) => [e.type, e.type === 'AdmissionDenied' && e.data.workloadName])).toEqual([

@@ -83,7 +83,7 @@ describeWithPostgres(
       expect(replay.body).toMatchObject({ matches: true, differences: [], decisionIndex: 0 });
       expect(replay.body.snapshot).toEqual({ domains: 4, nodes: 3 });
       const missing = await h.request('GET', `/v1/audit/workloads/${workloadId}/explain?hop=99`);
-      expect([missing.status, missing.body.error.code]).toEqual([404, 'AUDIT.HOP_NOT_FOUND']);
+      expect([missing.status, missing.body.code]).toEqual([404, 'AUDIT.HOP_NOT_FOUND']);
     });
 
     it('answers 404 for unknown workloads, 400 for malformed ids, and hides other namespaces', async () => {
@@ -91,10 +91,10 @@ describeWithPostgres(
         'GET',
         '/v1/audit/workloads/6d2c1f0e-6d2c-4f0e-8d2c-1f0e6d2c1f0e/chain',
       );
-      expect([unknown.status, unknown.body.error.code]).toEqual([404, 'AUDIT.WORKLOAD_NOT_FOUND']);
+      expect([unknown.status, unknown.body.code]).toEqual([404, 'AUDIT.WORKLOAD_NOT_FOUND']);
       expect((await h.request('GET', '/v1/audit/workloads/nope/chain')).status).toBe(400);
       const hidden = await h.request('GET', `/v1/audit/workloads/${workloadId}/chain`, undefined, as(TEAM_A));
-      expect([hidden.status, hidden.body.error.code]).toEqual([404, 'AUDIT.WORKLOAD_NOT_FOUND']);
+      expect([hidden.status, hidden.body.code]).toEqual([404, 'AUDIT.WORKLOAD_NOT_FOUND']);
       const viewer = await h.request('GET', `/v1/audit/workloads/${workloadId}/chain`, undefined, as(VIEWER));
       expect(viewer.status).toBe(403);
     });
@@ -110,9 +110,9 @@ describeWithPostgres(
       );
       expect(domain.body.definition).toMatchObject({ domainId: 'region-1', region: 'eu-west' });
       const bad = await h.request('GET', `/v1/audit/nodes/${nodeB}?at=yesterday`);
-      expect([bad.status, bad.body.error.code]).toEqual([400, 'AUDIT.INSTANT_INVALID']);
+      expect([bad.status, bad.body.code]).toEqual([400, 'AUDIT.INSTANT_INVALID']);
       const quota = await h.request('GET', '/v1/audit/quotas/team-z');
-      expect([quota.status, quota.body.error.code]).toEqual([404, 'AUDIT.QUOTA_NOT_FOUND']);
+      expect([quota.status, quota.body.code]).toEqual([404, 'AUDIT.QUOTA_NOT_FOUND']);
     });
 
     it("travels in time: a domain's member nodes, their status, capacity and reservations", async () => {
@@ -144,7 +144,7 @@ describeWithPostgres(
       expect(siteB.body).toMatchObject({ capacity: { cpuMillis: 8000 }, reserved: b1.body.reserved });
       expect(siteB.body.reserved).toMatchObject({ cpuMillis: 2000, memoryBytes: 4 * GiB });
       const unknown = await domainAt('site-z', at);
-      expect([unknown.status, unknown.body.error.code]).toEqual([404, 'AUDIT.DOMAIN_NOT_FOUND']);
+      expect([unknown.status, unknown.body.code]).toEqual([404, 'AUDIT.DOMAIN_NOT_FOUND']);
     });
 
     it("travels in time: a quota's limits and usage between two changes and after", async () => {
@@ -207,7 +207,7 @@ describeWithPostgres(
       const html = await h.request('GET', `/v1/reports/usage?month=${month}&format=html`);
       expect(html.body).toContain('<h2>Usage per namespace (resource-hours)</h2>');
       const bad = await h.request('GET', '/v1/reports/usage?month=2026-13');
-      expect([bad.status, bad.body.error.code]).toEqual([400, 'AUDIT.PERIOD_INVALID']);
+      expect([bad.status, bad.body.code]).toEqual([400, 'AUDIT.PERIOD_INVALID']);
       const scoped = await h.request('GET', `/v1/reports/placements?month=${month}`, undefined, as(TEAM_A));
       expect(scoped.body.rows).toEqual([]);
     });

@@ -36,7 +36,7 @@ describeWithPostgres('GET /v1/audit/verify: hash-chain tamper evidence (hub, rea
   it('refuses viewers and namespace-scoped operators', async () => {
     expect((await h.request('GET', '/v1/audit/verify', undefined, as(VIEWER))).status).toBe(403);
     const scoped = await h.request('GET', '/v1/audit/verify', undefined, as(SCOPED));
-    expect([scoped.status, scoped.body.error.code]).toEqual([403, 'AUTH.NAMESPACE_FORBIDDEN']);
+    expect([scoped.status, scoped.body.code]).toEqual([403, 'AUTH.NAMESPACE_FORBIDDEN']);
   });
 
   it.each([
@@ -47,12 +47,12 @@ describeWithPostgres('GET /v1/audit/verify: hash-chain tamper evidence (hub, rea
     ['stream=%24all', 'AUDIT.STREAM_INVALID'],
   ])('answers %s with 400 %s', async (query, code) => {
     const bad = await h.request('GET', `/v1/audit/verify?${query}`);
-    expect([bad.status, bad.body.error.code]).toEqual([400, code]);
+    expect([bad.status, bad.body.code]).toEqual([400, code]);
   });
 
   it('answers an unknown stream with 404 AUDIT.STREAM_NOT_FOUND', async () => {
     const missing = await h.request('GET', '/v1/audit/verify?stream=node-nope');
-    expect([missing.status, missing.body.error.code]).toEqual([404, 'AUDIT.STREAM_NOT_FOUND']);
+    expect([missing.status, missing.body.code]).toEqual([404, 'AUDIT.STREAM_NOT_FOUND']);
   });
 
   it('names the event whose stored data was changed', async () => {
