@@ -177,7 +177,10 @@ describeWithPostgres('task queues (GridCore flow): hub + agents + Redis', () => 
       expect(new Set(results.map((r) => r.item)).size).toBe(ITEMS);
       const seen = new Set(results.map((r) => `${r.node}/${r.instance}`));
       const nodes = agents.map((a) => a.nodeId).sort();
-      for (const nodeId of nodes) for (const i of ['0', '1']) expect(seen).toContain(`${nodeId}/${i}`);
+      // every node worked and instance ids are 0..1; an instance that started last may find the queue drained
+      // by the other three under load, so not every (node, instance) pair need show up
+      expect([...new Set(results.map((r) => r.node))].sort()).toEqual(nodes);
+      expect([...new Set(results.map((r) => r.instance))].sort()).toEqual(['0', '1']);
       expect([...seen].every((s) => ['0', '1'].includes(s.split('/')[1]))).toBe(true);
       await eventuallyExpect(async () =>
         expect((await task(first)).progress).toMatchObject({

@@ -16,6 +16,7 @@ import { DeleteWorkloadHandler } from './commands/delete-workload/delete-workloa
 import { RestartWorkloadHandler } from './commands/restart-workload/restart-workload.handler';
 import { SetQuotaHandler } from './commands/set-quota/set-quota.handler';
 import { StopWorkloadHandler } from './commands/stop-workload/stop-workload.handler';
+import { StopWorkloadsHandler } from './commands/stop-workloads/stop-workloads.handler';
 import { SubmitWorkloadsHandler } from './commands/submit-workloads/submit-workloads.handler';
 import { UpdateWorkloadHandler } from './commands/update-workload/update-workload.handler';
 import { ChangeNodeLabelsController } from './commands/change-node-labels/change-node-labels.controller';
@@ -186,6 +187,7 @@ export class HubModule {
         ChangeNodeLabelsHandler,
         SubmitWorkloadsHandler,
         StopWorkloadHandler,
+        StopWorkloadsHandler,
         RestartWorkloadHandler,
         UpdateWorkloadHandler,
         DeleteWorkloadHandler,

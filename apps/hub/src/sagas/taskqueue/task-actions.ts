@@ -1,4 +1,4 @@
-import { HcnError, TaskLaunch, inParallel, taskQueueStream, workloadSpecSchema } from '@hcn/contracts';
+import { HcnError, TaskLaunch, taskQueueStream, workloadSpecSchema } from '@hcn/contracts';
 import { TaskQueueCommand, TaskQueueState, TaskView, taskOf, taskWorkloadSpec } from '@hcn/domain';
 import { requestContext } from '@hcn/commands';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
@@ -6,7 +6,10 @@ import { QUEUE_METER, QueueMeter } from '@hcn/queue-meter';
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Principal } from '../../auth/principal';
-import { StopWorkloadCommand } from '../../commands/stop-workload/stop-workload.command';
+import {
+  StopWorkloadsCommand,
+  StopWorkloadsResult,
+} from '../../commands/stop-workloads/stop-workloads.command';
 import { SubmitWorkloadsCommand } from '../../commands/submit-workloads/submit-workloads.command';
 import { taskQueueEngine } from '../../commands/taskqueue-command';
 import type { HubConfig } from '../../config';
@@ -20,10 +23,11 @@ const LAUNCHES_PER_EVENT = 500;
 /** A submission or stop asked for is not asked again for this long (its event may still be on its way). */
 const REPEAT_AFTER_MS = 15_000;
 /**
- * Stops asked for side by side: one after the other, the 1,000 stops of a `next` on 1,000 nodes took two minutes
- * and more (bench/taskqueue-fanout), and the new task's instances wait for the capacity they give back.
+ * Stops per StopWorkloadsCommand (one read per workload, one append for all): one StopWorkloadCommand per
+ * workload, even 16 side by side, was the largest part of a `next` on 1,000 nodes (bench/taskqueue-fanout), and
+ * the new task's instances wait for the capacity the old ones give back.
  */
-const STOPS_SIDE_BY_SIDE = 16;
+const STOPS_PER_COMMAND = 250;
 
 /** Who the saga acts as when it submits and stops a queue's workloads. */
 const SAGA_PRINCIPAL: Principal = { name: 'taskqueue-saga', role: 'admin', namespaces: ['*'] };
@@ -168,14 +172,15 @@ export class TaskActions {
         ? 'task queue paused'
         : 'task queue moved on';
     let failure: unknown;
-    await inParallel(workloadIds, STOPS_SIDE_BY_SIDE, async (workloadId) => {
-      this.stopAsked.set(workloadId, this.clock().getTime());
-      try {
-        await this.commands.execute(new StopWorkloadCommand(SAGA_PRINCIPAL, workloadId, reason));
-      } catch (error) {
-        if (!(error instanceof HcnError && error.code === 'WORKLOAD.NOT_FOUND')) failure ??= error;
-      }
-    });
+    for (let at = 0; at < workloadIds.length; at += STOPS_PER_COMMAND) {
+      const batch = workloadIds.slice(at, at + STOPS_PER_COMMAND);
+      batch.forEach((workloadId) => this.stopAsked.set(workloadId, this.clock().getTime()));
+      const result: StopWorkloadsResult = await this.commands.execute(
+        new StopWorkloadsCommand(SAGA_PRINCIPAL, batch, reason),
+      );
+      // a workload gone meanwhile needs no stop; anything else refused is this pass's problem
+      failure ??= result.refused[0]?.error;
+    }
     if (failure) throw failure;
   }
 
