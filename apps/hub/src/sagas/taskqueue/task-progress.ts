@@ -54,9 +54,9 @@ export class TaskProgress {
     if (now - track.lastTry < SAMPLE_EVERY_MS) return;
     track.lastTry = now;
     try {
-      const [inputLength, outputLength] = await Promise.all([
-        this.lengthOf(inputRedis, inputQueue),
-        this.lengthOf(outputRedis ?? inputRedis, outputQueue),
+      const [inputLength, outputLength] = await this.lengthsOf([
+        [inputRedis, inputQueue],
+        [outputRedis ?? inputRedis, outputQueue],
       ]);
       const sample = { at: now, inputLength, outputLength };
       track.first ??= sample;
@@ -86,8 +86,20 @@ export class TaskProgress {
     this.tracks.delete(taskId);
   }
 
-  private async lengthOf(url: string | undefined, queue: string | undefined): Promise<number> {
-    if (!url || !queue) return 0;
-    return (await this.meter.lengths(openRedisUrl(url, this.config), [queue]))[queue] ?? 0;
+  /** The length of each (Redis URL, list) pair (0 when either is unnamed): one pipelined call per Redis. */
+  private async lengthsOf(
+    lists: ReadonlyArray<readonly [string | undefined, string | undefined]>,
+  ): Promise<number[]> {
+    const byUrl = new Map<string, string[]>();
+    for (const [url, queue] of lists) if (url && queue) byUrl.set(url, [...(byUrl.get(url) ?? []), queue]);
+    const measured = new Map(
+      await Promise.all(
+        [...byUrl].map(
+          async ([url, queues]) =>
+            [url, await this.meter.lengths(openRedisUrl(url, this.config), queues)] as const,
+        ),
+      ),
+    );
+    return lists.map(([url, queue]) => (url && queue ? (measured.get(url)?.[queue] ?? 0) : 0));
   }
 }
