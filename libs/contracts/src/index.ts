@@ -15,5 +15,7 @@ export * from './messages/command-mac';
 export * from './util/sealing';
 export * from './util/bounded-map';
 export * from './util/bootstrap-token';
+export * from './util/signed-token';
+export * from './util/federation-token';
 export * from './util/hcn-env';
 export * from './util/redis-url';

@@ -17,3 +17,5 @@ export * from './workload/service.rollout';
 export * from './taskqueue/taskqueue.state';
 export * from './taskqueue/taskqueue.decider';
 export * from './taskqueue/task-workload';
+export * from './site/site.commands';
+export * from './site/site.decider';

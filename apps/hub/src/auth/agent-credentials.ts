@@ -1,10 +1,11 @@
 import {
-  BOOTSTRAP_TOKEN_PREFIX,
+  BOOTSTRAP_TOKEN_KIND,
   BootstrapClaims,
   HcnError,
-  encodeBootstrapClaims,
+  encodeSignedClaims,
   readBootstrapToken,
   sameSecret,
+  signedTokenMacInput,
 } from '@hcn/contracts';
 import { createHmac } from 'node:crypto';
 
@@ -68,15 +69,30 @@ export class AgentCredentials {
    * registering it again needs the node's credential, as for any node.
    */
   issueBootstrap(claims: BootstrapClaims): string {
-    const payload = encodeBootstrapClaims(claims);
-    return `${BOOTSTRAP_TOKEN_PREFIX}${payload}.${this.mac(`boot|${payload}`)}`;
+    return this.issueSigned(BOOTSTRAP_TOKEN_KIND, claims);
   }
 
   /** The claims of a genuine, unexpired bootstrap token; undefined for anything else. */
   bootstrapClaims(token: string, now: Date): BootstrapClaims | undefined {
     const read = readBootstrapToken(token);
-    if (!read || !sameSecret(read.mac, this.mac(`boot|${read.payload}`))) return undefined;
+    if (!read || !this.signedBy(BOOTSTRAP_TOKEN_KIND, read)) return undefined;
     return read.claims.expiresAt * 1000 > now.getTime() ? read.claims : undefined;
+  }
+
+  /** A signed claim token of `kind` (`<kind>.<base64url JSON claims>.<MAC>`): bootstrap and federation join tokens. */
+  issueSigned(kind: string, claims: object): string {
+    const payload = encodeSignedClaims(claims);
+    return `${kind}.${payload}.${this.mac(signedTokenMacInput(kind, payload))}`;
+  }
+
+  /** True when a signed token of `kind`, as read, carries this hub's MAC over its claims. */
+  signedBy(kind: string, read: { payload: string; mac: string }): boolean {
+    return sameSecret(read.mac, this.mac(signedTokenMacInput(kind, read.payload)));
+  }
+
+  /** A secret derived from the hub's key for one purpose (`label` names it and what it is bound to); never stored. */
+  derive(label: string): string {
+    return this.mac(label);
   }
 
   private mac(value: string): string {

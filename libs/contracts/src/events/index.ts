@@ -5,6 +5,7 @@ import { ADMISSION_EVENTS } from './admission.events';
 import { DOMAIN_EVENTS } from './domain.events';
 import { NODE_EVENTS } from './node.events';
 import { QUOTA_EVENTS } from './quota.events';
+import { SITE_EVENTS } from './site.events';
 import { TASKQUEUE_EVENTS } from './taskqueue.events';
 import { TEMPLATE_EVENTS } from './template.events';
 import { WORKLOAD_EVENTS } from './workload.events';
@@ -21,6 +22,7 @@ export * from './workload.events';
 export * from './template.events';
 export * from './admission.events';
 export * from './taskqueue.events';
+export * from './site.events';
 
 const ALL_EVENTS = [
   ...NODE_EVENTS,
@@ -30,6 +32,7 @@ const ALL_EVENTS = [
   ...TEMPLATE_EVENTS,
   ...ADMISSION_EVENTS,
   ...TASKQUEUE_EVENTS,
+  ...SITE_EVENTS,
 ];
 
 /** Every event type HCN writes, with its schema; the store validates against it on append and on read. */

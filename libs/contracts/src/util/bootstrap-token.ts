@@ -1,3 +1,5 @@
+import { encodeSignedClaims, readSignedToken } from './signed-token';
+
 /** What a per-node bootstrap token allows: one node id, optionally bound to a domain, until `expiresAt` (epoch s). */
 export interface BootstrapClaims {
   readonly nodeId: string;
@@ -5,12 +7,14 @@ export interface BootstrapClaims {
   readonly expiresAt: number;
 }
 
-/** The prefix of a bootstrap token: `boot.<base64url JSON claims>.<MAC>`. */
-export const BOOTSTRAP_TOKEN_PREFIX = 'boot.';
+/** The kind of a bootstrap token (a signed token): `boot.<base64url JSON claims>.<MAC>`. */
+export const BOOTSTRAP_TOKEN_KIND = 'boot';
+/** The prefix of a bootstrap token. */
+export const BOOTSTRAP_TOKEN_PREFIX = `${BOOTSTRAP_TOKEN_KIND}.`;
 
 /** The claims' encoded form, the part of a bootstrap token that its MAC covers. */
 export function encodeBootstrapClaims(claims: BootstrapClaims): string {
-  return Buffer.from(JSON.stringify(claims)).toString('base64url');
+  return encodeSignedClaims(claims);
 }
 
 /**
@@ -20,19 +24,15 @@ export function encodeBootstrapClaims(claims: BootstrapClaims): string {
 export function readBootstrapToken(
   token: string,
 ): { claims: BootstrapClaims; payload: string; mac: string } | undefined {
-  const [kind, payload, mac, ...rest] = token.split('.');
-  if (`${kind}.` !== BOOTSTRAP_TOKEN_PREFIX || !payload || !mac || rest.length > 0) return undefined;
-  try {
-    const c = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Partial<BootstrapClaims>;
-    if (typeof c.nodeId !== 'string' || typeof c.expiresAt !== 'number') return undefined;
-    if (c.domainId !== undefined && typeof c.domainId !== 'string') return undefined;
-    const claims = {
-      nodeId: c.nodeId,
-      expiresAt: c.expiresAt,
-      ...(c.domainId ? { domainId: c.domainId } : {}),
-    };
-    return { claims, payload, mac };
-  } catch {
-    return undefined;
-  }
+  const read = readSignedToken(BOOTSTRAP_TOKEN_KIND, token);
+  if (!read) return undefined;
+  const c = read.json;
+  if (typeof c.nodeId !== 'string' || typeof c.expiresAt !== 'number') return undefined;
+  if (c.domainId !== undefined && typeof c.domainId !== 'string') return undefined;
+  const claims = {
+    nodeId: c.nodeId,
+    expiresAt: c.expiresAt,
+    ...(c.domainId ? { domainId: c.domainId } : {}),
+  };
+  return { claims, payload: read.payload, mac: read.mac };
 }
