@@ -3,6 +3,7 @@ import { esdbClientFor } from '@hcn/eventstore';
 import { brokerListSchema, envNumber, parseConfig } from '@hcn/platform';
 import { z } from 'zod';
 import { ApiToken, apiTokenSchema } from './auth/api-tokens';
+import { FederationConfig, loadFederationConfig } from './federation/federation.config';
 
 const tokensJson = z
   .string()
@@ -207,6 +208,8 @@ export interface HubConfig {
   readonly maxInstancesPerRequest: number;
   /** Limits admission applies to a namespace without a quota of its own; undefined = unlimited. */
   readonly defaultQuota?: QuotaLimits;
+  /** Sites, parent link, peers and gossip (HCN_SITE_*, HCN_FEDERATION_*). */
+  readonly federation: FederationConfig;
   /** Second listener serving only /metrics and /docs (they then answer 404 on the main one); undefined = none. */
   readonly opsHttp?: { readonly host: string; readonly port: number };
 }
@@ -245,6 +248,7 @@ export function loadHubConfig(env: NodeJS.ProcessEnv): HubConfig {
     containerHostPaths: c.HCN_CONTAINER_HOST_PATHS,
     maxInstancesPerRequest: c.HCN_MAX_INSTANCES_PER_REQUEST,
     defaultQuota: c.HCN_DEFAULT_QUOTA,
+    federation: loadFederationConfig(env),
     opsHttp:
       c.HCN_OPS_HTTP_PORT === undefined
         ? undefined

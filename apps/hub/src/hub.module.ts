@@ -83,6 +83,8 @@ import { PauseTaskQueueController } from './commands/pause-taskqueue/pause-taskq
 import { CancelTaskController } from './commands/cancel-task/cancel-task.controller';
 import { RetryTaskController } from './commands/retry-task/retry-task.controller';
 import { TaskQueuesController } from './queries/taskqueues.controller';
+import { Federation } from './federation/federation';
+import { FEDERATION_CONTROLLERS } from './federation/federation.controllers';
 
 /** What the hub module is built from: adapters are chosen by the caller (embedded or distributed). */
 export interface HubDependencies {
@@ -102,6 +104,8 @@ export interface HubDependencies {
   readonly cadence: HeartbeatCadence;
   /** Reads Redis queue lengths (task queue progress and auto-advance). */
   readonly queueMeter: QueueMeter;
+  /** Sites, links and gossip (federation). */
+  readonly federation: Federation;
 }
 
 /** The hub's Nest module: controllers, CQRS command handlers and the ports as providers. */
@@ -160,6 +164,7 @@ export class HubModule {
         CancelTaskController,
         RetryTaskController,
         TaskQueuesController,
+        ...FEDERATION_CONTROLLERS,
       ],
       providers: [
         { provide: HUB_CONFIG, useValue: deps.config },
@@ -177,6 +182,7 @@ export class HubModule {
         { provide: HotStreams, useValue: deps.hot },
         { provide: HeartbeatCadence, useValue: deps.cadence },
         { provide: QUEUE_METER, useValue: deps.queueMeter },
+        { provide: Federation, useValue: deps.federation },
         { provide: APP_GUARD, useClass: AuthGuard },
         TaskActions,
         TaskProgress,

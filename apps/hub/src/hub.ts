@@ -37,6 +37,7 @@ import { TemplateCatalog } from './scheduling/template-catalog';
 import { serveDashboard } from './web/dashboard.controller';
 import { applySecurityHeaders } from './web/security-headers';
 import type { Clock } from './tokens';
+import { Federation } from './federation/federation';
 
 /** Largest JSON request body the API takes (a bigger one is 413 REQUEST.TOO_LARGE). */
 const REQUEST_BODY_LIMIT = '4mb';
@@ -126,6 +127,13 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
     metrics.subscriptions,
   );
   const queueMeter = new RedisQueueMeter();
+  const federation = new Federation(config.federation, {
+    store: ports.store,
+    clock,
+    credentials,
+    snapshot: () => view.snapshot(),
+    health: metrics.subscriptions,
+  });
   const app = await NestFactory.create<NestExpressApplication>(
     HubModule.register({
       config,
@@ -140,6 +148,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
       hot,
       cadence: liveness.cadence,
       queueMeter,
+      federation,
     }),
     { logger: ['error', 'warn'] },
   );
@@ -178,6 +187,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
   await app.listen(config.httpPort, config.httpHost);
   const address = app.getHttpServer().address() as { port: number };
   const url = `http://${config.httpHost}:${address.port}`;
+  federation.start(url);
   return {
     app,
     url,
@@ -187,6 +197,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
     saga,
     view,
     close: async () => {
+      await federation.stop();
       await consumer.stop();
       await saga.stop();
       await taskQueues.stop();

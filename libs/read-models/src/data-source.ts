@@ -19,6 +19,7 @@ import { InlineDelegationHops1763773800000 } from './migrations/1763773800000-in
 import { WorkloadFoldedState1763773900000 } from './migrations/1763773900000-workload-folded-state';
 import { NodeRuntime1763774500000 } from './migrations/1763774500000-node-runtime';
 import { TaskQueueState1763774800000 } from './migrations/1763774800000-taskqueue-state';
+import { SiteState1763775500000 } from './migrations/1763775500000-site-state';
 import { DomainSummaryRow } from './domain-summary.entity';
 import { NodeReservationRow } from './node-reservation.entity';
 import { NodeStateRow } from './node-state.entity';
@@ -56,6 +57,7 @@ export const READ_MODEL_MIGRATIONS = [
   WorkloadFoldedState1763773900000,
   NodeRuntime1763774500000,
   TaskQueueState1763774800000,
+  SiteState1763775500000,
 ];
 
 const MIGRATION_LOCK = 4_711_002;

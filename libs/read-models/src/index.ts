@@ -10,3 +10,4 @@ export * from './allocation-state.table';
 export * from './node-runtime.table';
 export * from './quota-usage.entity';
 export * from './taskqueue-state.table';
+export * from './site-state.table';

@@ -3,6 +3,7 @@ import { delegationHopsProjection } from './delegation-hops.projection';
 import { deviceStateProjection } from './device-state.projection';
 import { nodeStateProjection } from './node-state.projection';
 import { quotaUsageProjection } from './quota-usage.projection';
+import { sitesProjection } from './sites.projection';
 import { taskQueuesProjection } from './taskqueues.projection';
 import { workloadsProjection } from './workloads.projection';
 
@@ -14,4 +15,5 @@ export const PROJECTIONS: readonly Projection[] = [
   delegationHopsProjection,
   deviceStateProjection,
   taskQueuesProjection,
+  sitesProjection,
 ];

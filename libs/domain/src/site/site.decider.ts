@@ -5,11 +5,11 @@ import { SiteCommand, SiteEvent, SiteState, initialSiteState } from './site.comm
 /** A site neither registered nor discovered (never, or no more) has nothing to act on. */
 function unknownSite(state: SiteState, siteId: string): DomainError | undefined {
   if (state.status === 'deregistered')
-    return new DomainError('FEDERATION.SITE_DEREGISTERED', `Site ${siteId} has been deregistered`, {
+    return new DomainError('SITE.DEREGISTERED', `Site ${siteId} has been deregistered`, {
       siteId,
     });
   if (state.status === 'unknown')
-    return new DomainError('FEDERATION.SITE_NOT_FOUND', `Site ${siteId} is not known`, { siteId });
+    return new DomainError('SITE.NOT_FOUND', `Site ${siteId} is not known`, { siteId });
   return undefined;
 }
 
@@ -54,7 +54,7 @@ export function validateSite(command: SiteCommand, state: SiteState): DomainErro
   switch (command.type) {
     case 'IssueJoinToken':
       if (state.registration)
-        return new DomainError('FEDERATION.SITE_ALREADY_REGISTERED', `Site ${command.siteId} is registered`, {
+        return new DomainError('SITE.ALREADY_REGISTERED', `Site ${command.siteId} is registered`, {
           siteId: command.siteId,
         });
       return undefined;

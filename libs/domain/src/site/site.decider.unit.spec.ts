@@ -94,7 +94,7 @@ describe('site decider', () => {
         tokenDigest: digest('b'),
         expiresAt: '2030-02-01T00:00:00.000Z',
       };
-      expect(errorCode(given([issued, registered]).when(command))).toBe('FEDERATION.SITE_ALREADY_REGISTERED');
+      expect(errorCode(given([issued, registered]).when(command))).toBe('SITE.ALREADY_REGISTERED');
     });
     it('registers with the unspent token, which it spends', () => {
       expect(given([issued]).when(register)).toEqual({ events: [registered] });
@@ -150,9 +150,9 @@ describe('site decider', () => {
       });
     });
     it('refuses summaries of unknown, deregistered, merely invited or gossip-only sites and foreign credentials', () => {
-      expect(errorCode(given([]).when(summary(digest('c'))))).toBe('FEDERATION.SITE_NOT_FOUND');
+      expect(errorCode(given([]).when(summary(digest('c'))))).toBe('SITE.NOT_FOUND');
       expect(errorCode(given([issued, registered, deregistered]).when(summary(digest('c'))))).toBe(
-        'FEDERATION.SITE_DEREGISTERED',
+        'SITE.DEREGISTERED',
       );
       expect(errorCode(given([issued]).when(summary(digest('c'))))).toBe('AUTH.INVALID_SITE_CREDENTIAL');
       const discovered: SiteEvent = {
@@ -213,10 +213,8 @@ describe('site decider', () => {
     const command: SiteCommand = { type: 'DeregisterSite', siteId, reason: 'retired' };
     it('deregisters a known site once', () => {
       expect(given([issued, registered]).when(command)).toEqual({ events: [deregistered] });
-      expect(errorCode(given([issued, registered, deregistered]).when(command))).toBe(
-        'FEDERATION.SITE_DEREGISTERED',
-      );
-      expect(errorCode(given([]).when(command))).toBe('FEDERATION.SITE_NOT_FOUND');
+      expect(errorCode(given([issued, registered, deregistered]).when(command))).toBe('SITE.DEREGISTERED');
+      expect(errorCode(given([]).when(command))).toBe('SITE.NOT_FOUND');
     });
   });
 });

@@ -1,0 +1,16 @@
+import { DeregisterSiteController } from '../commands/deregister-site/deregister-site.controller';
+import { FederationJoinTokenController } from '../commands/issue-federation-join-token/federation-join-token.controller';
+import { RecordSiteSummaryController } from '../commands/record-site-summary/record-site-summary.controller';
+import { RegisterSiteController } from '../commands/register-site/register-site.controller';
+import { SitesController } from '../queries/sites.controller';
+import { FederationController } from './federation.controller';
+
+/** Every controller of the federation API (`/v1/federation/...`), registered by the hub module. */
+export const FEDERATION_CONTROLLERS = [
+  FederationJoinTokenController,
+  RegisterSiteController,
+  RecordSiteSummaryController,
+  DeregisterSiteController,
+  SitesController,
+  FederationController,
+];
