@@ -78,7 +78,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
   const stalls = new IngestStalls(clock, REPORTS_RETRY_BACKOFF_CAP_MS);
   const ingestResumedAt = () => stalls.resumedAt();
   const view = new ClusterView(ports.store, metrics.subscriptions);
-  const hot = new HotStreams(ports.store, (events, first) => view.nodeAppended(events, first));
+  const hot = new HotStreams(ports.store, (events, first, at) => view.nodeAppended(events, first, at));
   const liveness = new LivenessService(ports.store, config, clock, metrics, ingestResumedAt, hot.nodes);
   const logs = new LogStore(ports.readModels);
   const allocationReports = new AllocationReports(logs, hot);

@@ -1,7 +1,14 @@
-import { DomainDefinition, RecordedHcnEvent, isEventOfTypes } from '@hcn/contracts';
+import {
+  DecisionBasisRecord,
+  DomainDefinition,
+  Position,
+  RecordedHcnEvent,
+  isEventOfTypes,
+} from '@hcn/contracts';
 import { NodeEvent, NodeState, nodeDecider } from '@hcn/domain';
 import { ClusterSnapshot, SchedulingIndex } from '@hcn/scheduling';
 import { DeviceLimits, clusterSnapshot, deviceLimitsOf } from './cluster-snapshot';
+import { ViewBasis } from './view-basis';
 
 /** Event types the fold follows (heartbeats excluded: liveness turns them into online/offline facts). */
 export const CLUSTER_EVENT_TYPES = [
@@ -52,9 +59,14 @@ export class ClusterFold {
   private readonly holders = new Map<string, Holders>();
   private index: SchedulingIndex | undefined;
   private limits: DeviceLimits | undefined;
+  private readonly applied = new ViewBasis();
 
-  /** Applies one recorded cluster event; a node event at or below the node's applied revision is skipped. */
+  /**
+   * Applies one recorded cluster event, in log order; a node event at or below the node's applied revision is
+   * skipped.
+   */
   apply(event: RecordedHcnEvent): void {
+    this.applied.delivered(event.position);
     if (event.type === 'DomainDefined' || event.type === 'DomainUpdated') {
       this.defineDomain(event.data);
     } else if (isEventOfTypes(event, nodeDecider.eventTypes)) {
@@ -67,13 +79,21 @@ export class ClusterFold {
   /**
    * Applies events just appended to one node stream, the first at `firstRevision`, when they follow the last one
    * applied; otherwise (the stream moved on meanwhile, unseen here) they are left to the log. True when applied.
+   * `position` (the append's, in the log) is noted in the basis decisions record.
    */
-  applyAppended(events: readonly NodeEvent[], firstRevision: number): boolean {
+  applyAppended(events: readonly NodeEvent[], firstRevision: number, position?: Position): boolean {
     if (events.length === 0) return false;
     const nodeId = events[0].data.nodeId;
-    if (firstRevision !== this.revisionOf(nodeId) + 1) return false;
+    const applies = firstRevision === this.revisionOf(nodeId) + 1;
+    if (position) this.applied.appended(nodeId, position, applies);
+    if (!applies) return false;
     events.forEach((event, i) => this.applyNodeAt(event, firstRevision + i));
     return true;
+  }
+
+  /** What this fold has applied, as a decision taken on it now records it (its basis). */
+  basis(): DecisionBasisRecord {
+    return this.applied.record();
   }
 
   /** Applies a domain definition (the last one wins). */

@@ -2,3 +2,4 @@ export * from './cluster-fold';
 export * from './cluster-snapshot';
 export * from './device-views';
 export * from './site-summary';
+export * from './view-basis';

@@ -1,4 +1,4 @@
-import { BoundedMap, type EventBody, inParallel } from '@hcn/contracts';
+import { BoundedMap, type EventBody, type Position, inParallel } from '@hcn/contracts';
 import { type Decider, foldRecorded } from '@hcn/domain';
 import { type AnyEventStore, ConcurrencyError } from '@hcn/eventstore';
 import type { CommandContext } from './command-context';
@@ -171,15 +171,20 @@ export class CommandEngine<C, E extends EventBody, S> {
     const result = await this.store.append(streamId, events, expected);
     const known = { state: decided.state, revision: result.nextExpectedRevision };
     this.cache?.set(streamId, known);
-    this.appended(streamId, decided, known.revision);
+    this.appended(streamId, decided, known.revision, result.position);
     return known;
   }
 
-  /** Tells `onAppended` of a batch's events, the last at `lastRevision`. */
-  private appended(streamId: string, decided: DecidedBatch<E, S>, lastRevision: number): void {
+  /** Tells `onAppended` of a batch's events, the last at `lastRevision` and log position `position`. */
+  private appended(
+    streamId: string,
+    decided: DecidedBatch<E, S>,
+    lastRevision: number,
+    position: Position,
+  ): void {
     if (!this.options.onAppended) return;
     const events = decided.verdicts.flatMap((v) => ('events' in v ? v.events : []));
-    this.options.onAppended(streamId, events, lastRevision - events.length + 1);
+    this.options.onAppended(streamId, events, lastRevision - events.length + 1, position);
   }
 
   private async pause(attempt: number): Promise<void> {
@@ -214,7 +219,7 @@ export class CommandEngine<C, E extends EventBody, S> {
       if (!result.ok) continue;
       const known = { state: decided.state, revision: result.result.nextExpectedRevision };
       this.cache?.set(streams[at].streamId, known);
-      this.appended(streams[at].streamId, decided, known.revision);
+      this.appended(streams[at].streamId, decided, known.revision, result.result.position);
       outcomes[at] = { known, refused: [] };
     }
     return outcomes;

@@ -1,4 +1,4 @@
-import type { NewEvent } from '@hcn/contracts';
+import type { NewEvent, Position } from '@hcn/contracts';
 import type { CommandContext } from './command-context';
 
 /** A folded state and the revision it was folded to (-1: no stream yet). */
@@ -29,9 +29,15 @@ export interface EngineOptions<E = unknown> {
   readonly jitter?: boolean;
   /**
    * Told of every append this engine made, right after the store took it: the stream, its events as decided, and
-   * the revision the store gave the first (a fold kept in step with the log without waiting for a subscription).
+   * the revision the store gave the first (a fold kept in step with the log without waiting for a subscription),
+   * and the log position of the last (the events of one append share its `commit`).
    */
-  readonly onAppended?: (streamId: string, events: readonly E[], firstRevision: number) => void;
+  readonly onAppended?: (
+    streamId: string,
+    events: readonly E[],
+    firstRevision: number,
+    position: Position,
+  ) => void;
 }
 
 /** One command with the context its events carry. */

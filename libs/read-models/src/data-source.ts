@@ -8,6 +8,7 @@ import { NodeCapacity1763770400000 } from './migrations/1763770400000-node-capac
 import { AllocationLogs1763771000000 } from './migrations/1763771000000-allocation-logs';
 import { NodeDevices1763772100000 } from './migrations/1763772100000-node-devices';
 import { DelegationHops1763772200000 } from './migrations/1763772200000-delegation-hops';
+import { DelegationHopSteps1763775700000 } from './migrations/1763775700000-delegation-hop-steps';
 import { ProjectionLag1763772300000 } from './migrations/1763772300000-projection-lag';
 import { DeviceState1763773100000 } from './migrations/1763773100000-device-state';
 import { QuotaDeviceAmounts1763773000000 } from './migrations/1763773000000-quota-device-amounts';
@@ -46,6 +47,7 @@ export const READ_MODEL_MIGRATIONS = [
   AllocationLogs1763771000000,
   NodeDevices1763772100000,
   DelegationHops1763772200000,
+  DelegationHopSteps1763775700000,
   ProjectionLag1763772300000,
   QuotaDeviceAmounts1763773000000,
   DeviceState1763773100000,

@@ -11,3 +11,4 @@ export * from './node-runtime.table';
 export * from './quota-usage.entity';
 export * from './taskqueue-state.table';
 export * from './site-state.table';
+export * from './delegation-hops.table';

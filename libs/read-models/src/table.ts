@@ -3,10 +3,10 @@ import type { EntityManager } from 'typeorm';
 /** SQL types of read-model columns (as `jsonb_to_recordset` reads them on the way in). */
 export type ColumnType = 'uuid' | 'text' | 'int' | 'bigint' | 'boolean' | 'jsonb' | 'timestamptz';
 
-/** A read-model table: its name, its primary key and every column with its SQL type, keyed like its row type. */
+/** A read-model table: its name, its primary key (one column or several) and every column with its SQL type. */
 export interface TableDefinition<Row> {
   readonly name: string;
-  readonly key: keyof Row & string;
+  readonly key: (keyof Row & string) | ReadonlyArray<keyof Row & string>;
   readonly columns: { readonly [K in keyof Row & string]: ColumnType };
 }
 
@@ -28,6 +28,19 @@ export function selectList<Row>(
     .join(', ');
 }
 
+/** The key columns of a table. */
+function keyOf<Row>(table: TableDefinition<Row>): ReadonlyArray<keyof Row & string> {
+  return typeof table.key === 'string' ? [table.key] : table.key;
+}
+
+/** `INSERT ... SELECT` of rows passed as one jsonb parameter, every column typed as the table says. */
+function insertFromJson<Row>(table: TableDefinition<Row>): string {
+  const names = Object.keys(table.columns) as Array<keyof Row & string>;
+  const typed = names.map((c) => `${c} ${table.columns[c]}`).join(', ');
+  return `INSERT INTO ${table.name} (${names.join(', ')})
+     SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(${typed})`;
+}
+
 /** Inserts rows in one statement, or updates every column but the key of the rows already there. */
 export async function upsertRows<Row>(
   tx: EntityManager,
@@ -35,16 +48,24 @@ export async function upsertRows<Row>(
   rows: readonly Row[],
 ): Promise<void> {
   if (rows.length === 0) return;
-  const names = Object.keys(table.columns) as Array<keyof Row & string>;
-  const typed = names.map((c) => `${c} ${table.columns[c]}`).join(', ');
-  const updates = names
-    .filter((c) => c !== table.key)
+  const key = keyOf(table);
+  const updates = (Object.keys(table.columns) as Array<keyof Row & string>)
+    .filter((c) => !key.includes(c))
     .map((c) => `${c} = EXCLUDED.${c}`)
     .join(', ');
-  await tx.query(
-    `INSERT INTO ${table.name} (${names.join(', ')})
-     SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(${typed})
-     ON CONFLICT (${table.key}) DO UPDATE SET ${updates}`,
-    [JSON.stringify(rows)],
-  );
+  await tx.query(`${insertFromJson(table)} ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${updates}`, [
+    JSON.stringify(rows),
+  ]);
+}
+
+/** Inserts rows in one statement; rows whose key is there already are left as they are (replayed events). */
+export async function insertNewRows<Row>(
+  tx: EntityManager,
+  table: TableDefinition<Row>,
+  rows: readonly Row[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.query(`${insertFromJson(table)} ON CONFLICT (${keyOf(table).join(', ')}) DO NOTHING`, [
+    JSON.stringify(rows),
+  ]);
 }

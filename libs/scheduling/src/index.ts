@@ -26,6 +26,7 @@ export { decide } from './descent/decide';
 export { eligibleNodes, FIT_FILTERS } from './eligibility';
 export type { Eligibility } from './eligibility';
 export { compactVerdicts, recordedScopes, DEFAULT_TOP_K, EXAMPLES_PER_REASON } from './compact-verdicts';
+export { compactDecision } from './compact-decision';
 export type { CompactVerdicts, RecordedHop, RecordedRejection, RecordedJudging } from './compact-verdicts';
 export { ROOT_POLICY } from './descent/evaluate';
 export type { Filter, Scorer, Rejection, ScoreContext, DeviceScorer } from './plugins/types';

@@ -14,6 +14,7 @@ import {
   workloadDecider,
 } from '@hcn/domain';
 import type { EventStore } from '@hcn/eventstore';
+import type { Position } from '@hcn/contracts';
 
 /**
  * Streams written often and grown long (a node's reservations, a namespace's quota): states kept in memory,
@@ -36,12 +37,14 @@ export class HotStreams {
   /** `onNodesAppended`: told of every append to a node stream (the cluster view folds them at once). */
   constructor(
     readonly store: EventStore,
-    onNodesAppended?: (events: readonly NodeEvent[], firstRevision: number) => void,
+    onNodesAppended?: (events: readonly NodeEvent[], firstRevision: number, position: Position) => void,
   ) {
     this.nodes = new CommandEngine(store, nodeDecider, {
       ...GROUP_COMMITTED,
       ...(onNodesAppended
-        ? { onAppended: (_: string, events, first) => onNodesAppended(events, first) }
+        ? {
+            onAppended: (_: string, events, first, position) => onNodesAppended(events, first, position),
+          }
         : {}),
     });
     this.quotas = new CommandEngine(store, quotaDecider, GROUP_COMMITTED);

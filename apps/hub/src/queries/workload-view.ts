@@ -1,8 +1,10 @@
 import {
+  expandDecision,
   heartbeatStream,
   isEventOf,
   isEventOfTypes,
   type MeasuredUsage,
+  type RecordedEventOf,
   type RecordedHcnEvent,
 } from '@hcn/contracts';
 import type { EventStore } from '@hcn/eventstore';
@@ -25,6 +27,25 @@ export interface ChainStep {
 }
 
 /**
+ * The steps one event records, as the timeline shows them: older logs hold one per event; a decision recorded in its
+ * outcome event (`decision`) gives its hops and rejections in the long form of the older events, then the outcome.
+ */
+function stepsOf(e: RecordedEventOf<keyof typeof CHAIN_STEP_TYPES>): ChainStep[] {
+  const at = { revision: e.revision, recordedAt: e.recordedAt };
+  if ((e.type !== 'AllocationPlaced' && e.type !== 'WorkloadUnschedulable') || !e.data.decision)
+    return [{ type: e.type, ...at, data: e.data }];
+  const { decision, ...outcome } = e.data;
+  const { workloadId, instance, attempt } = e.data;
+  const base = { workloadId, instance, attempt };
+  const { hops, rejections } = expandDecision(decision);
+  return [
+    ...hops.map((h) => ({ type: 'WorkloadDelegated' as const, ...at, data: { ...base, ...h } })),
+    ...rejections.map((r) => ({ type: 'DelegationRejected' as const, ...at, data: { ...base, ...r } })),
+    { type: e.type, ...at, data: outcome },
+  ];
+}
+
+/**
  * A workload as `GET /v1/workloads/:id` answers it: state, allocations (with measured usage: the final one of an
  * ended allocation, else the latest heartbeat's in `live`) and every hop, from its own stream.
  */
@@ -38,10 +59,7 @@ export function workloadView(
     if (!isEventOfTypes(e, CHAIN_STEP_TYPES)) continue;
     const { instance, attempt } = e.data;
     const key = `${instance}/${attempt}`;
-    chain.set(key, [
-      ...(chain.get(key) ?? []),
-      { type: e.type, revision: e.revision, recordedAt: e.recordedAt, data: e.data },
-    ]);
+    chain.set(key, [...(chain.get(key) ?? []), ...stepsOf(e)]);
   }
   const first = events[0];
   return {

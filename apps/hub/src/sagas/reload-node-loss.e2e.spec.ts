@@ -59,7 +59,7 @@ describeWithPostgres(
         await onWorkload(workloadId, { type: 'RequestRestart', reason: 'spec' });
         const second = allocationIdFor(workloadId, 0, 1);
         const placed = { kind: 'placed' as const, allocationId: second, nodeId, domainId: 'site-a' };
-        const decision = { instance: 0, attempt: 1, hops: [], rejections: [], outcome: placed };
+        const decision = { instance: 0, attempt: 1, decision: { hops: [], topK: 5 }, outcome: placed };
         await onWorkload(workloadId, { type: 'RecordDecision', decision });
         const offline = {
           type: 'CheckLiveness',

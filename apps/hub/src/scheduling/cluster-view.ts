@@ -1,4 +1,4 @@
-import { RecordedHcnEvent } from '@hcn/contracts';
+import { Position, RecordedHcnEvent } from '@hcn/contracts';
 import { CAPACITY_APPEARS, CLUSTER_EVENT_TYPES, ClusterFold } from '@hcn/cluster';
 import type { NodeEvent } from '@hcn/domain';
 import { EventStore, Subscription, SubscriptionHealth, superviseSubscription } from '@hcn/eventstore';
@@ -63,8 +63,8 @@ export class ClusterView extends ClusterFold {
   }
 
   /** The node engine's hook: events it just appended to `node-<id>`, the first at `firstRevision`. */
-  nodeAppended(events: readonly NodeEvent[], firstRevision: number): void {
-    this.applyAppended(events, firstRevision);
+  nodeAppended(events: readonly NodeEvent[], firstRevision: number, position: Position): void {
+    this.applyAppended(events, firstRevision, position);
   }
 
   private delivered(event: RecordedHcnEvent): void {

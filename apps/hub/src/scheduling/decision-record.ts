@@ -1,6 +1,6 @@
-import { PlacedDevices, deterministicUuid } from '@hcn/contracts';
+import { DecisionBasisRecord, PlacedDevices, deterministicUuid } from '@hcn/contracts';
 import { DecisionRecord, InstanceView } from '@hcn/domain';
-import { ChosenDevices, DEFAULT_TOP_K, Decision, recordedScopes } from '@hcn/scheduling';
+import { ChosenDevices, DEFAULT_TOP_K, Decision, compactDecision } from '@hcn/scheduling';
 
 /** Result of trying to place one instance. */
 export type PlacementOutcome = 'placed' | 'unschedulable' | 'skipped';
@@ -10,15 +10,19 @@ export function allocationIdFor(workloadId: string, instance: number, attempt: n
   return deterministicUuid(`allocation:${workloadId}:${instance}:${attempt}`);
 }
 
-/** Turns a scheduler decision into the record the workload decider takes (verdicts compacted to `topK`). */
+/**
+ * Turns a scheduler decision into the record the workload decider takes: verdicts compacted to `topK`, with the
+ * basis the deciding view had applied (what replay folds to get the same view).
+ */
 export function toDecisionRecord(
   instance: InstanceView,
   decision: Decision,
   allocationId: string,
+  basis: DecisionBasisRecord,
   topK = DEFAULT_TOP_K,
 ): DecisionRecord {
-  const { hops, rejections } = recordedScopes(decision, topK);
-  const base = { instance: instance.instance, attempt: instance.attempt, hops, rejections };
+  const record = compactDecision(decision, topK, basis);
+  const base = { instance: instance.instance, attempt: instance.attempt, decision: record };
   if (decision.outcome === 'placed') {
     const domainId = decision.domainPath[decision.domainPath.length - 1];
     const placed = { kind: 'placed' as const, allocationId, nodeId: decision.nodeId, domainId };

@@ -52,6 +52,7 @@ export class Reservations {
     const excluded: string[] = [];
     for (let attempt = 1; ; attempt++) {
       const stop = this.metrics.schedulingSeconds.startTimer();
+      const basis = this.view.basis();
       const decision = decide(this.view.schedulingIndex(), {
         workloadId,
         instance: instance.instance,
@@ -71,7 +72,7 @@ export class Reservations {
           return undefined;
         }
       }
-      return toDecisionRecord(instance, decision, allocationId);
+      return toDecisionRecord(instance, decision, allocationId, basis);
     }
   }
 

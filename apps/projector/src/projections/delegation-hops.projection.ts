@@ -1,4 +1,13 @@
-import { EventDataOf, RecordedEventOf, RecordedHcnEvent, isEventOfTypes } from '@hcn/contracts';
+import {
+  CompactDecision,
+  ExpandedHop,
+  ExpandedRejection,
+  RecordedEventOf,
+  RecordedHcnEvent,
+  expandDecision,
+  isEventOfTypes,
+} from '@hcn/contracts';
+import { DELEGATION_HOPS, DelegationHopRecord, insertNewRows } from '@hcn/read-models';
 import type { EntityManager } from 'typeorm';
 import type { ChangeSet, Projection } from '../projection';
 
@@ -10,23 +19,14 @@ const STEP_TYPES = {
 } as const;
 
 type StepEvent = RecordedEventOf<keyof typeof STEP_TYPES>;
-type Candidates = EventDataOf<'WorkloadDelegated'>['candidates'];
 
 /** What a step says beyond its workload, instance and attempt: where it went, why, and the candidates judged. */
-interface StepDetails {
-  readonly hop: number | null;
-  readonly scope: string | null;
-  readonly target: string | null;
-  readonly target_kind: string | null;
-  readonly reason: string | null;
-  readonly detail: string | null;
-  readonly candidates: Candidates;
-  /** Candidates judged and filtered out (older events: counted from their full candidate list). */
-  readonly considered: number;
-  readonly filtered: number;
-}
+type StepDetails = Omit<
+  DelegationHopRecord,
+  'workload_id' | 'revision' | 'step' | 'namespace' | 'instance' | 'attempt' | 'recorded_at'
+>;
 
-const NO_DETAILS: StepDetails = {
+const NO_DETAILS = {
   hop: null,
   scope: null,
   target: null,
@@ -38,55 +38,86 @@ const NO_DETAILS: StepDetails = {
   filtered: 0,
 };
 
+/** A judged scope's verdicts and counts (older events: the full verdict list, no counts). */
+interface Judged {
+  readonly candidates: ReadonlyArray<{ accepted: boolean }>;
+  readonly judged?: number;
+  readonly rejectedCounts?: Record<string, number>;
+}
+
 /** How many candidates a scope judged and filtered out: recorded counts, or the full list of an older event. */
-function judgedCounts(d: {
-  candidates: Candidates;
-  judged?: number;
-  rejectedCounts?: Record<string, number>;
-}): { considered: number; filtered: number } {
+function judgedCounts(d: Judged): { considered: number; filtered: number } {
   if (d.judged === undefined || !d.rejectedCounts)
     return { considered: d.candidates.length, filtered: d.candidates.filter((c) => !c.accepted).length };
   return { considered: d.judged, filtered: Object.values(d.rejectedCounts).reduce((a, b) => a + b, 0) };
 }
 
-function stepDetails(event: StepEvent): StepDetails {
+function hopDetails(h: Pick<ExpandedHop, 'hop' | 'fromScope' | 'to' | 'toKind'> & Judged): StepDetails {
+  const { hop, fromScope, to, toKind } = h;
+  const counts = judgedCounts(h);
+  const target = { target: to, target_kind: toKind };
+  return {
+    ...NO_DETAILS,
+    type: 'delegated',
+    hop,
+    scope: fromScope,
+    ...target,
+    candidates: [...h.candidates],
+    ...counts,
+  };
+}
+
+function rejectionDetails(r: Pick<ExpandedRejection, 'scope' | 'reason' | 'detail'> & Judged): StepDetails {
+  const { scope, reason, detail } = r;
+  const candidates = [...r.candidates];
+  return { ...NO_DETAILS, type: 'rejected', scope, reason, detail, candidates, ...judgedCounts(r) };
+}
+
+/** The steps one event records: older events one each; a decision's outcome event its hops, rejections, itself. */
+function stepDetails(event: StepEvent): StepDetails[] {
   switch (event.type) {
-    case 'WorkloadDelegated': {
-      const { hop, fromScope, to, toKind, candidates } = event.data;
-      const counts = judgedCounts(event.data);
-      return { ...NO_DETAILS, hop, scope: fromScope, target: to, target_kind: toKind, candidates, ...counts };
+    case 'WorkloadDelegated':
+      return [hopDetails(event.data)];
+    case 'DelegationRejected':
+      return [rejectionDetails(event.data)];
+    case 'AllocationPlaced': {
+      const d = event.data;
+      const placed = { ...NO_DETAILS, type: 'placed' as const, scope: d.domainId, target: d.nodeId };
+      return [...recordedSteps(d.decision), { ...placed, target_kind: 'node' }];
     }
-    case 'DelegationRejected': {
-      const { scope, reason, detail, candidates } = event.data;
-      return { ...NO_DETAILS, scope, reason, detail, candidates, ...judgedCounts(event.data) };
-    }
-    case 'AllocationPlaced':
-      return { ...NO_DETAILS, scope: event.data.domainId, target: event.data.nodeId, target_kind: 'node' };
     case 'WorkloadUnschedulable': {
       const reason = Object.keys(event.data.reasons).sort().join(',') || null;
-      return { ...NO_DETAILS, reason, detail: event.data.detail };
+      const verdict = { ...NO_DETAILS, type: 'unschedulable' as const, reason, detail: event.data.detail };
+      return [...recordedSteps(event.data.decision), verdict];
     }
   }
 }
 
-/** A delegation_hops row of one recorded step. */
-function stepRow(event: StepEvent, namespace: string) {
-  const details = stepDetails(event);
-  return {
-    workload_id: event.data.workloadId,
+/** The hops and rejections a decision recorded inside its outcome event (none in older logs). */
+function recordedSteps(decision: CompactDecision | undefined): StepDetails[] {
+  if (!decision) return [];
+  const { hops, rejections } = expandDecision(decision);
+  return [...hops.map(hopDetails), ...rejections.map(rejectionDetails)];
+}
+
+/** The delegation_hops rows of one recorded event. */
+function stepRows(event: StepEvent, namespace: string): DelegationHopRecord[] {
+  const { workloadId, instance, attempt } = event.data;
+  return stepDetails(event).map((details, step) => ({
+    workload_id: workloadId,
     revision: event.revision,
+    step,
     namespace,
-    instance: event.data.instance,
-    attempt: event.data.attempt,
-    type: STEP_TYPES[event.type],
+    instance,
+    attempt,
     ...details,
     recorded_at: event.recordedAt,
-  };
+  }));
 }
 
 /**
  * Projection of workload-* streams into delegation_hops: every hop, rejection, placement and unschedulable verdict
- * as a row (keyed by workload and stream revision, so a replayed event changes nothing), scoped by the namespace
+ * as a row (keyed by workload, stream revision and step, so a replayed event changes nothing), scoped by the namespace
  * each workload was submitted to (delegation_namespaces).
  */
 export const delegationHopsProjection: Projection = {
@@ -117,17 +148,9 @@ export const delegationHopsProjection: Projection = {
     const namespaceOf = new Map(known.map((r) => [r.workload_id, r.namespace]));
     const rows = steps.flatMap((e) => {
       const ns = namespaceOf.get(e.data.workloadId);
-      return ns === undefined ? [] : [stepRow(e, ns)];
+      return ns === undefined ? [] : stepRows(e, ns);
     });
-    await tx.query(
-      `INSERT INTO delegation_hops (workload_id, revision, namespace, instance, attempt, type, hop, scope, target,
-         target_kind, reason, detail, candidates, considered, filtered, recorded_at)
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(workload_id uuid, revision int, namespace text, instance int,
-         attempt int, type text, hop int, scope text, target text, target_kind text, reason text, detail text,
-         candidates jsonb, considered int, filtered int, recorded_at timestamptz)
-       ON CONFLICT (workload_id, revision) DO NOTHING`,
-      [JSON.stringify(rows)],
-    );
+    await insertNewRows(tx, DELEGATION_HOPS, rows);
     rows.forEach((r) => changes.workloads.add(r.workload_id));
   },
 };

@@ -1,4 +1,11 @@
-import { EventDataOf, RecordedEventOf, RecordedHcnEvent, isEventOfTypes } from '@hcn/contracts';
+import {
+  CompactDecision,
+  EventDataOf,
+  RecordedEventOf,
+  RecordedHcnEvent,
+  expandDecision,
+  isEventOfTypes,
+} from '@hcn/contracts';
 import { AuditError } from '../errors';
 import type {
   AllocationEntryKind,
@@ -130,9 +137,25 @@ function judgingOf(d: ScopeJudging): { judging?: ScopeJudging } {
   return { judging: Object.fromEntries(Object.entries(judging).filter(([, v]) => v !== undefined)) };
 }
 
+/** The hops and rejections a decision recorded inside its outcome event, in the chain's form, at that event. */
+function addRecorded(b: Builder, event: DecisionEvent, record: CompactDecision): void {
+  const ref = eventRef(event);
+  const { hops, rejections } = expandDecision(record);
+  for (const h of hops) {
+    const { fromScope, to, toKind, policy, candidates, hop } = h;
+    const seq = b.hopSeq++;
+    b.hops.push({ ...ref, seq, hop, fromScope, to, toKind, policy, candidates, ...judgingOf(h) });
+  }
+  for (const r of rejections) {
+    const { scope, reason, detail, candidates } = r;
+    b.rejections.push({ ...ref, scope, reason, detail, candidates, ...judgingOf(r) });
+  }
+}
+
 function close(b: Builder, event: DecisionEvent): void {
   const d = event.data;
   const ref = eventRef(event);
+  if (d.decision) addRecorded(b, event, d.decision);
   const outcome: ChainDecision['outcome'] =
     event.type === 'AllocationPlaced'
       ? { kind: 'placed', ...placedOf(event.data), event: ref }
@@ -145,6 +168,7 @@ function close(b: Builder, event: DecisionEvent): void {
     hops: b.hops,
     rejections: b.rejections,
     outcome,
+    ...(d.decision ? { record: d.decision } : {}),
   };
   b.decided.add(`${d.instance}#${d.attempt}`);
   b.replaced.delete(d.instance);

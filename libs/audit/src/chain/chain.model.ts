@@ -1,4 +1,4 @@
-import type { Actor } from '@hcn/contracts';
+import type { Actor, CompactDecision } from '@hcn/contracts';
 
 /** Where an event sits in the log and who caused it: what every chain entry carries. */
 export interface EventRef {
@@ -103,6 +103,11 @@ export interface ChainDecision {
   readonly hops: readonly ChainHop[];
   readonly rejections: readonly ChainRejection[];
   readonly outcome: DecisionOutcome;
+  /**
+   * The decision as recorded inside its outcome event (hops, rejections, basis), in newer logs; its hops and
+   * rejections above are this record in the long form, all at the outcome event. Older logs: absent.
+   */
+  readonly record?: CompactDecision;
 }
 
 /** Kinds of allocation lifecycle entries. */

@@ -1,10 +1,14 @@
 import {
+  CompactDecision,
+  DecisionBasisRecord,
   Position,
   RecordedHcnEvent,
   comparePositions,
+  expandDecision,
   parsePosition,
   placementNeedsOf,
 } from '@hcn/contracts';
+import { basisEnd, basisIncludes } from '@hcn/cluster';
 import { foldRecorded, workloadDecider } from '@hcn/domain';
 import {
   ClusterSnapshot,
@@ -13,6 +17,7 @@ import {
   PlacementRequest,
   SchedulingIndex,
   decide,
+  compactDecision,
   compactVerdicts,
   recordedScopes,
 } from '@hcn/scheduling';
@@ -39,6 +44,8 @@ export interface DecisionBasis {
   readonly request: PlacementRequest;
   /** Position of the decision's first event in the workload stream. */
   readonly position: Position;
+  /** What the deciding hub's view had applied (newer records); absent: the log up to `position`. */
+  readonly basis?: DecisionBasisRecord;
 }
 
 /** How a scope was judged, as compared: members, judged, counts per reason and the verdicts kept. */
@@ -129,7 +136,8 @@ export function decisionBasis(
     ...devicesOf(spec),
     ...placementNeedsOf(spec),
   };
-  return { decision, request, position: parsePosition(first.position) };
+  const basis = decision.record?.basis;
+  return { decision, request, position: parsePosition(first.position), ...(basis ? { basis } : {}) };
 }
 
 /** The device request of the spec, passed the way the hub's placement passes it (absent: none). */
@@ -140,6 +148,7 @@ function devicesOf(spec: object): Pick<PlacementRequest, 'devices'> {
 
 /** The sample limit the decision was taken under (0: every member, as decisions recorded before sampling). */
 function recordedSampleLimit(decision: ChainDecision): number {
+  if (decision.record) return decision.record.sampleLimit ?? 0;
   return (decision.hops[0] ?? decision.rejections[0])?.judging?.sampleLimit ?? 0;
 }
 
@@ -153,9 +162,11 @@ function excludedNodes(decision: ChainDecision): string[] {
 }
 
 /**
- * Folds cluster events (in log order) into the snapshot the scheduler saw at a decision: everything before the
- * decision's first event, stopping early at the reservation the decision itself made (the hub decides, reserves,
- * then records the chain). `accept` returns false once the cutoff is reached; feed nothing after that.
+ * Folds cluster events (in log order) into the snapshot the scheduler saw at a decision. With a recorded basis:
+ * every event up to its position and those of the commits it names as applied ahead (the deciding view exactly).
+ * Older records: everything before the decision's first event, stopping early at the reservation the decision
+ * itself made (the hub decides, reserves, then records the chain). `accept` returns false once the cutoff is
+ * reached; feed nothing after that.
  */
 export class SnapshotAtDecision {
   private done = false;
@@ -173,12 +184,27 @@ export class SnapshotAtDecision {
   /** Applies one cluster event if it precedes the decision; false once the cutoff is reached. */
   accept(event: RecordedHcnEvent): boolean {
     if (this.done) return false;
+    const basis = this.basis.basis;
+    if (basis) return this.acceptInBasis(event, basis);
     if (comparePositions(event.position, this.basis.position) >= 0 || this.isOwnReservation(event)) {
       this.done = true;
       return false;
     }
     this.fold.apply(event);
     this.count++;
+    return true;
+  }
+
+  private acceptInBasis(event: RecordedHcnEvent, basis: DecisionBasisRecord): boolean {
+    if (event.position.commit > basisEnd(basis)) {
+      this.done = true;
+      return false;
+    }
+    const nodeId = 'nodeId' in event.data ? String(event.data.nodeId) : undefined;
+    if (basisIncludes(basis, event.position, nodeId)) {
+      this.fold.apply(event);
+      this.count++;
+    }
     return true;
   }
 
@@ -197,7 +223,10 @@ export class SnapshotAtDecision {
   replay(): DecisionReplay {
     const snapshot = this.fold.snapshot();
     const decision = decide(SchedulingIndex.fromSnapshot(snapshot), this.basis.request);
-    const replayed = comparableOf(decision, recordedTopK(this.basis.decision));
+    const record = this.basis.decision.record;
+    const replayed = record
+      ? comparableOfCompact(compactDecision(decision, record.topK), outcomeOf(decision))
+      : comparableOf(decision, recordedTopK(this.basis.decision));
     const recorded = comparableRecord(this.basis.decision);
     const differences: string[] = [];
     diffJson(recorded, replayed, '', differences, 20);
@@ -278,16 +307,21 @@ export function comparableOf(decision: Decision, topK?: number): ComparableDecis
     detail: r.detail,
     ...comparableJudging(r),
   }));
+  return { hops, rejections, outcome: outcomeOf(decision) };
+}
+
+/** The scheduler's outcome as compared. */
+function outcomeOf(decision: Decision): ComparableDecision['outcome'] {
   if (decision.outcome === 'placed') {
     const domainId = decision.domainPath[decision.domainPath.length - 1];
     const devices = comparableDevices(decision.devices);
-    return { hops, rejections, outcome: { kind: 'placed', nodeId: decision.nodeId, domainId, ...devices } };
+    return { kind: 'placed', nodeId: decision.nodeId, domainId, ...devices };
   }
   const detail = Object.entries(decision.reasons)
     .map(([code, n]) => `${code} x${n}`)
     .join(', ')
     .slice(0, 2000);
-  return { hops, rejections, outcome: { kind: 'unschedulable', reasons: { ...decision.reasons }, detail } };
+  return { kind: 'unschedulable', reasons: { ...decision.reasons }, detail };
 }
 
 /** A recorded scope's judging as compared (older records: their full verdict list, counted here). */
@@ -311,8 +345,33 @@ function recordedJudging(
   });
 }
 
+/** A compact record (as stored, or a replay encoded the same way) in the comparable shape, with `outcome`. */
+function comparableOfCompact(
+  record: CompactDecision,
+  outcome: ComparableDecision['outcome'],
+): ComparableDecision {
+  const { hops, rejections } = expandDecision(record);
+  return {
+    hops: hops.map((h) => ({
+      fromScope: h.fromScope,
+      to: h.to,
+      toKind: h.toKind,
+      policy: h.policy,
+      ...comparableJudging(h),
+    })),
+    rejections: rejections.map((r) => ({
+      scope: r.scope,
+      reason: r.reason,
+      detail: r.detail,
+      ...comparableJudging(r),
+    })),
+    outcome,
+  };
+}
+
 /** A recorded decision in the comparable shape. */
 export function comparableRecord(d: ChainDecision): ComparableDecision {
+  if (d.record) return comparableOfCompact(d.record, recordedOutcome(d));
   const hops = d.hops.map((h) => ({
     fromScope: h.fromScope,
     to: h.to,
@@ -326,10 +385,12 @@ export function comparableRecord(d: ChainDecision): ComparableDecision {
     detail: r.detail,
     ...recordedJudging(r.candidates, r.judging),
   }));
+  return { hops, rejections, outcome: recordedOutcome(d) };
+}
+
+function recordedOutcome(d: ChainDecision): ComparableDecision['outcome'] {
   const o = d.outcome;
-  const outcome: ComparableDecision['outcome'] =
-    o.kind === 'placed'
-      ? { kind: 'placed', nodeId: o.nodeId, domainId: o.domainId, ...comparableDevices(o.devices) }
-      : { kind: 'unschedulable', reasons: { ...o.reasons }, detail: o.detail };
-  return { hops, rejections, outcome };
+  return o.kind === 'placed'
+    ? { kind: 'placed', nodeId: o.nodeId, domainId: o.domainId, ...comparableDevices(o.devices) }
+    : { kind: 'unschedulable', reasons: { ...o.reasons }, detail: o.detail };
 }

@@ -1,10 +1,13 @@
 import {
+  CompactDecision,
   EventDataOf,
+  ExpandedHop,
   RecordedEventOf,
   RecordedHcnEvent,
   ResourceAmounts,
   WorkloadSpec,
   computeUnits,
+  expandDecision,
   formatPosition,
   isEventOfTypes,
 } from '@hcn/contracts';
@@ -98,7 +101,7 @@ export class ReportAccumulator {
   private lastPosition: string | null = null;
   private lastAt: string | null = null;
   private count = 0;
-  private pendingHops: Array<EventDataOf<'WorkloadDelegated'>> = [];
+  private pendingHops: Array<Pick<ExpandedHop, 'fromScope' | 'to' | 'toKind' | 'candidates'>> = [];
   private pendingRejections: string[] = [];
 
   constructor(readonly period: Period) {
@@ -141,8 +144,10 @@ export class ReportAccumulator {
       case 'DelegationRejected':
         return this.onRejected(event.data, at);
       case 'AllocationPlaced':
+        this.onRecorded(event.data.workloadId, event.data.decision, at);
         return this.onPlaced(event.data, event.metadata.occurredAt, at);
       case 'WorkloadUnschedulable':
+        this.onRecorded(event.data.workloadId, event.data.decision, at);
         return this.closeDecision(event.data.workloadId, null, at);
       case 'AllocationStarted':
         return this.onStarted(event.data);
@@ -195,7 +200,18 @@ export class ReportAccumulator {
     return this.specs.get(workloadId)?.namespace ?? 'unknown';
   }
 
-  private onRejected(d: EventDataOf<'DelegationRejected'>, at: number): void {
+  /** The hops and rejections a decision recorded inside its outcome event, taken as the older events were. */
+  private onRecorded(workloadId: string, decision: CompactDecision | undefined, at: number): void {
+    if (!decision) return;
+    const { hops, rejections } = expandDecision(decision);
+    this.pendingHops.push(...hops);
+    for (const { scope, candidates } of rejections) this.onRejected({ workloadId, scope, candidates }, at);
+  }
+
+  private onRejected(
+    d: Pick<EventDataOf<'DelegationRejected'>, 'workloadId' | 'scope' | 'candidates'>,
+    at: number,
+  ): void {
     this.pendingRejections.push(d.scope);
     if (inPeriod(this.period, at)) this.countBlacklist(d.workloadId, d.candidates);
   }

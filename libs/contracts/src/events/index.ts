@@ -19,6 +19,7 @@ export * from './container.spec';
 export * from './service.spec';
 export * from './model.spec';
 export * from './workload.events';
+export * from './decision.record';
 export * from './template.events';
 export * from './admission.events';
 export * from './taskqueue.events';

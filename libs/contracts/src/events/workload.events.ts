@@ -5,6 +5,7 @@ import { resourcesSchema, schedulingPolicySchema } from './resources.schemas';
 import { workloadSpecSchema } from './workload.spec';
 import { measuredUsageSchema, publishedPortSchema } from './container.spec';
 import { placedDevicesSchema } from '../devices/device-request.schema';
+import { compactDecisionSchema } from './decision.record';
 
 const id = z.string().uuid();
 const at = z.string().datetime({ offset: true });
@@ -41,7 +42,10 @@ export const WorkloadSubmitted = defineEvent(
   1,
   z.object({ workloadId: id, spec: workloadSpecSchema, idempotencyKey: z.string().max(128).nullable() }),
 );
-/** One hop of a delegation chain: a scope handed an instance down to a child domain or a node. */
+/**
+ * One hop of a delegation chain: a scope handed an instance down to a child domain or a node. Older logs only: a
+ * decision is now recorded inside its AllocationPlaced / WorkloadUnschedulable (`decision`).
+ */
 export const WorkloadDelegated = defineEvent(
   'WorkloadDelegated',
   1,
@@ -58,7 +62,7 @@ export const WorkloadDelegated = defineEvent(
     ...sampling,
   }),
 );
-/** A scope could not place an instance; the parent backs off to a sibling. */
+/** A scope could not place an instance; the parent backs off to a sibling. Older logs only (see `decision`). */
 export const DelegationRejected = defineEvent(
   'DelegationRejected',
   1,
@@ -88,6 +92,8 @@ export const AllocationPlaced = defineEvent(
     resources: resourcesSchema,
     /** The devices chosen, and how each device scorer rated them, when the workload asked for devices. */
     devices: placedDevicesSchema.optional(),
+    /** The decision (hops, rejections, basis); absent in older logs, whose hops are WorkloadDelegated events. */
+    decision: compactDecisionSchema.optional(),
   }),
 );
 /** No node can take an instance now; it is retried when capacity appears. */
@@ -100,6 +106,8 @@ export const WorkloadUnschedulable = defineEvent(
     attempt,
     reasons: z.record(z.string(), z.number().int()),
     detail: z.string().max(2000),
+    /** The decision (hops, rejections, basis); absent in older logs, whose scopes are separate events. */
+    decision: compactDecisionSchema.optional(),
   }),
 );
 /** The agent started the allocation's process. */

@@ -47,8 +47,7 @@ function history(spec: WorkloadSpec) {
           decision: {
             instance: i.instance,
             attempt: i.attempt,
-            hops: [],
-            rejections: [],
+            decision: { hops: [], topK: 5 },
             outcome: {
               kind: 'placed',
               allocationId: alloc(i.instance, i.attempt),

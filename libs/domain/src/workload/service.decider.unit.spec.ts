@@ -52,8 +52,7 @@ class History {
         decision: {
           instance: i.instance,
           attempt: i.attempt,
-          hops: [],
-          rejections: [],
+          decision: { hops: [], topK: 5 },
           outcome: { ...placed, domainId: 'site' },
         },
       });

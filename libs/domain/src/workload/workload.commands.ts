@@ -1,14 +1,20 @@
-import type { EventDataOf, MeasuredUsage, WorkloadSpec, PlacedDevices, PublishedPort } from '@hcn/contracts';
+import type {
+  CompactDecision,
+  EventDataOf,
+  MeasuredUsage,
+  WorkloadSpec,
+  PlacedDevices,
+  PublishedPort,
+} from '@hcn/contracts';
 
-type Hop = Omit<EventDataOf<'WorkloadDelegated'>, 'workloadId' | 'instance' | 'attempt' | 'hop'>;
-type Rejection = Omit<EventDataOf<'DelegationRejected'>, 'workloadId' | 'instance' | 'attempt'>;
-
-/** The scheduler's verdict for one instance attempt, as the saga hands it to the decider. */
+/**
+ * The scheduler's verdict for one instance attempt, as the saga hands it to the decider: the decision (hops,
+ * rejections, basis; compact) is recorded inside the one outcome event.
+ */
 export interface DecisionRecord {
   readonly instance: number;
   readonly attempt: number;
-  readonly hops: readonly Hop[];
-  readonly rejections: readonly Rejection[];
+  readonly decision: CompactDecision;
   readonly outcome:
     | {
         readonly kind: 'placed';

@@ -133,13 +133,6 @@ function recordDecision(decision: DecisionRecord, state: WorkloadState): Workloa
   )
     return [];
   const base = { workloadId, instance, attempt };
-  const events: WorkloadEvent[] = [
-    ...decision.hops.map((hop, index) => ({
-      type: 'WorkloadDelegated' as const,
-      data: { ...base, hop: index, ...hop },
-    })),
-    ...decision.rejections.map((r) => ({ type: 'DelegationRejected' as const, data: { ...base, ...r } })),
-  ];
   if (outcome.kind === 'placed') {
     const { allocationId, nodeId, domainId, devices } = outcome;
     const data = {
@@ -150,16 +143,13 @@ function recordDecision(decision: DecisionRecord, state: WorkloadState): Workloa
       generation: state.generation,
       resources: spec.resources,
       ...(devices ? { devices } : {}),
+      decision: decision.decision,
     };
-    return [...events, { type: 'AllocationPlaced', data }];
+    return [{ type: 'AllocationPlaced', data }];
   }
-  return [
-    ...events,
-    {
-      type: 'WorkloadUnschedulable',
-      data: { ...base, reasons: { ...outcome.reasons }, detail: outcome.detail },
-    },
-  ];
+  const { reasons, detail } = outcome;
+  const data = { ...base, reasons: { ...reasons }, detail, decision: decision.decision };
+  return [{ type: 'WorkloadUnschedulable', data }];
 }
 
 function recordEnded(end: AllocationEnd, state: WorkloadState): WorkloadEvent[] {

@@ -9,6 +9,7 @@ const W = '00000000-0000-4000-8000-000000000001';
 const A1 = '00000000-0000-4000-8000-0000000000a1';
 const A2 = '00000000-0000-4000-8000-0000000000a2';
 const N1 = '00000000-0000-4000-8000-0000000000b1';
+const N2 = '22222222-2222-4222-8222-222222222222';
 const given = specFor(workloadDecider);
 const T0 = '2026-11-22T10:00:00.000Z';
 
@@ -45,11 +46,25 @@ const failed = (allocationId: string, at = T0): WorkloadEvent => ({
 const decision = (outcome: DecisionRecord['outcome'], attempt = 0): DecisionRecord => ({
   instance: 0,
   attempt,
-  hops: [
-    { fromScope: null, to: 'site-a', toKind: 'domain', policy: 'least-loaded', candidates: [] },
-    { fromScope: 'site-a', to: N1, toKind: 'node', policy: 'bin-pack', candidates: [] },
-  ],
-  rejections: [{ scope: 'site-b', reason: 'SCHEDULE.NO_FEASIBLE_NODE', detail: 'too small', candidates: [] }],
+  decision: {
+    hops: [
+      { scope: null, policy: 'least-loaded', to: 0, members: 2, judged: 2, kept: [['d', 'site-a', 50]] },
+      { scope: 'site-a', policy: 'bin-pack', to: 0, members: 1, judged: 1, kept: [['n', N1, 10]] },
+    ],
+    rejections: [
+      {
+        scope: 'site-b',
+        reason: 'SCHEDULE.NO_FEASIBLE_NODE',
+        detail: 'too small',
+        members: 1,
+        judged: 1,
+        rejected: { 'FILTER.INSUFFICIENT_CPU': 1 },
+        kept: [['n', N2, null, 'FILTER.INSUFFICIENT_CPU']],
+      },
+    ],
+    topK: 5,
+    basis: { at: '7/3', ahead: [1] },
+  },
   outcome,
 });
 
@@ -80,22 +95,16 @@ describe('workload decider', () => {
     expect(result).toMatchObject({ error: { code: 'WORKLOAD.TYPE_UNSUPPORTED' } });
   });
 
-  it('records a decision as one event per hop, the rejections, then the placement', () => {
-    const result = given([submitted()]).when({
-      type: 'RecordDecision',
-      decision: decision({ kind: 'placed', allocationId: A1, nodeId: N1, domainId: 'site-a' }),
+  it('records a decision as one event: the placement with its hops, rejections and basis inside', () => {
+    const record = decision({ kind: 'placed', allocationId: A1, nodeId: N1, domainId: 'site-a' });
+    const result = given([submitted()]).when({ type: 'RecordDecision', decision: record });
+    expect('events' in result && result.events.map((e) => e.type)).toEqual(['AllocationPlaced']);
+    expect('events' in result && result.events[0].data).toMatchObject({
+      nodeId: N1,
+      decision: record.decision,
     });
-    expect('events' in result && result.events.map((e) => e.type)).toEqual([
-      'WorkloadDelegated',
-      'WorkloadDelegated',
-      'DelegationRejected',
-      'AllocationPlaced',
-    ]);
-    expect('events' in result && result.events[1].data).toMatchObject({
-      hop: 1,
-      fromScope: 'site-a',
-      to: N1,
-    });
+    const state = fold(workloadDecider, [submitted(), ...('events' in result ? result.events : [])]);
+    expect(state.hops).toBe(2);
   });
 
   it('refuses a decision for an instance that is no longer waiting (another hub placed it)', () => {

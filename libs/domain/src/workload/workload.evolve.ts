@@ -187,7 +187,11 @@ export function evolveWorkload(state: WorkloadState, event: WorkloadEvent): Work
           ? { ready: false, probed: readinessProbed(state.spec) }
           : {}),
       };
-      const placed = { ...state, allocations: { ...state.allocations, [d.allocationId]: allocation } };
+      const placed = {
+        ...state,
+        hops: state.hops + (d.decision?.hops.length ?? 0),
+        allocations: { ...state.allocations, [d.allocationId]: allocation },
+      };
       const instance = state.instances.find((i) => i.instance === d.instance);
       if (!instance) return placed;
       return setInstance(placed, {
@@ -200,12 +204,16 @@ export function evolveWorkload(state: WorkloadState, event: WorkloadEvent): Work
     }
     case 'WorkloadUnschedulable': {
       const instance = state.instances.find((i) => i.instance === event.data.instance);
-      if (!instance) return state;
-      return setInstance(state, {
-        ...instance,
-        status: 'unschedulable',
-        unschedulableReasons: event.data.reasons,
-      });
+      const hops = state.hops + (event.data.decision?.hops.length ?? 0);
+      if (!instance) return { ...state, hops };
+      return setInstance(
+        { ...state, hops },
+        {
+          ...instance,
+          status: 'unschedulable',
+          unschedulableReasons: event.data.reasons,
+        },
+      );
     }
     case 'AllocationStarted': {
       const { allocationId, pid, ports } = event.data;

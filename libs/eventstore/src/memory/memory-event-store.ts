@@ -71,13 +71,15 @@ export class MemoryEventStore<E extends EventBody = HcnEvent> implements EventSt
       prev ?? genesisHash(streamId),
       prepared.map((e) => e.contentHash),
     );
+    // the events of one append share their commit (as a PostgreSQL transaction's share its id); order is kept
+    const commit = BigInt(this.log.length + 1);
     for (const event of prepared.map((e, i) => withLinks(e, links[i]))) {
       const seq = BigInt(this.log.length + 1);
       const stored = {
         ...event,
         streamId,
         revision: stream.length,
-        position: { commit: seq, prepare: seq },
+        position: { commit, prepare: seq },
         recordedAt,
       };
       stream.push(stored);

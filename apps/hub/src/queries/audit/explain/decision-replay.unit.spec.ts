@@ -160,6 +160,7 @@ async function place(hub: SimulatedHub, workloadId: string, spec: WorkloadSpec):
       ...(spec.devices ? { devices: spec.devices } : {}),
     };
     const sampled = hub.sampleLimit === undefined ? {} : { sampleLimit: hub.sampleLimit };
+    const basis = hub.view.basis();
     const decision = decide(hub.view.schedulingIndex(), { ...request, excludeNodes: excluded, ...sampled });
     if (decision.outcome === 'placed') {
       if (hub.rand() < 0.15 && excluded.length < 2) {
@@ -177,7 +178,7 @@ async function place(hub: SimulatedHub, workloadId: string, spec: WorkloadSpec):
         ...(grants?.length ? { devices: grants } : {}),
       });
     }
-    const record = toDecisionRecord(instance, decision, allocationId, hub.topK);
+    const record = toDecisionRecord(instance, decision, allocationId, basis, hub.topK);
     await hub.append(stream, workloadDecider.decide({ type: 'RecordDecision', decision: record }, state));
     return;
   }
@@ -317,14 +318,13 @@ describe('decision replay equals the recorded decision (random fleets and worklo
     await place(hub, workloadId, spec);
     const events = await hub.store.readStream(workloadStream(workloadId));
     const basis = decisionBasis(events, { decision: 0 });
+    const record = basis.decision.record!;
+    const rejection = { scope: 'x', reason: 'FORGED', detail: '', members: 0, judged: 0, kept: [] };
     const forged = {
       ...basis,
       decision: {
         ...basis.decision,
-        rejections: [
-          ...basis.decision.rejections,
-          { ...basis.decision.outcome.event, scope: 'x', reason: 'FORGED', detail: '', candidates: [] },
-        ],
+        record: { ...record, rejections: [...(record.rejections ?? []), rejection] },
       },
     };
     const at = new SnapshotAtDecision(forged, new ClusterFold());

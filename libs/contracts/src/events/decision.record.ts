@@ -1,0 +1,161 @@
+import { z } from 'zod';
+import { domainIdSchema } from './node.events';
+import { schedulingPolicySchema } from './resources.schemas';
+
+const kindCode = z.enum(['n', 'd']);
+const candidateId = z.string().max(64);
+const reasonCode = z.string().max(64);
+
+/**
+ * One kept verdict, compact: `[kind, id, score]` for an accepted candidate, `[kind, id, score, reason]` for a
+ * rejected one (kind `n` node, `d` domain; score null when the candidate was not scored). The reason's detail is
+ * not kept: replaying the decision derives it.
+ */
+export const compactVerdictSchema = z.union([
+  z.tuple([kindCode, candidateId, z.number().nullable()]),
+  z.tuple([kindCode, candidateId, z.number().nullable(), reasonCode]),
+]);
+
+/** How one scope was judged: its members, how many were judged, counts per rejection reason, the verdicts kept. */
+const compactScope = {
+  members: z.number().int().min(0),
+  judged: z.number().int().min(0),
+  /** Candidates not accepted, per reason code (absent: none). */
+  rejected: z.record(reasonCode, z.number().int().min(0)).optional(),
+  /** The `topK` best scored, the chosen one, a few examples per reason, in the order judged. */
+  kept: z.array(compactVerdictSchema).max(1000),
+};
+
+/** One hop of a decision: at `scope` the policy chose `kept[to]`. */
+export const compactHopSchema = z.object({
+  scope: domainIdSchema.nullable(),
+  policy: schedulingPolicySchema,
+  to: z.number().int().min(0),
+  ...compactScope,
+});
+
+/** A scope that failed during a decision (its parent fell back to a peer). */
+export const compactRejectionSchema = z.object({
+  scope: z.string().max(64),
+  reason: reasonCode,
+  detail: z.string().max(2000),
+  ...compactScope,
+});
+
+/**
+ * What the deciding hub's view had applied: every cluster event up to `at` (a log position, `commit/prepare`),
+ * and, beyond it, the events of each commit in `ahead` (offsets from at's commit: the hub's own appends, applied
+ * before its subscription brought them back); `partial` names commits of which only some node streams were
+ * applied (`[offset, nodeId, ...]`).
+ */
+export const decisionBasisSchema = z.object({
+  at: z.string().regex(/^\d+\/\d+$/),
+  ahead: z.array(z.number().int().min(0)).max(10_000).optional(),
+  partial: z
+    .array(z.tuple([z.number().int().min(0)], z.string().max(64)))
+    .max(10_000)
+    .optional(),
+});
+
+/**
+ * A scheduling decision as recorded inside its outcome event (`AllocationPlaced` or `WorkloadUnschedulable`):
+ * every hop and rejection compactly, the record's `topK` and sample limit, and the basis the replay starts from.
+ * The seed is not stored: the scheduler derives it from (workload id, instance), both in the event.
+ */
+export const compactDecisionSchema = z.object({
+  hops: z.array(compactHopSchema).max(64),
+  rejections: z.array(compactRejectionSchema).max(1000).optional(),
+  topK: z.number().int().min(0),
+  sampleLimit: z.number().int().min(1).optional(),
+  basis: decisionBasisSchema.optional(),
+});
+
+/** A compact decision record. */
+export type CompactDecision = z.output<typeof compactDecisionSchema>;
+/** A compact verdict. */
+export type CompactVerdict = z.output<typeof compactVerdictSchema>;
+/** What a decision's hub view had applied. */
+export type DecisionBasisRecord = z.output<typeof decisionBasisSchema>;
+
+/** A verdict in the long form (as older `WorkloadDelegated` / `DelegationRejected` events hold them). */
+export interface ExpandedVerdict {
+  id: string;
+  kind: 'domain' | 'node';
+  accepted: boolean;
+  reason?: string;
+  score?: number;
+}
+
+/** How a scope was judged, in the long form of older events. */
+interface ExpandedJudging {
+  candidates: ExpandedVerdict[];
+  members: number;
+  judged: number;
+  rejectedCounts: Record<string, number>;
+  topK: number;
+  sampleLimit?: number;
+}
+
+/** A hop in the long form of a `WorkloadDelegated` event's data (without workload, instance, attempt). */
+export type ExpandedHop = ExpandedJudging & {
+  hop: number;
+  fromScope: string | null;
+  to: string;
+  toKind: 'domain' | 'node';
+  policy: string;
+};
+
+/** A rejection in the long form of a `DelegationRejected` event's data (without workload, instance, attempt). */
+export type ExpandedRejection = ExpandedJudging & { scope: string; reason: string; detail: string };
+
+/** A compact verdict in the long form. */
+export function expandVerdict([kind, id, score, reason]: CompactVerdict): ExpandedVerdict {
+  const verdict: ExpandedVerdict = {
+    id,
+    kind: kind === 'n' ? 'node' : 'domain',
+    accepted: reason === undefined,
+  };
+  if (reason !== undefined) verdict.reason = reason;
+  if (score !== null) verdict.score = score;
+  return verdict;
+}
+
+function expandJudging(
+  scope: { members: number; judged: number; rejected?: Record<string, number>; kept: CompactVerdict[] },
+  decision: CompactDecision,
+): ExpandedJudging {
+  const sampled = decision.sampleLimit === undefined ? {} : { sampleLimit: decision.sampleLimit };
+  return {
+    candidates: scope.kept.map(expandVerdict),
+    members: scope.members,
+    judged: scope.judged,
+    rejectedCounts: { ...(scope.rejected ?? {}) },
+    topK: decision.topK,
+    ...sampled,
+  };
+}
+
+/** A compact decision's hops and rejections in the long form older events hold (one reader for both shapes). */
+export function expandDecision(decision: CompactDecision): {
+  hops: ExpandedHop[];
+  rejections: ExpandedRejection[];
+} {
+  const hops = decision.hops.map((h, hop) => {
+    const chosen = h.kept[h.to];
+    return {
+      hop,
+      fromScope: h.scope,
+      to: chosen?.[1] ?? '',
+      toKind: chosen?.[0] === 'd' ? ('domain' as const) : ('node' as const),
+      policy: h.policy,
+      ...expandJudging(h, decision),
+    };
+  });
+  const rejections = (decision.rejections ?? []).map((r) => ({
+    scope: r.scope,
+    reason: r.reason,
+    detail: r.detail,
+    ...expandJudging(r, decision),
+  }));
+  return { hops, rejections };
+}

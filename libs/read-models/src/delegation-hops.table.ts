@@ -1,0 +1,101 @@
+import { defineTable } from './table';
+
+/** Kinds of delegation_hops rows. */
+export const DELEGATION_STEP_TYPES = ['delegated', 'rejected', 'placed', 'unschedulable'] as const;
+
+/** A delegation_hops row kind: a hop, a rejected scope, a placement, an unschedulable verdict. */
+export type DelegationStepType = (typeof DELEGATION_STEP_TYPES)[number];
+
+/**
+ * One delegation_hops row (projection of workload-* streams): one recorded scheduling step, keyed by its workload,
+ * the stream revision of the event that holds it and its place in that event (`step`; 0 for the one-step events of
+ * older logs), with the workload's namespace for token scoping.
+ */
+export interface DelegationHopRecord {
+  workload_id: string;
+  revision: number;
+  step: number;
+  namespace: string;
+  instance: number;
+  attempt: number;
+  type: DelegationStepType;
+  hop: number | null;
+  scope: string | null;
+  target: string | null;
+  target_kind: string | null;
+  reason: string | null;
+  detail: string | null;
+  candidates: unknown[];
+  considered: number;
+  filtered: number;
+  recorded_at: string;
+}
+
+/** The delegation_hops table (its indexes are in the migrations). */
+export const DELEGATION_HOPS = defineTable<DelegationHopRecord>({
+  name: 'delegation_hops',
+  key: ['workload_id', 'revision', 'step'],
+  columns: {
+    workload_id: 'uuid',
+    revision: 'int',
+    step: 'int',
+    namespace: 'text',
+    instance: 'int',
+    attempt: 'int',
+    type: 'text',
+    hop: 'int',
+    scope: 'text',
+    target: 'text',
+    target_kind: 'text',
+    reason: 'text',
+    detail: 'text',
+    candidates: 'jsonb',
+    considered: 'int',
+    filtered: 'int',
+    recorded_at: 'timestamptz',
+  },
+});
+
+/** One recorded scheduling step, as `GET /v1/delegations` lists it. */
+export interface DelegationStepView {
+  workloadId: string;
+  revision: number;
+  step: number;
+  namespace: string;
+  instance: number;
+  attempt: number;
+  type: DelegationStepType;
+  hop: number | null;
+  scope: string | null;
+  target: string | null;
+  targetKind: string | null;
+  reason: string | null;
+  detail: string | null;
+  considered: number;
+  filtered: number;
+  candidates: unknown[];
+  recordedAt: string;
+}
+
+/** Maps a delegation_hops row (as selected with `selectList`) to the view the API answers. */
+export function delegationStepFromRow(r: DelegationHopRecord): DelegationStepView {
+  return {
+    workloadId: r.workload_id,
+    revision: r.revision,
+    step: r.step,
+    namespace: r.namespace,
+    instance: r.instance,
+    attempt: r.attempt,
+    type: r.type,
+    hop: r.hop,
+    scope: r.scope,
+    target: r.target,
+    targetKind: r.target_kind,
+    reason: r.reason,
+    detail: r.detail,
+    considered: r.considered,
+    filtered: r.filtered,
+    candidates: r.candidates,
+    recordedAt: new Date(r.recorded_at).toISOString(),
+  };
+}
