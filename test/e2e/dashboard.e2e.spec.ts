@@ -116,11 +116,11 @@ describeWithPostgres('dashboard in a browser (hub, projector, agents, headless C
         });
         await eventually('the bars show what /v1/domains reports', async () => {
           const [domains, nodes] = await Promise.all([
-            h.request('GET', '/v1/domains'),
+            h.request('GET', '/v1/domains?limit=1000'),
             h.request('GET', '/v1/nodes?limit=100'),
           ]);
           const bars = await domainBars();
-          return domains.body.every((d: any) => {
+          return domains.body.items.every((d: any) => {
             const shown = bars[d.domainId];
             const accelerators =
               d.capacity.accelerators?.total ??
@@ -296,7 +296,7 @@ describeWithPostgres('dashboard in a browser (hub, projector, agents, headless C
         await page.waitForSelector('[data-testid=domain-web-west] [data-testid=offline]:text("1 offline")');
         await page.waitForSelector('[data-testid=domain-web-west] [data-testid=online]:text("0 online")');
         // The parent's row is its subtree's: gpu-box online; cpu-box and the two lure nodes offline.
-        const children = (await h.request('GET', '/v1/domains')).body.filter(
+        const children = (await h.request('GET', '/v1/domains?limit=1000')).body.items.filter(
           (d: any) => d.definition?.parentId === 'web',
         );
         const memory = children.reduce((sum: number, d: any) => sum + d.capacity.memoryBytes.total, 0);

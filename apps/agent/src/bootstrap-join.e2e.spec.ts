@@ -31,7 +31,7 @@ describeWithPostgres('agent joining with a per-node bootstrap token (real Postgr
       domainId: 'site-boot',
       ttlSeconds: 60,
     });
-    expect(issued.status).toBe(201);
+    expect(issued.status).toBe(200);
     const config = loadAgentConfig({
       HCN_HUB_URL: hub.hub.url,
       HCN_JOIN_TOKEN: issued.body.token,

@@ -97,16 +97,13 @@ export class CliContext {
 }
 
 /**
- * A note for stderr when a paged answer holds more than the rows shown (`total` beyond this page, or a
- * `nextCursor`); undefined when the table is everything.
+ * A note for stderr when a paged answer has more after the rows shown (a `nextCursor`); undefined when the table is
+ * the last page.
  */
 export function moreThanShown(body: unknown, shown: number): string | undefined {
-  const b = (body ?? {}) as { total?: unknown; offset?: unknown; nextCursor?: unknown };
-  const offset = typeof b.offset === 'number' ? b.offset : 0;
+  const b = (body ?? {}) as { total?: unknown; nextCursor?: unknown };
   if (typeof b.nextCursor === 'string' && b.nextCursor)
     return `(more after these ${shown}: --cursor ${b.nextCursor}${typeof b.total === 'number' ? `; ${b.total} in all` : ''})`;
-  if (typeof b.total === 'number' && b.total > offset + shown)
-    return `(showing ${offset + 1}-${offset + shown} of ${b.total}: --offset ${offset + shown} for more, --limit up to 1000)`;
   return undefined;
 }
 

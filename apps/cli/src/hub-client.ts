@@ -30,6 +30,13 @@ export interface HubAnswer<T = unknown> {
   readonly headers: Headers;
 }
 
+/** One page of a listing: every list of the API answers so to `?limit=&cursor=`. */
+export interface ListPage<T> {
+  readonly items: T[];
+  readonly nextCursor: string | null;
+  readonly total?: number;
+}
+
 /** The fetch the client uses (the global one; specs pass a recording one). */
 export type Fetch = (url: string, init: RequestInit) => Promise<Response>;
 
@@ -126,6 +133,22 @@ export class HubClient {
   /** GET and return the body. */
   async get<T = unknown>(path: string, query?: Query): Promise<T> {
     return (await this.request<T>({ method: 'GET', path, query })).body;
+  }
+
+  /**
+   * GET every item of a listing: its pages of 1,000 (`?limit=&cursor=`) followed by their `nextCursor` to the end;
+   * answers `{ items, nextCursor: null, total }` as one page holding them all.
+   */
+  async getAll<T = unknown>(path: string, query: Query = {}): Promise<ListPage<T>> {
+    const items: T[] = [];
+    let total: number | undefined;
+    for (let cursor: string | undefined; ;) {
+      const page = await this.get<ListPage<T>>(path, { ...query, limit: 1000, cursor });
+      items.push(...(Array.isArray(page?.items) ? page.items : []));
+      total ??= page?.total;
+      if (!page?.nextCursor) return { items, nextCursor: null, ...(total === undefined ? {} : { total }) };
+      cursor = page.nextCursor;
+    }
   }
 
   private unreachable(error: unknown): string {

@@ -89,10 +89,10 @@ describe('hcn argument parsing', () => {
     expect(run.sent[0].url).toBe('https://other.test/v1/workloads?status=running&status=failed');
     expect(run.sent[0].headers.authorization).toBe('Bearer t2');
     const before = await cli(['--addr', 'http://a.test:1234', 'quota', 'list'], [], { env: {} });
-    expect(before.sent[0].url).toBe('http://a.test:1234/v1/quotas');
+    expect(before.sent[0].url).toBe('http://a.test:1234/v1/quotas?limit=1000');
     expect(before.sent[0].headers.authorization).toBeUndefined();
     const defaults = await cli(['domain', 'list'], [], { env: {} });
-    expect(defaults.sent[0].url).toBe('http://127.0.0.1:8080/v1/domains');
+    expect(defaults.sent[0].url).toBe('http://127.0.0.1:8080/v1/domains?limit=1000');
   });
 
   it('prints the raw answer with --json wherever it stands', async () => {

@@ -177,6 +177,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
       })
     : undefined;
   liveness.start();
+  app.set('etag', false); // ETags are stream revisions, set by the single-resource GETs (common/http-conventions.ts)
   await view.start();
   templates.start();
   await saga.start();

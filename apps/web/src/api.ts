@@ -74,6 +74,30 @@ export function get<T>(path: string): Promise<T> {
   return send<T>('GET', path);
 }
 
+/** One page of an API listing: every list answers `{ items, nextCursor, total }` to `?limit=&cursor=`. */
+export interface ListPage<T> {
+  items: T[];
+  nextCursor: string | null;
+  total?: number;
+}
+
+/** `path` with `limit` and, when given, `cursor` added to its query. */
+export function pagePath(path: string, limit: number, cursor?: string | null): string {
+  const join = path.includes('?') ? '&' : '?';
+  return `${path}${join}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+}
+
+/** Every item of a listing: its pages of 1,000 followed by their `nextCursor` to the end. */
+export async function getAll<T>(path: string): Promise<T[]> {
+  const items: T[] = [];
+  for (let cursor: string | null = null; ;) {
+    const page: ListPage<T> = await get<ListPage<T>>(pagePath(path, 1000, cursor));
+    items.push(...page.items);
+    if (!page.nextCursor) return items;
+    cursor = page.nextCursor;
+  }
+}
+
 /** POST to the hub (a JSON body, `{}` when none). */
 export function post<T>(path: string, body: unknown = {}): Promise<T> {
   return send<T>('POST', path, body);

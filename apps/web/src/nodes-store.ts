@@ -1,10 +1,9 @@
 // All nodes, kept live: loaded once in pages of 1,000, then only the rows the change feed names are refetched
 // (those on screen at once, the others every few seconds).
 import { useSyncExternalStore } from 'react';
-import { Node, get } from './api';
+import { Node, get, getAll } from './api';
 import type { Feed } from './feed';
 
-const PAGE = 1000;
 const BY_IDS = 100;
 /** More changed ids than this in one flush: reload everything instead of patching. */
 const PATCH_LIMIT = 1000;
@@ -134,13 +133,8 @@ function sorted(nodes: Node[]): Node[] {
   return nodes.sort((a, b) => a.hostname.localeCompare(b.hostname) || a.nodeId.localeCompare(b.nodeId));
 }
 
-async function loadAll(): Promise<Node[]> {
-  const out: Node[] = [];
-  for (let offset = 0; ; offset += PAGE) {
-    const page = await get<{ items: Node[]; total: number }>(`/v1/nodes?limit=${PAGE}&offset=${offset}`);
-    out.push(...page.items);
-    if (page.items.length < PAGE || out.length >= page.total) return out;
-  }
+function loadAll(): Promise<Node[]> {
+  return getAll<Node>('/v1/nodes');
 }
 
 async function loadByIds(ids: string[]): Promise<Node[]> {

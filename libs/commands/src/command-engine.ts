@@ -3,6 +3,7 @@ import { type Decider, foldRecorded } from '@hcn/domain';
 import { type AnyEventStore, ConcurrencyError } from '@hcn/eventstore';
 import type { CommandContext } from './command-context';
 import { DecidedBatch, appendedOf, decideBatch } from './decide-batch';
+import { HandleOptions, PreconditionFailedError } from './precondition';
 import type {
   ContextualCommand,
   EngineOptions,
@@ -47,8 +48,17 @@ export class CommandEngine<C, E extends EventBody, S> {
     if (options.cachedStreams) this.cache = new BoundedMap(options.cachedStreams);
   }
 
-  /** Handles `command` on `streamId`: on the cached state when there is one, else on the stream as read. */
-  handle(streamId: string, command: C, context: CommandContext): Promise<Handled<E, S>> {
+  /**
+   * Handles `command` on `streamId`: on the cached state when there is one, else on the stream as read. With
+   * `ifRevision`, only on the stream as read at one of those revisions (see `handleIfAt`).
+   */
+  handle(
+    streamId: string,
+    command: C,
+    context: CommandContext,
+    options: HandleOptions = {},
+  ): Promise<Handled<E, S>> {
+    if (options.ifRevision) return this.handleIfAt(streamId, options.ifRevision, command, context);
     return new Promise((resolve, reject) => {
       const pending = { command, context, resolve, reject };
       if (!this.options.groupCommit) return void this.settle(streamId, [pending], this.cachedStart(streamId));
@@ -72,6 +82,30 @@ export class CommandEngine<C, E extends EventBody, S> {
     return new Promise((resolve, reject) => {
       void this.settle(streamId, [{ command, context, resolve, reject }], { known, trusted: true });
     });
+  }
+
+  /**
+   * Handles `command` only when the stream as read now is at one of `revisions`, appending expecting exactly that
+   * revision: a stream elsewhere, or a write between the read and the append, is REQUEST.PRECONDITION_FAILED and
+   * nothing is written (no retry: the caller's precondition no longer holds).
+   */
+  async handleIfAt(
+    streamId: string,
+    revisions: readonly number[],
+    command: C,
+    context: CommandContext,
+  ): Promise<Handled<E, S>> {
+    const known = await this.load(streamId);
+    if (!revisions.includes(known.revision)) throw new PreconditionFailedError(revisions, known.revision);
+    const decided = decideBatch(this.decider, [{ command, context }], known.state);
+    const [verdict] = decided.verdicts;
+    if ('refused' in verdict) throw verdict.refused;
+    try {
+      return { ...verdict, ...(await this.append(streamId, known.revision, decided)) };
+    } catch (error) {
+      if (error instanceof ConcurrencyError) throw new PreconditionFailedError(revisions, undefined);
+      throw error;
+    }
   }
 
   /**

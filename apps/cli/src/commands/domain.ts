@@ -62,7 +62,7 @@ export function domainCommands(ctx: CliContext): Command {
     .option('--parent <id>', 'children of this domain')
     .option('--region <region>', 'of this region')
     .action(async (opts, cmd: Command) => {
-      const body = await ctx.hub(cmd).get('/v1/domains', { parentId: opts.parent, region: opts.region });
+      const body = await ctx.hub(cmd).getAll('/v1/domains', { parentId: opts.parent, region: opts.region });
       ctx.table<DomainSummary>(
         cmd,
         body,

@@ -75,7 +75,7 @@ export function nodeCommands(ctx: CliContext): Command {
     .option('--sort <field>', 'hostname | lastSeenAt | registeredAt | cpuUsage')
     .addOption(new Option('--order <order>', 'asc | desc').argParser(oneOf('asc', 'desc')))
     .option('--limit <n>', 'at most n nodes (1..1000, default 100)', wholeNumber)
-    .option('--offset <n>', 'skip the first n', wholeNumber)
+    .option('--cursor <cursor>', 'nextCursor of the previous page (printed under the table)')
     .action(async (opts, cmd: Command) => {
       const body = await ctx.hub(cmd).get('/v1/nodes', {
         domain: opts.domain,
@@ -85,7 +85,7 @@ export function nodeCommands(ctx: CliContext): Command {
         sort: opts.sort,
         order: opts.order,
         limit: opts.limit,
-        offset: opts.offset,
+        cursor: opts.cursor,
       });
       const now = ctx.io.now();
       ctx.table<NodeView>(

@@ -79,7 +79,7 @@ export function quotaCommands(ctx: CliContext): Command {
     .description('limits and usage of every namespace the token may see (GET /v1/quotas)')
     .option('--prefix <text>', 'namespaces starting with this')
     .action(async (opts, cmd: Command) => {
-      const body = await ctx.hub(cmd).get('/v1/quotas', { prefix: opts.prefix });
+      const body = await ctx.hub(cmd).getAll('/v1/quotas', { prefix: opts.prefix });
       const col = (header: string, name: string, f: (n: number) => string) => ({
         header,
         value: (q: QuotaUsage) => usedOf(q.used?.[name], q.limits?.[name], f),

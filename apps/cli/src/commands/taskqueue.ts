@@ -91,7 +91,7 @@ export function taskQueueCommands(ctx: CliContext): Command {
     .alias('ls')
     .description('task queues of the namespaces the token may see (GET /v1/taskqueues)')
     .action(async (_opts, cmd: Command) => {
-      const body = await ctx.hub(cmd).get('/v1/taskqueues');
+      const body = await ctx.hub(cmd).getAll('/v1/taskqueues');
       ctx.table<QueueItem>(
         cmd,
         body,

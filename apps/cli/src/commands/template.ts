@@ -27,7 +27,7 @@ export function templateCommands(ctx: CliContext): Command {
     .alias('ls')
     .description('templates of the namespaces the token may see (GET /v1/templates)')
     .action(async (_opts, cmd: Command) => {
-      const body = await ctx.hub(cmd).get('/v1/templates');
+      const body = await ctx.hub(cmd).getAll('/v1/templates');
       ctx.table<Template>(
         cmd,
         body,

@@ -156,8 +156,7 @@ export function workloadCommands(ctx: CliContext): Command {
     .option('--sort <field>', 'submittedAt | updatedAt | name | status | priority')
     .option('--order <order>', 'asc | desc', oneOf('asc', 'desc'))
     .option('--limit <n>', 'at most n (1..1000, default 100)', wholeNumber)
-    .option('--offset <n>', 'skip the first n', wholeNumber)
-    .option('--cursor <cursor>', 'nextCursor of the previous page (--json shows it)')
+    .option('--cursor <cursor>', 'nextCursor of the previous page (printed under the table)')
     .action(async (opts, cmd: Command) => {
       const body = await ctx.hub(cmd).get('/v1/workloads', {
         namespace: opts.namespace,
@@ -168,7 +167,6 @@ export function workloadCommands(ctx: CliContext): Command {
         sort: opts.sort,
         order: opts.order,
         limit: opts.limit,
-        offset: opts.offset,
         cursor: opts.cursor,
       });
       const now = ctx.io.now();

@@ -9,31 +9,47 @@ import { TemplateChangeCommand } from './define-template/define-template.command
 
 const templateIdSchema = z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/);
 
-/** A template the principal may see, read from its stream (TEMPLATE.NOT_FOUND otherwise). */
-export async function loadTemplate(
+/** A template the principal may see and its stream's revision, read from its stream (TEMPLATE.NOT_FOUND otherwise). */
+export async function loadTemplateAt(
   store: EventStore,
   principal: Principal,
   id: string,
-): Promise<TemplateDefinition> {
+): Promise<{ definition: TemplateDefinition; revision: number }> {
   const templateId = parseBody(templateIdSchema, id, 'TEMPLATE.ID');
   const events = await store.readStream(templateStream(templateId));
   const definition = foldRecorded(templateDecider, events).definition;
   const notFound = { code: 'TEMPLATE.NOT_FOUND', message: `Template ${templateId} does not exist` };
   if (!definition) throw new HcnError(notFound.code, notFound.message);
   requireNamespace(principal, definition.namespace, notFound);
-  return definition;
+  return { definition, revision: events[events.length - 1].revision };
 }
 
-/** Runs a template change in the principal's namespace, then tells this hub's catalog (shared by the template use cases). */
+/** A template the principal may see, read from its stream (TEMPLATE.NOT_FOUND otherwise). */
+export async function loadTemplate(
+  store: EventStore,
+  principal: Principal,
+  id: string,
+): Promise<TemplateDefinition> {
+  return (await loadTemplateAt(store, principal, id)).definition;
+}
+
+/**
+ * Runs a template change in the principal's namespace (with `ifRevision`, If-Match, only on the stream at one of
+ * those revisions), then tells this hub's catalog (shared by the template use cases).
+ */
 export async function changeTemplate(
   commands: CommandBus,
   catalog: TemplateCatalog,
   principal: Principal,
   namespace: string,
   change: TemplateCommand,
-): Promise<unknown> {
+  ifRevision?: readonly number[],
+): Promise<{ templateId: string; revision: number; events: string[] }> {
   requireNamespace(principal, namespace);
-  const result: unknown = await commands.execute(new TemplateChangeCommand(change, principal.name));
+  const result = await commands.execute<
+    TemplateChangeCommand,
+    { templateId: string; revision: number; events: string[] }
+  >(new TemplateChangeCommand(change, principal.name, ifRevision));
   if (change.type === 'DeleteTemplate')
     catalog.apply({ type: 'TemplateDeleted', data: { templateId: change.templateId } });
   else catalog.apply({ type: 'TemplateDefined', data: change.definition });

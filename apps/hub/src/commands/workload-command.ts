@@ -157,7 +157,10 @@ export function answerRepeated(
   return { workloadId, status: workloadStatus(existing.state), revision, events: [], created: false };
 }
 
-/** Runs one user command on a workload the principal may act on. */
+/**
+ * Runs one user command on a workload the principal may act on; with `ifRevision` (If-Match) only on the stream at
+ * one of those revisions, appended expecting it (else REQUEST.PRECONDITION_FAILED, nothing written).
+ */
 export async function runWorkloadCommand(
   store: EventStore,
   clock: Clock,
@@ -168,7 +171,8 @@ export async function runWorkloadCommand(
   await loadVisibleWorkload(store, principal, workloadId);
   const context = userContext(principal, clock, workloadId);
   const workloads = new CommandEngine(store, workloadDecider);
-  const handled = await workloads.handle(workloadStream(workloadId), command, context);
+  ifRevision?: readonly number[],
+  const handled = await workloads.handle(workloadStream(workloadId), command, context, { ifRevision });
   const { state } = await loadWorkload(store, workloadId);
   return {
     workloadId,

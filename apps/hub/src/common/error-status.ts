@@ -2,6 +2,7 @@ import { HcnError, ValidationError } from '@hcn/contracts';
 
 const EXACT: Record<string, number> = {
   'EVENTSTORE.WRONG_EXPECTED_REVISION': 409,
+  'REQUEST.PRECONDITION_FAILED': 412,
   'EVENTSTORE.UNAVAILABLE': 503,
   'EVENTSTORE.DATA_REJECTED': 400,
   'BUS.UNAVAILABLE': 503,

@@ -8,18 +8,20 @@ import {
   selectList,
 } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
-import { Conditions, listPage, orderBy, pageShape, repeatable, sortShape } from './list-query';
+import type { Key } from './cursor';
+import { Conditions, Page, listPage, pageShape, repeatable, sortShape } from './list-query';
 import type { NamespaceScope } from './workloads.query';
 
 /** Sort fields of `GET /v1/allocations`, the default first. */
 export const ALLOCATION_SORTS = ['placedAt', 'startedAt', 'endedAt', 'instance'] as const;
 
-const SORT = {
-  placedAt: 'placed_at',
-  startedAt: 'started_at',
-  endedAt: 'ended_at',
-  instance: 'instance',
-} as const;
+// qualified: the select list reads times as text under the same names
+const SORT: Record<(typeof ALLOCATION_SORTS)[number], Key> = {
+  placedAt: { sql: 'allocation_state.placed_at', type: 'timestamptz' },
+  startedAt: { sql: 'allocation_state.started_at', type: 'timestamptz' },
+  endedAt: { sql: 'allocation_state.ended_at', type: 'timestamptz' },
+  instance: { sql: 'allocation_state.instance', type: 'numeric' },
+};
 
 /** Query parameters of `GET /v1/allocations` (the caller's namespaces come from its token). */
 export const listAllocationsQuerySchema = z
@@ -42,37 +44,28 @@ export type ListAllocationsQuery = z.output<typeof listAllocationsQuerySchema> &
 /** An allocation as the API shows it. */
 export type AllocationListItem = AllocationFields;
 
-/** Lists allocations from allocation_state within the caller's namespaces (filters, sort, pagination). */
+/** Lists allocations from allocation_state within the caller's namespaces (filters, sort, cursor pagination). */
 export async function listAllocations(
   db: DataSource,
   query: ListAllocationsQuery,
-): Promise<{ items: AllocationListItem[]; total: number; limit: number; offset: number }> {
+): Promise<Page<AllocationListItem>> {
   const c = new Conditions();
   if (query.namespaces !== '*') c.add('namespace = ANY(?::text[])', query.namespaces);
   if (query.namespace) c.add('namespace = ?', query.namespace);
   if (query.workloadId) c.add('workload_id = ?', query.workloadId);
   if (query.nodeId) c.add('node_id = ?', query.nodeId);
   if (query.status.length > 0) c.add('status = ANY(?::text[])', query.status);
-  // qualified: the select list reads times as text under the same names
-  const order = orderBy(
-    `allocation_state.${SORT[query.sort]}`,
-    query.order,
-    'workload_id',
-    'instance',
-    'attempt',
-    'allocation_id',
-  );
-  const { rows, total } = await listPage<AllocationStateRecord>(db, {
+  const page = await listPage<AllocationStateRecord>(db, {
     columns: selectList(ALLOCATION_STATE),
     from: 'allocation_state',
     where: c,
-    order,
+    keyset: {
+      sortName: query.sort,
+      sort: SORT[query.sort],
+      order: query.order,
+      ties: [{ sql: 'allocation_state.allocation_id', type: 'uuid' }],
+    },
     page: query,
   });
-  return {
-    items: rows.map(allocationFromRow),
-    total,
-    limit: query.limit,
-    offset: query.offset,
-  };
+  return { ...page, items: page.items.map(allocationFromRow) };
 }

@@ -1,6 +1,7 @@
 import { namespaceSchema, z } from '@hcn/contracts';
 import type { DataSource } from 'typeorm';
-import { Conditions, listPage, orderBy, pageShape, repeatable, sortShape } from './list-query';
+import type { Key } from './cursor';
+import { Conditions, Page, listPage, pageShape, repeatable, sortShape } from './list-query';
 import type { NamespaceScope } from './workloads.query';
 
 const STEP_TYPES = ['delegated', 'rejected', 'placed', 'unschedulable'] as const;
@@ -28,7 +29,15 @@ export const listDelegationsQuerySchema = z
   })
   .strict();
 
-const SORT = { recordedAt: 'recorded_at', filtered: 'filtered', considered: 'considered' } as const;
+const SORT: Record<(typeof DELEGATION_SORTS)[number], Key> = {
+  recordedAt: { sql: 'recorded_at', type: 'timestamptz' },
+  filtered: { sql: 'filtered', type: 'numeric' },
+  considered: { sql: 'considered', type: 'numeric' },
+};
+const TIES: Key[] = [
+  { sql: 'workload_id', type: 'uuid' },
+  { sql: 'revision', type: 'numeric' },
+];
 
 /** One recorded scheduling step, as `GET /v1/delegations` lists it. */
 export interface DelegationStepView {
@@ -52,11 +61,11 @@ export interface DelegationStepView {
 
 type Row = Record<string, unknown>;
 
-/** Lists delegation steps across workloads from delegation_hops (filters, sort, pagination, namespace scope). */
+/** Lists delegation steps across workloads from delegation_hops (filters, sort, cursor pagination, namespace scope). */
 export async function listDelegations(
   db: DataSource,
   query: z.output<typeof listDelegationsQuerySchema> & { namespaces: NamespaceScope },
-): Promise<{ items: DelegationStepView[]; total: number; limit: number; offset: number }> {
+): Promise<Page<DelegationStepView>> {
   const c = new Conditions();
   if (query.namespaces !== '*') c.add('namespace = ANY(?::text[])', query.namespaces);
   if (query.namespace) c.add('namespace = ?', query.namespace);
@@ -67,15 +76,16 @@ export async function listDelegations(
   if (query.reason) c.add(`(reason = ? OR ? = ANY(string_to_array(reason, ',')))`, query.reason);
   if (query.since) c.add('recorded_at >= ?', query.since);
   if (query.until) c.add('recorded_at < ?', query.until);
-  const { rows, total } = await listPage<Row>(db, {
+  const page = await listPage<Row>(db, {
     columns: '*',
     from: 'delegation_hops',
     where: c,
-    order: orderBy(SORT[query.sort], query.order, 'workload_id', 'revision'),
+    keyset: { sortName: query.sort, sort: SORT[query.sort], order: query.order, ties: TIES },
     page: query,
   });
   return {
-    items: rows.map((r) => ({
+    ...page,
+    items: page.items.map((r) => ({
       workloadId: r.workload_id as string,
       revision: r.revision as number,
       namespace: r.namespace as string,
@@ -93,8 +103,5 @@ export async function listDelegations(
       candidates: r.candidates as unknown[],
       recordedAt: new Date(r.recorded_at as string).toISOString(),
     })),
-    total,
-    limit: query.limit,
-    offset: query.offset,
   };
 }

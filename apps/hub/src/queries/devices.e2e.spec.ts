@@ -83,8 +83,10 @@ describeWithPostgres('GET /v1/devices (device_state read model, hub + projector,
 
   it('filters, paginates and refuses bad parameters; documented in OpenAPI', async () => {
     expect((await h.request('GET', '/v1/devices?domain=dev-cpu')).body.total).toBe(0);
-    const page = await h.request('GET', '/v1/devices?vendor=nvidia&limit=1&offset=1');
+    const first = await h.request('GET', '/v1/devices?vendor=nvidia&limit=1');
+    const page = await h.request('GET', `/v1/devices?vendor=nvidia&limit=1&cursor=${first.body.nextCursor}`);
     expect([page.body.total, page.body.items.length, page.body.items[0].index]).toEqual([2, 1, 1]);
+    expect(page.body.nextCursor).toBeNull();
     expect(
       (await h.request('GET', '/v1/devices?minUtilization=0.8')).body.items.map((d: any) => d.index),
     ).toEqual([0]);
@@ -92,7 +94,7 @@ describeWithPostgres('GET /v1/devices (device_state read model, hub + projector,
     expect([bad.status, bad.body.code]).toEqual([400, 'DEVICES.QUERY']);
     const doc = (await h.request('GET', '/docs/openapi.json')).body;
     expect(doc.paths['/v1/devices'].get.parameters.map((p: any) => p.name)).toEqual(
-      expect.arrayContaining(['nodeId', 'vendor', 'maxHealth', 'sort', 'limit', 'offset']),
+      expect.arrayContaining(['nodeId', 'vendor', 'maxHealth', 'sort', 'limit', 'cursor']),
     );
   });
 

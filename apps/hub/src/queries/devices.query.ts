@@ -1,6 +1,7 @@
 import { acceleratorVendorSchema, z } from '@hcn/contracts';
 import type { DataSource } from 'typeorm';
-import { Conditions, listPage, orderBy, pageShape, sortShape } from './list-query';
+import type { Key } from './cursor';
+import { Conditions, Page, listPage, pageShape, sortShape } from './list-query';
 
 /** Sort fields of `GET /v1/devices`, the default first. */
 export const DEVICE_SORTS = ['hostname', 'utilization', 'memoryUsed', 'health', 'temperature'] as const;
@@ -21,13 +22,18 @@ export const listDevicesQuerySchema = z
   })
   .strict();
 
-const SORT = {
-  hostname: 'n.hostname',
-  utilization: 'd.utilization',
-  memoryUsed: 'd.memory_used_bytes',
-  health: 'd.health',
-  temperature: 'd.temperature_c',
-} as const;
+const SORT: Record<(typeof DEVICE_SORTS)[number], Key> = {
+  hostname: { sql: 'n.hostname', type: 'text' },
+  utilization: { sql: 'd.utilization', type: 'numeric' },
+  memoryUsed: { sql: 'd.memory_used_bytes', type: 'numeric' },
+  health: { sql: 'd.health', type: 'numeric' },
+  temperature: { sql: 'd.temperature_c', type: 'numeric' },
+};
+const TIES: Key[] = [
+  { sql: 'd.node_id', type: 'uuid' },
+  { sql: 'd.vendor', type: 'text' },
+  { sql: 'd.index', type: 'numeric' },
+];
 
 /** One accelerator device as `GET /v1/devices` lists it. */
 export interface DeviceView {
@@ -53,7 +59,7 @@ const num = (v: unknown): number | null => (v === null || v === undefined ? null
 export async function listDevices(
   db: DataSource,
   query: z.output<typeof listDevicesQuerySchema>,
-): Promise<{ items: DeviceView[]; total: number; limit: number; offset: number }> {
+): Promise<Page<DeviceView>> {
   const c = new Conditions();
   if (query.nodeId) c.add('d.node_id = ?', query.nodeId);
   if (query.domain) c.add('n.domain_id = ?', query.domain);
@@ -61,15 +67,16 @@ export async function listDevices(
   if (query.model) c.add('d.model = ?', query.model);
   if (query.maxHealth !== undefined) c.add('d.health <= ?', query.maxHealth);
   if (query.minUtilization !== undefined) c.add('d.utilization >= ?', query.minUtilization);
-  const { rows, total } = await listPage<Row>(db, {
+  const page = await listPage<Row>(db, {
     columns: 'd.*, n.hostname, n.domain_id, n.status AS node_status',
     from: 'device_state d JOIN node_state n ON n.node_id = d.node_id',
     where: c,
-    order: orderBy(SORT[query.sort], query.order, 'd.node_id', 'd.vendor', 'd.index'),
+    keyset: { sortName: query.sort, sort: SORT[query.sort], order: query.order, ties: TIES },
     page: query,
   });
   return {
-    items: rows.map((r) => ({
+    ...page,
+    items: page.items.map((r) => ({
       nodeId: r.node_id as string,
       hostname: r.hostname as string,
       domainId: r.domain_id as string,
@@ -84,8 +91,5 @@ export async function listDevices(
       temperatureC: num(r.temperature_c),
       updatedAt: new Date(r.updated_at as string).toISOString(),
     })),
-    total,
-    limit: query.limit,
-    offset: query.offset,
   };
 }

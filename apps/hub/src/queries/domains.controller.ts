@@ -1,7 +1,9 @@
 import { HcnError, domainIdSchema, domainStream } from '@hcn/contracts';
 import { domainDecider, foldRecorded } from '@hcn/domain';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
-import { Controller, Get, Inject, Param } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { setEtag } from '../common/http-conventions';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequireRole } from '../auth/auth.guard';
 import { parseBody } from '../common/parse-body';
@@ -15,11 +17,13 @@ export class DomainQueriesController {
   @Get(':id')
   @RequireRole('viewer')
   @ApiOperation({ summary: "One domain's definition (from its stream)" })
-  async get(@Param('id') id: string) {
+  async get(@Param('id') id: string, @Res({ passthrough: true }) res: Response) {
     const domainId = parseBody(domainIdSchema, id, 'DOMAIN.ID');
     const events = await this.store.readStream(domainStream(domainId));
     const state = foldRecorded(domainDecider, events);
     if (!state.definition) throw new HcnError('DOMAIN.NOT_FOUND', `Domain ${domainId} is not defined`);
-    return { ...state.definition, revision: events.length - 1 };
+    const revision = events[events.length - 1].revision;
+    setEtag(res, revision);
+    return { ...state.definition, revision };
   }
 }

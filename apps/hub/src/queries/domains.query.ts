@@ -1,14 +1,7 @@
 import { domainIdSchema, z } from '@hcn/contracts';
 import type { DataSource } from 'typeorm';
-import {
-  Conditions,
-  booleanParam,
-  listPage,
-  optionalPageShape,
-  orderBy,
-  repeatable,
-  sortShape,
-} from './list-query';
+import type { Key } from './cursor';
+import { Conditions, Page, booleanParam, listPage, pageShape, repeatable, sortShape } from './list-query';
 
 /** Sort fields of `GET /v1/domains`, the default first. */
 export const DOMAIN_SORTS = [
@@ -21,17 +14,18 @@ export const DOMAIN_SORTS = [
   'acceleratorsAllocatable',
 ] as const;
 
-const SORT = {
-  domainId: 'domain_id',
-  nodesOnline: 'nodes_online',
-  cpuAvailable: 'cpu_millis_available',
-  memoryAvailable: 'memory_bytes_available',
-  cpuAllocatable: 'cpu_millis_allocatable',
-  memoryAllocatable: 'memory_bytes_allocatable',
-  acceleratorsAllocatable: 'accelerators_allocatable',
-} as const;
+const number = (sql: string): Key => ({ sql, type: 'numeric' });
+const SORT: Record<(typeof DOMAIN_SORTS)[number], Key> = {
+  domainId: { sql: 'domain_id', type: 'text' },
+  nodesOnline: number('nodes_online'),
+  cpuAvailable: number('cpu_millis_available'),
+  memoryAvailable: number('memory_bytes_available'),
+  cpuAllocatable: number('cpu_millis_allocatable'),
+  memoryAllocatable: number('memory_bytes_allocatable'),
+  acceleratorsAllocatable: number('accelerators_allocatable'),
+};
 
-/** Query parameters of `GET /v1/domains` (without a limit, every matching domain). */
+/** Query parameters of `GET /v1/domains`. */
 export const listDomainsQuerySchema = z
   .object({
     /** Children of this domain. */
@@ -42,7 +36,7 @@ export const listDomainsQuerySchema = z
     /** Domains offering every one of these resource tags (`arch=amd64`, `gpu=a100`; repeatable). */
     tag: repeatable(z.string().regex(/^[^=]+=.*$/, 'resource tags look like key=value')),
     ...sortShape(DOMAIN_SORTS, 'domainId'),
-    ...optionalPageShape,
+    ...pageShape,
   })
   .strict();
 
@@ -127,18 +121,23 @@ function toView(r: Row): DomainView {
 export async function listDomains(
   db: DataSource,
   query: z.output<typeof listDomainsQuerySchema>,
-): Promise<{ items: DomainView[]; total: number }> {
+): Promise<Page<DomainView>> {
   const c = new Conditions();
   if (query.parentId) c.add('parent_id = ?', query.parentId);
   if (query.region) c.add('region = ?', query.region);
   if (query.defined !== undefined) c.add('defined = ?', query.defined);
   if (query.tag.length > 0) c.add('resource_tags @> ?::jsonb', JSON.stringify(query.tag));
-  const { rows, total } = await listPage<Row>(db, {
+  const page = await listPage<Row>(db, {
     columns: '*',
     from: 'domain_summary',
     where: c,
-    order: orderBy(SORT[query.sort], query.order, 'domain_id'),
+    keyset: {
+      sortName: query.sort,
+      sort: SORT[query.sort],
+      order: query.order,
+      ties: [{ sql: 'domain_id', type: 'text' }],
+    },
     page: query,
   });
-  return { items: rows.map(toView), total };
+  return { ...page, items: page.items.map(toView) };
 }

@@ -2,6 +2,7 @@ import { z } from '@hcn/contracts';
 import { applyDecorators } from '@nestjs/common';
 import { ApiQuery } from '@nestjs/swagger';
 import type { DataSource } from 'typeorm';
+import { Keyset, afterCursorSql, decodeCursor, encodeCursor, keysetColumns, keysetOrder } from './cursor';
 
 /** A query parameter given once or repeated (`?x=a&x=b`), as a list (empty when absent). */
 export const repeatable = <T extends z.ZodTypeAny>(item: T, max = 20) =>
@@ -13,17 +14,18 @@ export const repeatable = <T extends z.ZodTypeAny>(item: T, max = 20) =>
 /** A boolean query parameter (`true` / `false`). */
 export const booleanParam = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
 
-/** `limit` (1..1000, default 100) and `offset` (default 0) of a paged listing. */
+/** `limit` (1..1000, default 100) and `cursor` (the previous page's `nextCursor`) of a listing: every list pages so. */
 export const pageShape = {
   limit: z.coerce.number().int().min(1).max(1000).default(100),
-  offset: z.coerce.number().int().min(0).default(0),
+  cursor: z.string().max(2000).optional(),
 };
 
-/** `limit` (1..1000; absent: every row) and `offset` of a listing that returned everything before it was paged. */
-export const optionalPageShape = {
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
-  offset: z.coerce.number().int().min(0).default(0),
-};
+/** One page of a listing: its items, the cursor of the next page (null on the last), and every match's count. */
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+  total: number;
+}
 
 /** `sort` (one of the given fields) and `order` of a listing, with their defaults. */
 export function sortShape<K extends string>(
@@ -32,16 +34,6 @@ export function sortShape<K extends string>(
   order: 'asc' | 'desc' = 'asc',
 ) {
   return { sort: z.enum(fields).default(sort), order: z.enum(['asc', 'desc']).default(order) };
-}
-
-/** SQL of a sort: the column, the direction, nulls last, then the tie-breaking columns. */
-export function orderBy(column: string, order: 'asc' | 'desc', ...tieBreak: string[]): string {
-  return [`${column} ${order === 'asc' ? 'ASC' : 'DESC'} NULLS LAST`, ...tieBreak].join(', ');
-}
-
-/** `LIMIT n OFFSET m` (`LIMIT ALL` without a limit); both are validated integers. */
-export function limitOffset(page: { limit?: number; offset: number }): string {
-  return `LIMIT ${page.limit ?? 'ALL'} OFFSET ${page.offset}`;
 }
 
 /** WHERE conditions of a listing and their positional parameters. */
@@ -80,50 +72,62 @@ export function ApiQueries(params: ReadonlyArray<readonly [string, string]>): Me
   );
 }
 
-/** Descriptions of `sort`, `order`, `limit` and `offset` for ApiQueries. */
+/** Descriptions of `sort`, `order`, `limit` and `cursor` for ApiQueries. */
 export function sortAndPageDocs(
   fields: readonly string[],
   order: 'asc' | 'desc' = 'asc',
-  limit = '1..1000, default 100',
 ): Array<[string, string]> {
   const [first, ...rest] = fields;
   return [
     ['sort', [`${first} (default)`, ...rest].join(' | ')],
     ['order', order === 'asc' ? 'asc (default) | desc' : 'desc (default) | asc'],
-    ['limit', limit],
-    ['offset', 'default 0'],
+    ...pageDocs,
   ];
 }
 
-/** Sets `X-Total-Count` and returns the items: paging of listings whose response is a bare array. */
-export function totalCountHeader<T>(
-  res: { setHeader(name: string, value: string): unknown },
-  page: { items: T[]; total: number },
-): T[] {
-  res.setHeader('X-Total-Count', String(page.total));
-  return page.items;
-}
+/** Descriptions of `limit` and `cursor` for ApiQueries. */
+export const pageDocs: Array<[string, string]> = [
+  ['limit', 'page size, 1..1000 (default 100)'],
+  ['cursor', 'nextCursor of the previous page (same sort and order)'],
+];
 
-/** What one page of a listing reads: `SELECT columns FROM from WHERE … ORDER BY order LIMIT … OFFSET …`. */
+/** What one page of a listing reads: `SELECT columns FROM from WHERE … ORDER BY <keyset> LIMIT …`. */
 export interface PageQuery {
   readonly columns: string;
   /** Tables (and joins) after FROM. */
   readonly from: string;
   readonly where: Conditions;
-  /** SQL after ORDER BY (see `orderBy`). */
-  readonly order: string;
-  readonly page: { limit?: number; offset: number };
+  readonly keyset: Keyset;
+  readonly page: { limit: number; cursor?: string };
 }
 
-/** One page of rows and the number of rows matching the conditions, read at the same time. */
-export async function listPage<R>(db: DataSource, q: PageQuery): Promise<{ rows: R[]; total: number }> {
+/**
+ * One page of rows after the cursor in the keyset's order, the cursor after its last row when more follow, and the
+ * number of rows matching the conditions (read at the same time).
+ */
+export async function listPage<R>(db: DataSource, q: PageQuery): Promise<Page<R>> {
   const where = q.where.clause();
-  const [rows, count] = await Promise.all([
+  const countParams = [...q.where.params];
+  if (q.page.cursor) {
+    const at = decodeCursor(q.keyset, q.page.cursor);
+    q.where.where.push(afterCursorSql(q.keyset, at, (v) => q.where.param(v)));
+  }
+  const [rows, count]: [Array<Record<string, unknown>>, Array<{ n: number }>] = await Promise.all([
     db.query(
-      `SELECT ${q.columns} FROM ${q.from} ${where} ORDER BY ${q.order} ${limitOffset(q.page)}`,
+      `SELECT ${q.columns}, ${keysetColumns(q.keyset)} FROM ${q.from} ${q.where.clause()}
+       ORDER BY ${keysetOrder(q.keyset)} LIMIT ${q.page.limit + 1}`,
       q.where.params,
     ),
-    db.query(`SELECT count(*)::int AS n FROM ${q.from} ${where}`, q.where.params),
+    db.query(`SELECT count(*)::int AS n FROM ${q.from} ${where}`, countParams),
   ]);
-  return { rows: rows as R[], total: (count as Array<{ n: number }>)[0].n };
+  const items = rows.slice(0, q.page.limit);
+  const last = items[items.length - 1];
+  const keys = (row: Record<string, unknown>) =>
+    [q.keyset.sort, ...q.keyset.ties].map((_, i) => row[`hcn_key_${i}`] as string | null);
+  const nextCursor =
+    rows.length > q.page.limit && last
+      ? encodeCursor(q.keyset, keys(last)[0], keys(last).slice(1) as string[])
+      : null;
+  for (const row of items) for (let i = 0; i <= q.keyset.ties.length; i++) delete row[`hcn_key_${i}`];
+  return { items: items as R[], nextCursor, total: count[0].n };
 }

@@ -1,11 +1,5 @@
 import { describeWithPostgres, eventuallyExpect } from '@hcn/testing';
-import {
-  HubHarness,
-  TEST_ADMIN_TOKEN,
-  processSpec,
-  registerNode,
-  startHubHarness,
-} from '../testing/hub-harness';
+import { HubHarness, processSpec, registerNode, startHubHarness } from '../testing/hub-harness';
 
 const TEAM_A = 'listings-team-a-token-0123456789';
 const tokens = [{ name: 'team-a', token: TEAM_A, role: 'viewer', namespaces: ['team-a'] }];
@@ -16,16 +10,11 @@ describeWithPostgres('listings: allocations, domains, quotas, sorting and OpenAP
   let aId: string;
   let bId: string;
 
-  /** GET with the admin token; the body and the X-Total-Count header. */
-  const getWithTotal = async (path: string): Promise<{ status: number; body: any; total: string | null }> => {
-    const response = await fetch(`${h.hub.url}${path}`, {
-      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
-    });
-    return {
-      status: response.status,
-      body: await response.json(),
-      total: response.headers.get('x-total-count'),
-    };
+  /** GET with the admin token; the page's items and total. */
+  const getWithTotal = async (path: string): Promise<{ body: any[]; total: number; next: string | null }> => {
+    const response = await h.request('GET', path);
+    expect([path, response.status]).toEqual([path, 200]);
+    return { body: response.body.items, total: response.body.total, next: response.body.nextCursor };
   };
 
   beforeAll(async () => {
@@ -60,20 +49,23 @@ describeWithPostgres('listings: allocations, domains, quotas, sorting and OpenAP
     expect([other.status, other.body.total]).toEqual([200, 0]);
     const named = await h.request('GET', '/v1/allocations?namespace=team-b', undefined, asTeamA);
     expect(named.body.items).toEqual([]);
-    const page = await h.request('GET', '/v1/allocations?limit=1&offset=1&sort=startedAt');
-    expect([page.body.items.length, page.body.total, page.body.limit, page.body.offset]).toEqual([
-      1, 2, 1, 1,
-    ]);
+    const first = await h.request('GET', '/v1/allocations?limit=1&sort=startedAt');
+    const page = await h.request(
+      'GET',
+      `/v1/allocations?limit=1&sort=startedAt&cursor=${first.body.nextCursor}`,
+    );
+    expect([page.body.items.length, page.body.total, page.body.nextCursor]).toEqual([1, 2, null]);
+    expect(page.body.items[0].allocationId).not.toBe(first.body.items[0].allocationId);
   });
 
   it('shows total, allocated and allocatable capacity per resource for each domain, sorted and paged', async () => {
     await eventuallyExpect(async () => {
-      const domains = (await h.request('GET', '/v1/domains')).body as any[];
+      const domains = (await h.request('GET', '/v1/domains')).body.items as any[];
       const allocated = domains.reduce((sum, d) => sum + d.capacity.cpuMillis.allocated, 0);
       expect(allocated).toBe(4500);
     });
     const { body, total } = await getWithTotal('/v1/domains?sort=cpuAllocatable&order=desc');
-    expect(total).toBe('2');
+    expect(total).toBe(2);
     expect(body.map((d: any) => d.domainId)).toEqual(['lst-big', 'lst-small']);
     for (const d of body) {
       const { cpuMillis, memoryBytes, accelerators } = d.capacity;
@@ -86,10 +78,15 @@ describeWithPostgres('listings: allocations, domains, quotas, sorting and OpenAP
     }
     const big = body[0];
     expect(big.capacity.cpuMillis.allocated).toBeGreaterThanOrEqual(4000);
-    const paged = await getWithTotal('/v1/domains?limit=1&offset=1');
-    expect([paged.body.map((d: any) => d.domainId), paged.total]).toEqual([['lst-small'], '2']);
+    const first = await getWithTotal('/v1/domains?limit=1');
+    const paged = await getWithTotal(`/v1/domains?limit=1&cursor=${first.next}`);
+    expect([paged.body.map((d: any) => d.domainId), paged.total, paged.next]).toEqual([
+      ['lst-small'],
+      2,
+      null,
+    ]);
     const tagged = await h.request('GET', '/v1/domains?tag=arch=x64&defined=false');
-    expect(tagged.body).toHaveLength(2);
+    expect(tagged.body.items).toHaveLength(2);
   });
 
   it('filters, sorts and pages quotas within the token scope', async () => {
@@ -98,9 +95,9 @@ describeWithPostgres('listings: allocations, domains, quotas, sorting and OpenAP
       expect(body.map((q: any) => q.namespace)).toEqual(['team-a', 'team-b']); // both half used: by name
     });
     const { body, total } = await getWithTotal('/v1/quotas?prefix=team-&limit=1&sort=namespace&order=desc');
-    expect([body.map((q: any) => q.namespace), total]).toEqual([['team-b'], '2']);
+    expect([body.map((q: any) => q.namespace), total]).toEqual([['team-b'], 2]);
     const scoped = await h.request('GET', '/v1/quotas?namespace=team-b', undefined, asTeamA);
-    expect(scoped.body).toEqual([]);
+    expect(scoped.body.items).toEqual([]);
   });
 
   it('sorts workloads and refuses bad listing parameters with dotted codes', async () => {
@@ -111,7 +108,10 @@ describeWithPostgres('listings: allocations, domains, quotas, sorting and OpenAP
       ['/v1/allocations?status=sleeping', 'ALLOCATIONS.QUERY'],
       ['/v1/domains?order=sideways', 'DOMAINS.QUERY'],
       ['/v1/domains?limit=0', 'DOMAINS.QUERY'],
-      ['/v1/quotas?offset=-1', 'QUOTAS.QUERY'],
+      ['/v1/quotas?offset=1', 'QUOTAS.QUERY'],
+      ['/v1/quotas?limit=1001', 'QUOTAS.QUERY'],
+      ['/v1/quotas?cursor=bm90LWEtY3Vyc29y', 'REQUEST.BAD_CURSOR'],
+      ['/v1/workloads?cursor=%25%25', 'REQUEST.BAD_CURSOR'],
       ['/v1/quotas?sort=bogus', 'QUOTAS.QUERY'],
       ['/v1/workloads?sort=bogus', 'WORKLOADS.QUERY'],
       ['/v1/nodes?sort=bogus', 'NODES.QUERY'],
@@ -138,7 +138,7 @@ describeWithPostgres('listings: allocations, domains, quotas, sorting and OpenAP
       const names = doc.paths[path].get.parameters.map((p: any) => p.name);
       expect([path, names]).toEqual([
         path,
-        expect.arrayContaining([...filters, 'sort', 'order', 'limit', 'offset']),
+        expect.arrayContaining([...filters, 'sort', 'order', 'limit', 'cursor']),
       ]);
     }
   });

@@ -1,13 +1,16 @@
 import { RequireRole } from '../auth/auth.guard';
 import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { nodeStream } from '@hcn/contracts';
+import { EVENT_STORE, EventStore } from '@hcn/eventstore';
+import { setEtag } from '../common/http-conventions';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { DataSource } from 'typeorm';
 import { nodeIdParamSchema } from '../commands/node-command';
 import { parseBody } from '../common/parse-body';
 import { READ_MODELS } from '../tokens';
 import { DOMAIN_SORTS, listDomains, listDomainsQuerySchema } from './domains.query';
-import { ApiQueries, sortAndPageDocs, totalCountHeader } from './list-query';
+import { ApiQueries, sortAndPageDocs } from './list-query';
 import { NODE_SORTS, getNode, listNodes, listNodesQuerySchema } from './nodes.query';
 
 const nodeParams: Array<[string, string]> = [
@@ -24,7 +27,7 @@ const domainParams: Array<[string, string]> = [
   ['region', 'the region of the definition'],
   ['defined', 'true: defined domains only; false: domains known from their nodes alone'],
   ['tag', 'a resource tag every returned domain offers, key=value (repeatable)'],
-  ...sortAndPageDocs(DOMAIN_SORTS, 'asc', '1..1000; default: every domain (X-Total-Count has the count)'),
+  ...sortAndPageDocs(DOMAIN_SORTS),
 ];
 
 /** Read-model queries: nodes and domains. */
@@ -32,7 +35,10 @@ const domainParams: Array<[string, string]> = [
 @RequireRole('viewer')
 @Controller('v1')
 export class NodesController {
-  constructor(@Inject(READ_MODELS) private readonly db: DataSource) {}
+  constructor(
+    @Inject(READ_MODELS) private readonly db: DataSource,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+  ) {}
 
   @Get('nodes')
   @ApiOperation({ summary: 'List nodes (filters, sort, pagination)' })
@@ -43,20 +49,24 @@ export class NodesController {
 
   @Get('nodes/:id')
   @ApiOperation({ summary: 'One node' })
-  get(@Param('id') id: string) {
-    return getNode(this.db, parseBody(nodeIdParamSchema, id, 'NODE.ID'));
+  async get(@Param('id') id: string, @Res({ passthrough: true }) res: Response) {
+    const node = await getNode(this.db, parseBody(nodeIdParamSchema, id, 'NODE.ID'));
+    const [last] = await this.store.readStream(nodeStream(node.nodeId), {
+      direction: 'backwards',
+      maxCount: 1,
+    });
+    if (last) setEtag(res, last.revision);
+    return node;
   }
 
   @Get('domains')
   @ApiOperation({
     summary:
-      'Domains with node counts, capacity (total, idle, allocated, allocatable per resource) and resource tags; ' +
-      'a bare array, the count of matches in X-Total-Count',
+      'Domains with node counts, capacity (total, idle, allocated, allocatable per resource) and resource tags',
   })
   @ApiTags('domains')
   @ApiQueries(domainParams)
-  async domains(@Query() query: unknown, @Res({ passthrough: true }) res: Response) {
-    const page = await listDomains(this.db, parseBody(listDomainsQuerySchema, query, 'DOMAINS.QUERY'));
-    return totalCountHeader(res, page);
+  domains(@Query() query: unknown) {
+    return listDomains(this.db, parseBody(listDomainsQuerySchema, query, 'DOMAINS.QUERY'));
   }
 }

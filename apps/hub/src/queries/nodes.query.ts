@@ -1,7 +1,8 @@
 import { AcceleratorDevice, DeviceAllocationState, HcnError, z } from '@hcn/contracts';
 import { NODE_RUNTIME_COLUMNS, NODE_RUNTIME_STATES, NodeRuntime, nodeRuntimeFromRow } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
-import { Conditions, listPage, orderBy, pageShape, repeatable, sortShape } from './list-query';
+import type { Key } from './cursor';
+import { Conditions, Page, listPage, pageShape, repeatable, sortShape } from './list-query';
 
 /** Sort fields of `GET /v1/nodes`, the default first. */
 export const NODE_SORTS = ['hostname', 'lastSeenAt', 'registeredAt', 'cpuUsage'] as const;
@@ -21,12 +22,12 @@ export const listNodesQuerySchema = z
   })
   .strict();
 
-const SORT_COLUMNS = {
-  hostname: 'hostname',
-  lastSeenAt: 'last_seen_at',
-  registeredAt: 'registered_at',
-  cpuUsage: 'cpu_usage',
-} as const;
+const SORT: Record<(typeof NODE_SORTS)[number], Key> = {
+  hostname: { sql: 'n.hostname', type: 'text' },
+  lastSeenAt: { sql: 'n.last_seen_at', type: 'timestamptz' },
+  registeredAt: { sql: 'n.registered_at', type: 'timestamptz' },
+  cpuUsage: { sql: 'n.cpu_usage', type: 'numeric' },
+};
 
 /** A node as the API shows it. */
 export interface NodeView {
@@ -150,11 +151,11 @@ function toView(row: Row, grants: ReturnType<Grants['get']>): NodeView {
   };
 }
 
-/** Lists nodes from the node_state read model (with their runtime) with filters, sorting and pagination. */
+/** Lists nodes from the node_state read model (with their runtime) with filters, sorting and cursor pagination. */
 export async function listNodes(
   db: DataSource,
   query: z.output<typeof listNodesQuerySchema>,
-): Promise<{ items: NodeView[]; total: number; limit: number; offset: number }> {
+): Promise<Page<NodeView>> {
   const c = new Conditions();
   if (query.id.length > 0) c.add('node_id = ANY(?::uuid[])', query.id);
   if (query.domain) c.add('domain_id = ?', query.domain);
@@ -164,19 +165,19 @@ export async function listNodes(
     const [key, ...rest] = label.split('=');
     c.add('labels @> ?::jsonb', JSON.stringify({ [key]: rest.join('=') }));
   }
-  const { rows, total } = await listPage<Row>(db, {
+  const page = await listPage<Row>(db, {
     columns: NODE_COLUMNS,
     from: NODES_FROM,
     where: c,
-    order: orderBy(SORT_COLUMNS[query.sort], query.order, 'node_id'),
+    keyset: {
+      sortName: query.sort,
+      sort: SORT[query.sort],
+      order: query.order,
+      ties: [{ sql: 'n.node_id', type: 'uuid' }],
+    },
     page: query,
   });
-  return {
-    items: await toViews(db, rows),
-    total,
-    limit: query.limit,
-    offset: query.offset,
-  };
+  return { ...page, items: await toViews(db, page.items) };
 }
 
 /** One node from node_state, or NODE.NOT_FOUND. */

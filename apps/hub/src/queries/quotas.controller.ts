@@ -2,8 +2,9 @@ import { namespaceSchema, quotaStream } from '@hcn/contracts';
 import { foldRecorded, quotaDecider, quotaUsed } from '@hcn/domain';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { setEtag } from '../common/http-conventions';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { DataSource } from 'typeorm';
 import { RequireRole } from '../auth/auth.guard';
 import { CurrentPrincipal } from '../auth/current-principal';
@@ -11,13 +12,13 @@ import { Principal, requireNamespace, visibleNamespaces } from '../auth/principa
 import { parseBody } from '../common/parse-body';
 import type { HubConfig } from '../config';
 import { HUB_CONFIG, READ_MODELS } from '../tokens';
-import { ApiQueries, sortAndPageDocs, totalCountHeader } from './list-query';
+import { ApiQueries, sortAndPageDocs } from './list-query';
 import { QUOTA_SORTS, listQuotaUsage, listQuotasQuerySchema } from './quotas.query';
 
 const listParams: Array<[string, string]> = [
   ['namespace', 'only these namespaces (repeatable; within the token scope)'],
   ['prefix', 'namespaces whose name starts with this'],
-  ...sortAndPageDocs(QUOTA_SORTS, 'asc', '1..1000; default: every namespace (X-Total-Count has the count)'),
+  ...sortAndPageDocs(QUOTA_SORTS),
 ];
 
 /** `GET /v1/quotas[/:namespace]`: limits and usage (viewers of the namespace). */
@@ -33,18 +34,12 @@ export class QuotaQueriesController {
   @Get()
   @RequireRole('viewer')
   @ApiOperation({
-    summary:
-      'Limits and usage of the namespaces the token may see (read model; filters, sort, pagination); ' +
-      'a bare array, the count of matches in X-Total-Count',
+    summary: 'Limits and usage of the namespaces the token may see (read model; filters, sort, pagination)',
   })
   @ApiQueries(listParams)
-  async list(
-    @CurrentPrincipal() principal: Principal,
-    @Query() query: unknown,
-    @Res({ passthrough: true }) res: Response,
-  ) {
+  list(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
     const parsed = parseBody(listQuotasQuerySchema, query, 'QUOTAS.QUERY');
-    return totalCountHeader(res, await listQuotaUsage(this.db, visibleNamespaces(principal), parsed));
+    return listQuotaUsage(this.db, visibleNamespaces(principal), parsed);
   }
 
   @Get(':namespace')
@@ -54,10 +49,15 @@ export class QuotaQueriesController {
       'Limits and current usage of a namespace (from its quota stream); without limits of its own, the ' +
       'default quota (HCN_DEFAULT_QUOTA) when configured: limitsSource namespace, default or none',
   })
-  async get(@CurrentPrincipal() principal: Principal, @Param('namespace') ns: string) {
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('namespace') ns: string,
+    @Res({ passthrough: true }) res: Response,
+  ) {
     const namespace = parseBody(namespaceSchema, ns, 'QUOTA.NAMESPACE');
     requireNamespace(principal, namespace);
     const events = await this.store.readStream(quotaStream(namespace));
+    setEtag(res, events.length > 0 ? events[events.length - 1].revision : -1);
     const state = foldRecorded(quotaDecider, events);
     const limits = state.limits ?? this.config.defaultQuota;
     return {

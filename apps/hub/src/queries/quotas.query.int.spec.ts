@@ -94,7 +94,7 @@ describeWithPostgres('quota queries (real PostgreSQL)', () => {
       (await listQuotaUsage(...args)).items.map((q) => q.namespace);
     expect(await names(db, ['team-z', 'team-a', 'team-a'])).toEqual(['team-a', 'team-z']);
     expect(await names(db, '*')).toEqual(['team-a', 'team-b']);
-    expect(await listQuotaUsage(db, [])).toEqual({ items: [], total: 0 });
+    expect(await listQuotaUsage(db, [])).toEqual({ items: [], nextCursor: null, total: 0 });
   });
 
   it('filters by namespace and prefix, sorts by name or usage ratio (unlimited last), pages', async () => {
@@ -114,16 +114,11 @@ describeWithPostgres('quota queries (real PostgreSQL)', () => {
     ]);
     expect(await names(db, scope, q({ prefix: 'team-b' }))).toEqual(['team-b']);
     expect(await names(db, '*', q({ namespace: ['team-a', 'team-q'] }))).toEqual(['team-a']);
-    const page = await listQuotaUsage(db, scope, q({ limit: '1', offset: '1' }));
+    const first = await listQuotaUsage(db, scope, q({ limit: '1' }));
+    const page = await listQuotaUsage(db, scope, q({ limit: '1', cursor: first.nextCursor }));
     expect([page.items.map((v) => v.namespace), page.total]).toEqual([['team-b'], 3]);
     expect(page.items[0].remaining.cpuMillis).toBeNull();
-    for (const bad of [
-      { sort: 'used' },
-      { order: 'up' },
-      { limit: '0' },
-      { offset: '-1' },
-      { prefix: 'A B' },
-    ])
+    for (const bad of [{ sort: 'used' }, { order: 'up' }, { limit: '0' }, { offset: '1' }, { prefix: 'A B' }])
       expect(listQuotasQuerySchema.safeParse(bad).success).toBe(false);
   });
 

@@ -1,6 +1,7 @@
 import { QuotaLimits, namespaceSchema, parseOrThrow, z } from '@hcn/contracts';
 import type { DataSource } from 'typeorm';
-import { Conditions, listPage, optionalPageShape, orderBy, repeatable, sortShape } from './list-query';
+import type { Key } from './cursor';
+import { Conditions, Page, listPage, pageShape, repeatable, sortShape } from './list-query';
 import { NamespaceScope, namespaceScopeSchema } from './workloads.query';
 
 /** Sort fields of `GET /v1/quotas`, the default first (usage sorts are used / limit; unlimited ones last). */
@@ -13,18 +14,20 @@ export const QUOTA_SORTS = [
   'workloadsUsage',
 ] as const;
 
-const ratio = (used: string, limit: string): string =>
-  `(coalesce(${used}, 0)::float8 / NULLIF((limits->>'${limit}')::float8, 0))`;
-const SORT = {
-  namespace: 'namespace',
-  updatedAt: 'updated_at',
+const ratio = (used: string, limit: string): Key => ({
+  sql: `(coalesce(${used}, 0)::float8 / NULLIF((limits->>'${limit}')::float8, 0))`,
+  type: 'numeric',
+});
+const SORT: Record<(typeof QUOTA_SORTS)[number], Key> = {
+  namespace: { sql: 'namespace', type: 'text' },
+  updatedAt: { sql: 'updated_at', type: 'timestamptz' },
   cpuUsage: ratio('used_cpu_millis', 'cpuMillis'),
   memoryUsage: ratio('used_memory_bytes', 'memoryBytes'),
   acceleratorsUsage: ratio('used_accelerators', 'accelerators'),
   workloadsUsage: ratio('used_workloads', 'workloads'),
-} as const;
+};
 
-/** Query parameters of `GET /v1/quotas` (the caller's namespaces come from its token; without a limit, all). */
+/** Query parameters of `GET /v1/quotas` (the caller's namespaces come from its token). */
 export const listQuotasQuerySchema = z
   .object({
     /** Only these namespaces (repeatable). */
@@ -35,7 +38,7 @@ export const listQuotasQuerySchema = z
       .regex(/^[a-z0-9-]{1,63}$/, 'a namespace prefix: a-z, 0-9, dashes')
       .optional(),
     ...sortShape(QUOTA_SORTS, 'namespace'),
-    ...optionalPageShape,
+    ...pageShape,
   })
   .strict();
 
@@ -107,14 +110,14 @@ export async function quotaUsage(db: DataSource, namespace: string): Promise<Quo
 }
 
 /**
- * Limits and usage of the given namespaces (by name unless sorted otherwise), with the count of matches; with `'*'`
+ * Limits and usage of the given namespaces (by name unless sorted otherwise), one page and the count of matches; with `'*'`
  * every namespace that has quota events. A listed namespace without any shows as unlimited and unused.
  */
 export async function listQuotaUsage(
   db: DataSource,
   namespaces: NamespaceScope,
   query: ListQuotasQuery = listQuotasQuerySchema.parse({}),
-): Promise<{ items: QuotaUsageView[]; total: number }> {
+): Promise<Page<QuotaUsageView>> {
   const scope = parseOrThrow(namespaceScopeSchema, namespaces, 'QUOTAS.SCOPE', 'Namespaces');
   const c = new Conditions();
   const from =
@@ -123,14 +126,19 @@ export async function listQuotaUsage(
       : `(SELECT DISTINCT unnest(${c.param(scope)}::text[]) AS namespace) n LEFT JOIN quota_usage q USING (namespace)`;
   if (query.namespace.length > 0) c.add('namespace = ANY(?::text[])', query.namespace);
   if (query.prefix) c.add(`starts_with(namespace, ?)`, query.prefix);
-  const { rows, total } = await listPage<Row>(db, {
+  const page = await listPage<Row>(db, {
     columns: '*',
     from,
     where: c,
-    order: orderBy(SORT[query.sort], query.order, 'namespace'),
+    keyset: {
+      sortName: query.sort,
+      sort: SORT[query.sort],
+      order: query.order,
+      ties: [{ sql: 'namespace', type: 'text' }],
+    },
     page: query,
   });
-  return { items: rows.map((row) => view(row.namespace as string, row)), total };
+  return { ...page, items: page.items.map((row) => view(row.namespace as string, row)) };
 }
 
 /**

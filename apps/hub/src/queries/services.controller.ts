@@ -7,7 +7,7 @@ import { Principal, visibleNamespaces } from '../auth/principal';
 import { parseBody } from '../common/parse-body';
 import { ClusterView } from '../scheduling/cluster-view';
 import { READ_MODELS } from '../tokens';
-import { ApiQueries } from './list-query';
+import { ApiQueries, pageDocs } from './list-query';
 import { nodeAddresses } from './service-view';
 import { listServices, listServicesQuerySchema } from './services.query';
 
@@ -28,8 +28,7 @@ export class ServicesController {
   @ApiQueries([
     ['namespace', 'one namespace (within the token scope)'],
     ['name', "a service's name (exact)"],
-    ['limit', 'page size (1..1000, default 100)'],
-    ['offset', 'rows to skip (default 0)'],
+    ...pageDocs,
   ])
   list(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
     const parsed = parseBody(listServicesQuerySchema, query, 'SERVICES.QUERY');

@@ -9,7 +9,8 @@ import {
 import type { WorkloadState } from '@hcn/domain';
 import { StoredWorkloadState, WORKLOAD_STATE, selectList } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
-import { Conditions, limitOffset, pageShape } from './list-query';
+import type { Keyset } from './cursor';
+import { Conditions, Page, listPage, pageShape } from './list-query';
 import { NodeAddresses, ServiceView, serviceView } from './service-view';
 import { NamespaceScope, namespaceScopeSchema } from './workloads.query';
 
@@ -37,13 +38,16 @@ export interface ServiceListItem extends ServiceView {
   updatedAt: string;
 }
 
-/** One page of services, by namespace and name. */
-export interface ServicePage {
-  items: ServiceListItem[];
-  total: number;
-  limit: number;
-  offset: number;
-}
+/** Services by namespace, then name. */
+const KEYSET: Keyset = {
+  sortName: 'namespace',
+  sort: { sql: 'namespace', type: 'text' },
+  order: 'asc',
+  ties: [
+    { sql: 'name', type: 'text' },
+    { sql: 'workload_id', type: 'uuid' },
+  ],
+};
 
 interface Row {
   workload_id: string;
@@ -76,25 +80,24 @@ export async function listServices(
   db: DataSource,
   input: z.input<typeof listServicesQuerySchema> & { namespaces: NamespaceScope },
   addressOf: NodeAddresses,
-): Promise<ServicePage> {
+): Promise<Page<ServiceListItem>> {
   const { namespaces, ...raw } = input;
   const query = parseOrThrow(listServicesQuerySchema, raw, 'SERVICES.QUERY', 'Query');
   const scope = parseOrThrow(namespaceScopeSchema, namespaces, 'SERVICES.SCOPE', 'Namespaces');
-  const page = { limit: query.limit, offset: query.offset };
-  if (scope !== '*' && scope.length === 0) return { items: [], total: 0, ...page };
+  if (scope !== '*' && scope.length === 0) return { items: [], nextCursor: null, total: 0 };
   const c = new Conditions();
   c.where.push(`type IN ('service', 'model')`, 'NOT deleted');
   if (scope !== '*') c.add('namespace = ANY(?::text[])', scope);
   if (query.namespace) c.add('namespace = ?', query.namespace);
   if (query.name) c.add('name = ?', query.name);
-  const [rows, total]: [Row[], Array<{ n: number }>] = await Promise.all([
-    db.query(
-      `SELECT ${COLUMNS} FROM workload_state ${c.clause()} ORDER BY namespace, name, workload_id ${limitOffset(query)}`,
-      c.params,
-    ),
-    db.query(`SELECT count(*)::int AS n FROM workload_state ${c.clause()}`, c.params),
-  ]);
-  return { items: rows.map((row) => serviceItem(row, addressOf)), total: total[0].n, ...page };
+  const page = await listPage<Row>(db, {
+    columns: COLUMNS,
+    from: 'workload_state',
+    where: c,
+    keyset: KEYSET,
+    page: query,
+  });
+  return { ...page, items: page.items.map((row) => serviceItem(row, addressOf)) };
 }
 
 function serviceItem(row: Row, addressOf: NodeAddresses): ServiceListItem {

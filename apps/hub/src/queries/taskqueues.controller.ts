@@ -1,5 +1,7 @@
 import { HcnError } from '@hcn/contracts';
-import { Controller, Get, Inject, Param } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { setEtag } from '../common/http-conventions';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { DataSource } from 'typeorm';
 import { RequireRole } from '../auth/auth.guard';
@@ -9,9 +11,12 @@ import { parseQueueId, parseTaskId } from '../commands/taskqueue-command';
 import { TaskActions } from '../sagas/taskqueue/task-actions';
 import { TaskProgress } from '../sagas/taskqueue/task-progress';
 import { READ_MODELS } from '../tokens';
+import { parseBody } from '../common/parse-body';
+import { ApiQueries, pageDocs } from './list-query';
 import {
   countInstances,
   listTaskQueues,
+  listTaskQueuesQuerySchema,
   loadTaskQueueRow,
   taskInstances,
   taskItem,
@@ -29,15 +34,22 @@ export class TaskQueuesController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'List the task queues of the namespaces the token may see' })
-  async list(@CurrentPrincipal() principal: Principal) {
-    return { items: await listTaskQueues(this.db, visibleNamespaces(principal)) };
+  @ApiOperation({ summary: 'List the task queues of the namespaces the token may see, oldest first' })
+  @ApiQueries(pageDocs)
+  list(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
+    const page = parseBody(listTaskQueuesQuerySchema, query, 'TASKQUEUES.QUERY');
+    return listTaskQueues(this.db, visibleNamespaces(principal), page);
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'One task queue: its tasks, the running one with instance counts and progress' })
-  async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Res({ passthrough: true }) res: Response,
+  ) {
     const row = await loadTaskQueueRow(this.db, principal, parseQueueId(id));
+    setEtag(res, row.last_revision);
     const { state } = row;
     const running = state.tasks.find((t) => t.taskId === state.current);
     const tasks = await Promise.all(

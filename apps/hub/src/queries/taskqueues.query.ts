@@ -1,8 +1,10 @@
-import { HcnError, type TaskLaunch } from '@hcn/contracts';
+import { HcnError, type TaskLaunch, z } from '@hcn/contracts';
 import type { TaskView } from '@hcn/domain';
 import { TASKQUEUE_STATE, TaskQueueStateRecord, selectList } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
 import { Principal, requireNamespace } from '../auth/principal';
+import type { Keyset } from './cursor';
+import { Conditions, Page, listPage, pageShape } from './list-query';
 
 /** A task queue as lists show it. */
 export interface TaskQueueListItem {
@@ -29,18 +31,33 @@ export interface TaskNodeInstances {
 /** Counts of a task round's instances by status, over every node. */
 export type InstanceCounts = Record<string, number>;
 
-/** The task queues of some namespaces, oldest first. */
+/** Query parameters of `GET /v1/taskqueues`. */
+export const listTaskQueuesQuerySchema = z.object({ ...pageShape }).strict();
+
+/** Task queues oldest first (the select list reads times as text under the same names). */
+const KEYSET: Keyset = {
+  sortName: 'createdAt',
+  sort: { sql: 'taskqueue_state.created_at', type: 'timestamptz' },
+  order: 'asc',
+  ties: [{ sql: 'taskqueue_state.queue_id', type: 'uuid' }],
+};
+
+/** One page of the task queues of some namespaces, oldest first. */
 export async function listTaskQueues(
   db: DataSource,
   namespaces: string[] | '*',
-): Promise<TaskQueueListItem[]> {
-  const all = namespaces === '*';
-  const rows: TaskQueueStateRecord[] = await db.query(
-    `SELECT ${selectList(TASKQUEUE_STATE)} FROM taskqueue_state
-     WHERE ($1::boolean OR namespace = ANY($2::text[])) ORDER BY created_at, queue_id`,
-    [all, all ? [] : namespaces],
-  );
-  return rows.map(listItem);
+  page: z.output<typeof listTaskQueuesQuerySchema>,
+): Promise<Page<TaskQueueListItem>> {
+  const c = new Conditions();
+  if (namespaces !== '*') c.add('namespace = ANY(?::text[])', namespaces);
+  const found = await listPage<TaskQueueStateRecord>(db, {
+    columns: selectList(TASKQUEUE_STATE),
+    from: 'taskqueue_state',
+    where: c,
+    keyset: KEYSET,
+    page,
+  });
+  return { ...found, items: found.items.map(listItem) };
 }
 
 function listItem(row: TaskQueueStateRecord): TaskQueueListItem {

@@ -1,11 +1,21 @@
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
-import { Controller, Get, Inject, Param } from '@nestjs/common';
+import { z } from '@hcn/contracts';
+import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { setEtag } from '../common/http-conventions';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequireRole } from '../auth/auth.guard';
 import { CurrentPrincipal } from '../auth/current-principal';
 import { Principal, visibleNamespaces } from '../auth/principal';
-import { loadTemplate } from '../commands/template-command';
+import { loadTemplateAt } from '../commands/template-command';
 import { TemplateCatalog } from '../scheduling/template-catalog';
+import { parseBody } from '../common/parse-body';
+import { Keyset, pageInMemory } from './cursor';
+import { ApiQueries, pageDocs, pageShape } from './list-query';
+
+const listTemplatesQuerySchema = z.object({ ...pageShape }).strict();
+/** Templates by id (unique). */
+const KEYSET: Keyset = { sortName: 'templateId', sort: { sql: '', type: 'text' }, order: 'asc', ties: [] };
 
 /** `GET /v1/templates[/:id]`: the job templates of the namespaces the token may see. */
 @ApiTags('templates')
@@ -18,14 +28,23 @@ export class TemplateQueriesController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'List the templates of the namespaces the token may see' })
-  list(@CurrentPrincipal() principal: Principal) {
-    return this.catalog.list(visibleNamespaces(principal));
+  @ApiOperation({ summary: 'List the templates of the namespaces the token may see, by id' })
+  @ApiQueries(pageDocs)
+  list(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
+    const page = parseBody(listTemplatesQuerySchema, query, 'TEMPLATES.QUERY');
+    const all = this.catalog.list(visibleNamespaces(principal));
+    return { ...pageInMemory(all, KEYSET, (t) => [t.templateId], page), total: all.length };
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'One template' })
-  get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
-    return loadTemplate(this.store, principal, id);
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const { definition, revision } = await loadTemplateAt(this.store, principal, id);
+    setEtag(res, revision);
+    return definition;
   }
 }

@@ -1,5 +1,7 @@
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
-import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { setEtag } from '../common/http-conventions';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { DataSource } from 'typeorm';
 import { z } from 'zod';
@@ -23,7 +25,6 @@ const listParams: Array<[string, string]> = [
   ['nodeId', 'workloads with an instance allocated on this node (uuid)'],
   ['includeDeleted', 'true to include deleted workloads (default false)'],
   ...sortAndPageDocs(WORKLOAD_SORTS, 'desc'),
-  ['cursor', 'nextCursor of the previous page, same sort and order (instead of offset)'],
 ];
 
 const logsQuerySchema = z
@@ -59,12 +60,17 @@ export class WorkloadQueriesController {
     summary:
       'One workload: state, instances, allocations and every delegation hop; a service also its ready replicas and endpoints',
   })
-  async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Res({ passthrough: true }) res: Response,
+  ) {
     const { state, events } = await loadVisibleWorkload(
       this.store,
       principal,
       parseBody(workloadIdSchema, id, 'WORKLOAD.ID'),
     );
+    setEtag(res, events[events.length - 1].revision);
     const view = workloadView(state, events, await liveUsage(this.store, state));
     const service = serviceView(state, nodeAddresses(this.view));
     return service ? { ...view, service } : view;

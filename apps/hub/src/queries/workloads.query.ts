@@ -7,7 +7,8 @@ import {
   workloadListItem,
 } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
-import { Conditions, booleanParam, limitOffset, pageShape, repeatable, sortShape } from './list-query';
+import type { Key } from './cursor';
+import { Conditions, Page, booleanParam, listPage, pageShape, repeatable, sortShape } from './list-query';
 
 /** Which namespaces a caller may see: all of them, or a list. */
 export const namespaceScopeSchema = z.union([z.literal('*'), z.array(namespaceSchema).max(1000)]);
@@ -18,20 +19,14 @@ export type NamespaceScope = z.output<typeof namespaceScopeSchema>;
 /** Sort fields of `GET /v1/workloads`, the default first. */
 export const WORKLOAD_SORTS = ['submittedAt', 'updatedAt', 'name', 'status', 'priority'] as const;
 
-const SORT = {
-  submittedAt: 'submitted_at',
-  updatedAt: 'updated_at',
-  name: 'name',
-  status: 'status',
-  priority: 'priority',
-} as const;
-const CAST = {
-  submittedAt: 'timestamptz',
-  updatedAt: 'timestamptz',
-  name: 'text',
-  status: 'text',
-  priority: 'int',
+const SORT: Record<(typeof WORKLOAD_SORTS)[number], Key> = {
+  submittedAt: { sql: 'workload_state.submitted_at', type: 'timestamptz' },
+  updatedAt: { sql: 'workload_state.updated_at', type: 'timestamptz' },
+  name: { sql: 'workload_state.name', type: 'text' },
+  status: { sql: 'workload_state.status', type: 'text' },
+  priority: { sql: 'workload_state.priority', type: 'numeric' },
 };
+const TIES: Key[] = [{ sql: 'workload_id', type: 'uuid' }];
 
 /** Query parameters of `GET /v1/workloads` (the caller's namespaces come from its token, not from here). */
 export const listWorkloadsQuerySchema = z
@@ -50,67 +45,14 @@ export const listWorkloadsQuerySchema = z
     includeDeleted: booleanParam.default(false),
     ...sortShape(WORKLOAD_SORTS, 'submittedAt', 'desc'),
     ...pageShape,
-    /** `nextCursor` of the previous page, same sort and order (keyset pagination; not combined with offset). */
-    cursor: z.string().max(200).optional(),
   })
-  .strict()
-  .refine((q) => q.cursor === undefined || q.offset === 0, {
-    message: 'use either cursor or offset',
-    path: ['cursor'],
-  });
+  .strict();
 
 /** Parsed `GET /v1/workloads` parameters. */
 export type ListWorkloadsQuery = z.output<typeof listWorkloadsQuerySchema>;
 
 /** A workload as the list shows it (one mapping, in @hcn/read-models). */
 export type { WorkloadListItem };
-
-/** One page of workloads, in the asked order (newest first by default). */
-export interface WorkloadPage {
-  items: WorkloadListItem[];
-  total: number;
-  limit: number;
-  offset: number;
-  /** Pass as `cursor` for the next page; null on the last page. */
-  nextCursor: string | null;
-}
-
-/** A listed row and the text of its sort value (for the cursor). */
-type Row = WorkloadListRecord & { cursor_at: string };
-
-/** A cursor: the sort and order it continues, the last row's sort value (as text) and id. */
-const cursorSchema = z.union([
-  z.tuple([z.enum(WORKLOAD_SORTS), z.enum(['asc', 'desc']), z.string().max(100), z.string().uuid()]),
-  /* Cursors issued before sorting existed: newest first. */
-  z
-    .tuple([z.string().datetime({ offset: true }), z.string().uuid()])
-    .transform(([at, id]) => ['submittedAt', 'desc', at, id] as const),
-]);
-
-function encodeCursor(query: ListWorkloadsQuery, row: Row): string {
-  return Buffer.from(JSON.stringify([query.sort, query.order, row.cursor_at, row.workload_id])).toString(
-    'base64url',
-  );
-}
-
-/** The keyset condition after a cursor's row; a cursor of another sort or order is refused. */
-function afterCursor(query: ListWorkloadsQuery, c: Conditions): void {
-  if (!query.cursor) return;
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(query.cursor, 'base64url').toString('utf8'));
-  } catch {
-    value = undefined;
-  }
-  const [sort, order, at, id] = parseOrThrow(cursorSchema, value, 'WORKLOADS.QUERY', 'Cursor');
-  const same = z.literal(true, { error: 'the cursor belongs to another sort or order' });
-  parseOrThrow(same, sort === query.sort && order === query.order, 'WORKLOADS.QUERY', 'Cursor');
-  c.addEach(
-    `(${SORT[sort]}, workload_id) ${order === 'asc' ? '>' : '<'} (?::${CAST[sort]}, ?::uuid)`,
-    at,
-    id,
-  );
-}
 
 /** WHERE conditions of a listing (without the cursor). */
 function filters(query: ListWorkloadsQuery, scope: NamespaceScope): Conditions {
@@ -126,37 +68,22 @@ function filters(query: ListWorkloadsQuery, scope: NamespaceScope): Conditions {
 
 /**
  * Lists workloads from the workload_state read model, newest first, in the caller's namespaces, with filters and
- * offset or cursor pagination; `total` counts every match.
+ * cursor pagination; `total` counts every match.
  */
 export async function listWorkloads(
   db: DataSource,
   input: z.input<typeof listWorkloadsQuerySchema> & { namespaces: NamespaceScope },
-): Promise<WorkloadPage> {
+): Promise<Page<WorkloadListItem>> {
   const { namespaces, ...raw } = input;
   const query = parseOrThrow(listWorkloadsQuerySchema, raw, 'WORKLOADS.QUERY', 'Query');
   const scope = parseOrThrow(namespaceScopeSchema, namespaces, 'WORKLOADS.SCOPE', 'Namespaces');
-  const empty = { items: [], total: 0, limit: query.limit, offset: query.offset, nextCursor: null };
-  if (scope !== '*' && scope.length === 0) return empty;
-  const c = filters(query, scope);
-  const count = `SELECT count(*)::int AS n FROM workload_state ${c.clause()}`;
-  const countParams = [...c.params];
-  afterCursor(query, c);
-  const direction = query.order === 'asc' ? 'ASC' : 'DESC';
-  const [rows, total]: [Row[], Array<{ n: number }>] = await Promise.all([
-    db.query(
-      `SELECT ${WORKLOAD_LIST_COLUMNS}, to_json(${SORT[query.sort]}) #>> '{}' AS cursor_at
-       FROM workload_state ${c.clause()}
-       ORDER BY workload_state.${SORT[query.sort]} ${direction}, workload_id ${direction} ${limitOffset({ ...query, limit: query.limit + 1 })}`,
-      c.params,
-    ),
-    db.query(count, countParams),
-  ]);
-  const more = rows.length > query.limit;
-  const items = rows.slice(0, query.limit);
-  return {
-    ...empty,
-    items: items.map(workloadListItem),
-    total: total[0].n,
-    nextCursor: more ? encodeCursor(query, items[items.length - 1]) : null,
-  };
+  if (scope !== '*' && scope.length === 0) return { items: [], nextCursor: null, total: 0 };
+  const page = await listPage<WorkloadListRecord>(db, {
+    columns: WORKLOAD_LIST_COLUMNS,
+    from: 'workload_state',
+    where: filters(query, scope),
+    keyset: { sortName: query.sort, sort: SORT[query.sort], order: query.order, ties: TIES },
+    page: query,
+  });
+  return { ...page, items: page.items.map(workloadListItem) };
 }

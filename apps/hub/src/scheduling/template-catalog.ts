@@ -42,6 +42,6 @@ export class TemplateCatalog {
   list(namespaces: readonly string[] | '*'): TemplateDefinition[] {
     return [...this.templates.values()]
       .filter((t) => namespaces === '*' || namespaces.includes(t.namespace))
-      .sort((a, b) => a.templateId.localeCompare(b.templateId));
+      .sort((a, b) => (a.templateId < b.templateId ? -1 : a.templateId > b.templateId ? 1 : 0));
   }
 }

@@ -18,13 +18,13 @@ export interface HubHarness {
   readonly db: DataSource;
   readonly projector: RunningProjector;
   readonly database: TestDatabase;
-  /** JSON request to the hub; returns status and body. */
+  /** JSON request to the hub; returns status, body and headers. */
   request(
     method: string,
     path: string,
     body?: unknown,
     headers?: Record<string, string>,
-  ): Promise<{ status: number; body: any }>;
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   close(): Promise<void>;
 }
 
@@ -89,7 +89,7 @@ export async function startHubHarness(
     } catch {
       // not JSON (metrics, HTML)
     }
-    return { status: response.status, body: parsed };
+    return { status: response.status, body: parsed, headers: response.headers };
   };
   return {
     hub,

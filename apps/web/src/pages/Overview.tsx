@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react';
-import { Domain, Node, get } from '../api';
+import { Domain, Node, getAll } from '../api';
 import { Bar } from '../components/Bar';
 import { HistoryCharts } from '../components/HistoryCharts';
 import { bytes, cores } from '../format';
@@ -77,7 +77,7 @@ function DomainRow({ node, depth }: { node: TreeNode; depth: number }) {
 
 /** Overview: the domain tree with node counts and capacity bars (a parent's are its whole subtree's). */
 export function Overview() {
-  const domains = useLive(() => get<Domain[]>('/v1/domains'), ['domains'], []);
+  const domains = useLive(() => getAll<Domain>('/v1/domains'), ['domains'], []);
   const accelerators = useOnlineAccelerators();
   const list = domains.data ?? [];
   const online = list.reduce((n, d) => n + d.nodes.online, 0);

@@ -1,4 +1,4 @@
-import { Quota, QuotaKey, get, hasRole } from '../api';
+import { Quota, QuotaKey, getAll, hasRole } from '../api';
 import { Bar } from '../components/Bar';
 import { bytes, cores } from '../format';
 import { namespaceRooms, useApp, useLive } from '../live';
@@ -14,7 +14,7 @@ const KEYS: Array<[QuotaKey, string, (n: number) => string]> = [
 /** Quotas: used against hard limits per namespace, live. */
 export function Quotas() {
   const { session } = useApp();
-  const quotas = useLive(() => get<Quota[]>('/v1/quotas'), namespaceRooms(session), [], {
+  const quotas = useLive(() => getAll<Quota>('/v1/quotas'), namespaceRooms(session), [], {
     accept: (c) => (c.namespaces?.length ?? 0) > 0,
   });
   return (

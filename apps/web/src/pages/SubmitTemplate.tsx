@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { SubmitResult, Template, get, hasRole, post } from '../api';
+import { SubmitResult, Template, getAll, hasRole, post } from '../api';
 import { ConfirmAction } from '../components/ConfirmAction';
 import { useApp, useLive } from '../live';
 
@@ -14,7 +14,7 @@ function defaults(t: Template | undefined): Record<string, string> {
  */
 export function SubmitTemplate() {
   const { session } = useApp();
-  const templates = useLive(() => get<Template[]>('/v1/templates'), [], []);
+  const templates = useLive(() => getAll<Template>('/v1/templates'), [], []);
   const [open, setOpen] = useState(false);
   const [id, setId] = useState('');
   const [values, setValues] = useState<Record<string, string>>({});

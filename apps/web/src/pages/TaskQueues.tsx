@@ -1,4 +1,4 @@
-import { TaskQueueItem, get } from '../api';
+import { TaskQueueItem, getAll } from '../api';
 import { ago } from '../format';
 import { namespaceRooms, useApp, useLive, useNow } from '../live';
 
@@ -22,7 +22,7 @@ export function TaskQueues() {
   const { session } = useApp();
   const now = useNow();
   const queues = useLive(
-    () => get<{ items: TaskQueueItem[] }>('/v1/taskqueues'),
+    async () => ({ items: await getAll<TaskQueueItem>('/v1/taskqueues') }),
     namespaceRooms(session),
     [],
     { accept: (c) => (c.taskqueues?.length ?? 0) > 0, pollMs: 2000 },

@@ -1,5 +1,5 @@
 import { ReactNode, useState } from 'react';
-import { Instance, WorkloadItem } from '../api';
+import { Instance, WorkloadItem, pagePath } from '../api';
 import { Column, VirtualRows } from '../components/VirtualRows';
 import { ago, short } from '../format';
 import { namespaceRooms, useApp, useNow } from '../live';
@@ -78,9 +78,9 @@ export function Workloads() {
   const { session } = useApp();
   const columns = useColumns();
   const [status, setStatus] = useState('');
-  const filter = status ? `&status=${encodeURIComponent(status)}` : '';
+  const base = status ? `/v1/workloads?status=${encodeURIComponent(status)}` : '/v1/workloads';
   const list = useWindowed<WorkloadItem>(
-    (offset, limit) => `/v1/workloads?limit=${limit}&offset=${offset}${filter}`,
+    (limit, cursor) => pagePath(base, limit, cursor),
     namespaceRooms(session),
     status,
     // a missed notification (e.g. one sent before the room was joined) is caught up by a slow poll

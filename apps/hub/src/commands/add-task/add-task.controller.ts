@@ -1,6 +1,7 @@
 import { taskSpecSchema, workloadSpecSchema, z } from '@hcn/contracts';
 import { taskWorkloadSpec } from '@hcn/domain';
-import { Body, Controller, Inject, Param, Post } from '@nestjs/common';
+import { Body, Controller, Inject, Param, Post, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
@@ -8,6 +9,7 @@ import { RequireRole } from '../../auth/auth.guard';
 import { CurrentPrincipal } from '../../auth/current-principal';
 import type { Principal } from '../../auth/principal';
 import { parseBody } from '../../common/parse-body';
+import { created } from '../../common/http-conventions';
 import type { HubConfig } from '../../config';
 import { HUB_CONFIG } from '../../tokens';
 import { checkHostPaths } from '../submit-workload/host-paths';
@@ -34,6 +36,7 @@ export class AddTaskController {
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
     @Body() body: unknown,
+    @Res({ passthrough: true }) res: Response,
   ): Promise<TaskQueueCommandResult & { taskId: string }> {
     const queueId = parseQueueId(id);
     const spec = sealRedisUrls(parseBody(taskSpecSchema, body, 'TASKQUEUE.TASK'), this.config);
@@ -48,6 +51,7 @@ export class AddTaskController {
     const result: TaskQueueCommandResult = await this.commands.execute(
       new TaskQueueChangeCommand(principal, queueId, { type: 'AddTask', taskId, spec }),
     );
+    created(res, `/v1/taskqueues/${queueId}/tasks/${taskId}`);
     return { ...result, taskId };
   }
 }

@@ -1,5 +1,6 @@
 import { taskQueueDefinitionSchema, z } from '@hcn/contracts';
-import { Body, Controller, Post } from '@nestjs/common';
+import { Body, Controller, Post, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
@@ -7,6 +8,7 @@ import { RequireRole } from '../../auth/auth.guard';
 import { CurrentPrincipal } from '../../auth/current-principal';
 import type { Principal } from '../../auth/principal';
 import { parseBody } from '../../common/parse-body';
+import { created } from '../../common/http-conventions';
 import { TaskQueueChangeCommand, TaskQueueCommandResult } from '../taskqueue-command';
 
 /** `POST /v1/taskqueues`: create a task queue in a namespace. */
@@ -21,11 +23,17 @@ export class CreateTaskQueueController {
     summary: 'Create a batch task queue (GridCore): tasks run one after another on every node',
   })
   @ApiBody({ schema: z.toJSONSchema(taskQueueDefinitionSchema, { io: 'input' }) as object })
-  create(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<TaskQueueCommandResult> {
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<TaskQueueCommandResult> {
     const definition = parseBody(taskQueueDefinitionSchema, body, 'TASKQUEUE.DEFINITION');
     const queueId = randomUUID();
-    return this.commands.execute(
+    const result: TaskQueueCommandResult = await this.commands.execute(
       new TaskQueueChangeCommand(principal, queueId, { type: 'CreateQueue', queueId, definition }),
     );
+    created(res, `/v1/taskqueues/${queueId}`);
+    return result;
   }
 }

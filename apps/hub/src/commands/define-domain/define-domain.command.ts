@@ -6,5 +6,7 @@ export class DefineDomainCommand {
     readonly definition: DomainDefinition,
     readonly mode: 'create' | 'update',
     readonly actor: string,
+    /** If-Match: the revisions the domain's stream may be at (none: any). */
+    readonly ifRevision?: readonly number[],
   ) {}
 }

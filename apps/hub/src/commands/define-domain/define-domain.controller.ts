@@ -1,11 +1,13 @@
 import { domainDefinitionSchema, z } from '@hcn/contracts';
-import { Body, Controller, Post } from '@nestjs/common';
+import { Body, Controller, Post, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequireRole } from '../../auth/auth.guard';
 import { CurrentPrincipal } from '../../auth/current-principal';
 import type { Principal } from '../../auth/principal';
 import { parseBody } from '../../common/parse-body';
+import { created } from '../../common/http-conventions';
 import { DefineDomainCommand } from './define-domain.command';
 import type { DomainCommandResult } from './define-domain.handler';
 
@@ -19,8 +21,16 @@ export class DefineDomainController {
   @RequireRole('admin')
   @ApiOperation({ summary: 'Define a domain: parent, region, labels, scheduling policy, head node' })
   @ApiBody({ schema: z.toJSONSchema(domainDefinitionSchema, { io: 'input' }) as object })
-  define(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<DomainCommandResult> {
+  async define(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<DomainCommandResult> {
     const definition = parseBody(domainDefinitionSchema, body, 'DOMAIN.DEFINITION');
-    return this.commands.execute(new DefineDomainCommand(definition, 'create', principal.name));
+    const result: DomainCommandResult = await this.commands.execute(
+      new DefineDomainCommand(definition, 'create', principal.name),
+    );
+    created(res, `/v1/domains/${definition.domainId}`);
+    return result;
   }
 }

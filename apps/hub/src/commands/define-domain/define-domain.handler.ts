@@ -40,7 +40,7 @@ export class DefineDomainHandler implements ICommandHandler<DefineDomainCommand,
     this.domains = new CommandEngine(store, domainDecider);
   }
 
-  async execute({ definition, mode, actor }: DefineDomainCommand): Promise<DomainCommandResult> {
+  async execute({ definition, mode, actor, ifRevision }: DefineDomainCommand): Promise<DomainCommandResult> {
     if (!isPolicyName(definition.policy))
       throw new HcnError('DOMAIN.UNKNOWN_POLICY', `Unknown policy ${definition.policy}`, {
         policy: definition.policy,
@@ -54,6 +54,7 @@ export class DefineDomainHandler implements ICommandHandler<DefineDomainCommand,
       { type: command, definition },
       context,
     );
+      { ifRevision },
     if (handled.events.length > 0) this.view.defineDomain(definition);
     return {
       domainId: definition.domainId,

@@ -5,5 +5,7 @@ export class TemplateChangeCommand {
   constructor(
     readonly change: TemplateCommand,
     readonly actor: string,
+    /** If-Match: the revisions the template's stream may be at (none: any). */
+    readonly ifRevision?: readonly number[],
   ) {}
 }

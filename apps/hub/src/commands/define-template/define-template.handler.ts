@@ -22,10 +22,12 @@ export class TemplateChangeHandler implements ICommandHandler<
     this.templates = new CommandEngine(store, templateDecider);
   }
 
-  async execute({ change, actor }: TemplateChangeCommand) {
+  async execute({ change, actor, ifRevision }: TemplateChangeCommand) {
     const templateId = change.type === 'DeleteTemplate' ? change.templateId : change.definition.templateId;
-    const context = requestContext({ kind: 'user', id: actor }, this.clock());
-    const handled = await this.templates.handle(templateStream(templateId), change, context);
+    const context = httpCommandContext({ kind: 'user', id: actor }, this.clock());
+    const handled = await this.templates.handle(templateStream(templateId), change, context, {
+      ifRevision,
+    });
     return { templateId, revision: handled.revision, events: handled.events.map((e) => e.type) };
   }
 }

@@ -1,10 +1,11 @@
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
-import { Controller, Delete, Inject, Param } from '@nestjs/common';
+import { Controller, Delete, Headers, Inject, Param } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequireRole } from '../../auth/auth.guard';
 import { CurrentPrincipal } from '../../auth/current-principal';
 import type { Principal } from '../../auth/principal';
+import { ifMatchRevisions } from '../../common/http-conventions';
 import { TemplateCatalog } from '../../scheduling/template-catalog';
 import { changeTemplate, loadTemplate } from '../template-command';
 
@@ -21,11 +22,20 @@ export class DeleteTemplateController {
 
   @Delete(':id')
   @ApiOperation({ summary: 'Delete a template' })
-  async remove(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+  async remove(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Headers('if-match') ifMatch: string | undefined,
+  ) {
     const current = await loadTemplate(this.store, principal, id);
-    return changeTemplate(this.commands, this.catalog, principal, current.namespace, {
-      type: 'DeleteTemplate',
-      templateId: current.templateId,
-    });
+    const change = { type: 'DeleteTemplate' as const, templateId: current.templateId };
+    return changeTemplate(
+      this.commands,
+      this.catalog,
+      principal,
+      current.namespace,
+      change,
+      ifMatchRevisions(ifMatch),
+    );
   }
 }

@@ -6,5 +6,7 @@ export class DeleteWorkloadCommand {
     readonly principal: Principal,
     readonly workloadId: string,
     readonly reason: string,
+    /** If-Match: the revisions the workload's stream may be at (none: any). */
+    readonly ifRevision?: readonly number[],
   ) {}
 }

@@ -1,9 +1,10 @@
-import { Controller, Delete, HttpCode, Param } from '@nestjs/common';
+import { Controller, Delete, Headers, HttpCode, Param } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequireRole } from '../../auth/auth.guard';
 import { CurrentPrincipal } from '../../auth/current-principal';
 import type { Principal } from '../../auth/principal';
+import { ifMatchRevisions } from '../../common/http-conventions';
 import { parseBody } from '../../common/parse-body';
 import { WorkloadCommandResult, workloadIdSchema } from '../workload-command';
 import { DeleteWorkloadCommand } from './delete-workload.command';
@@ -18,9 +19,14 @@ export class DeleteWorkloadController {
   @Delete(':id')
   @HttpCode(202)
   @ApiOperation({ summary: 'Delete: stop every allocation and release the quota' })
-  remove(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<WorkloadCommandResult> {
+  remove(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Headers('if-match') ifMatch: string | undefined,
+  ): Promise<WorkloadCommandResult> {
+    const workloadId = parseBody(workloadIdSchema, id, 'WORKLOAD.ID');
     return this.commands.execute(
-      new DeleteWorkloadCommand(principal, parseBody(workloadIdSchema, id, 'WORKLOAD.ID'), 'deleted by user'),
+      new DeleteWorkloadCommand(principal, workloadId, 'deleted by user', ifMatchRevisions(ifMatch)),
     );
   }
 }

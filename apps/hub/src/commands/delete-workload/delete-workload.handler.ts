@@ -13,7 +13,13 @@ export class DeleteWorkloadHandler implements ICommandHandler<DeleteWorkloadComm
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  execute({ principal, workloadId, reason }: DeleteWorkloadCommand): Promise<WorkloadCommandResult> {
-    return runWorkloadCommand(this.store, this.clock, principal, workloadId, { type: 'Delete', reason });
+  execute({
+    principal,
+    workloadId,
+    reason,
+    ifRevision,
+  }: DeleteWorkloadCommand): Promise<WorkloadCommandResult> {
+    const command = { type: 'Delete' as const, reason };
+    return runWorkloadCommand(this.store, this.clock, principal, workloadId, command, ifRevision);
   }
 }

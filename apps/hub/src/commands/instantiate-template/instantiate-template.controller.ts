@@ -9,6 +9,7 @@ import { RequireRole } from '../../auth/auth.guard';
 import { CurrentPrincipal } from '../../auth/current-principal';
 import type { Principal } from '../../auth/principal';
 import { parseBody } from '../../common/parse-body';
+import { created } from '../../common/http-conventions';
 import { submitOne } from '../submit-workload/submit-one';
 import type { SubmitWorkloadResult } from '../submit-workloads/submit-workloads.handler';
 import { loadTemplate } from '../template-command';
@@ -44,7 +45,8 @@ export class InstantiateTemplateController {
     const filled = { namespace: template.namespace, ...instantiateTemplate(template, parameters) };
     const spec = parseBody(workloadSpecSchema, filled, 'TEMPLATE.SPEC');
     const result = await submitOne(this.commands, principal, spec, idempotencyKey ?? null);
-    response.status(result.created ? 201 : 200);
+    if (result.created) created(response, `/v1/workloads/${result.workloadId}`);
+    else response.status(200);
     return result;
   }
 }

@@ -1,7 +1,7 @@
 import { HcnError, domainIdSchema, nodeStream } from '@hcn/contracts';
 import { foldRecorded, nodeDecider } from '@hcn/domain';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
-import { Body, Controller, Inject, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -45,6 +45,7 @@ export class BootstrapTokenController {
   ) {}
 
   @Post('bootstrap-tokens')
+  @HttpCode(200) // a signed token, not a resource with a URL
   @ApiOperation({
     summary: "A token that registers one new node (the agent's HCN_JOIN_TOKEN); optionally bound to a domain",
   })

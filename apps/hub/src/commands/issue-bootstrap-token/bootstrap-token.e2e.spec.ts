@@ -10,7 +10,7 @@ describeWithPostgres('per-node bootstrap tokens (real PostgreSQL)', () => {
 
   const issue = async (body: Record<string, unknown> = {}) => {
     const issued = await h.request('POST', '/v1/nodes/bootstrap-tokens', body);
-    expect(issued.status).toBe(201);
+    expect(issued.status).toBe(200);
     return issued.body as { nodeId: string; token: string; domainId?: string; expiresAt: string };
   };
   const register = (joinToken: string, overrides: Record<string, unknown> = {}, credential?: string) =>
@@ -37,10 +37,7 @@ describeWithPostgres('per-node bootstrap tokens (real PostgreSQL)', () => {
     const otherNode = await register(issued.token, { nodeId: randomUUID() });
     expect([otherNode.status, otherNode.body.code]).toEqual([403, 'AUTH.BOOTSTRAP_TOKEN_MISMATCH']);
     const otherDomain = await register(issued.token, { domainId: 'site-b' });
-    expect([otherDomain.status, otherDomain.body.code]).toEqual([
-      403,
-      'AUTH.BOOTSTRAP_TOKEN_MISMATCH',
-    ]);
+    expect([otherDomain.status, otherDomain.body.code]).toEqual([403, 'AUTH.BOOTSTRAP_TOKEN_MISMATCH']);
     expect((await h.request('GET', `/v1/nodes/${issued.nodeId}`)).status).toBe(404);
   });
 

@@ -1,7 +1,7 @@
 import { HcnError, nodeStream } from '@hcn/contracts';
 import { foldRecorded, nodeDecider } from '@hcn/domain';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
-import { Body, Controller, Inject, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import { AgentCredentials } from '../../auth/agent-credentials';
@@ -34,6 +34,7 @@ export class ReenrolmentTokenController {
   ) {}
 
   @Post('reenrolment-token')
+  @HttpCode(200) // a signed token, not a resource with a URL
   @ApiOperation({
     summary:
       "A token that lets the node's agent register again without its credential (HCN_REENROLMENT_TOKEN)",

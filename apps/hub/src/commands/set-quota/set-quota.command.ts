@@ -6,5 +6,7 @@ export class SetQuotaCommand {
     readonly namespace: string,
     readonly limits: QuotaLimits,
     readonly actor: string,
+    /** If-Match: the revisions the namespace's quota stream may be at (none: any). */
+    readonly ifRevision?: readonly number[],
   ) {}
 }

@@ -1,10 +1,11 @@
 import { namespaceSchema, quotaLimitsSchema, z } from '@hcn/contracts';
-import { Body, Controller, Param, Put } from '@nestjs/common';
+import { Body, Controller, Headers, Param, Put } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequireRole } from '../../auth/auth.guard';
 import { CurrentPrincipal } from '../../auth/current-principal';
 import type { Principal } from '../../auth/principal';
+import { ifMatchRevisions } from '../../common/http-conventions';
 import { parseBody } from '../../common/parse-body';
 import { SetQuotaCommand } from './set-quota.command';
 
@@ -22,9 +23,15 @@ export class SetQuotaController {
     summary: 'Set the hard limits of a namespace (cpuMillis, memoryBytes, accelerators, workloads)',
   })
   @ApiBody({ schema: z.toJSONSchema(quotaBodySchema, { io: 'input' }) as object })
-  set(@CurrentPrincipal() principal: Principal, @Param('namespace') ns: string, @Body() body: unknown) {
+  set(
+    @CurrentPrincipal() principal: Principal,
+    @Param('namespace') ns: string,
+    @Body() body: unknown,
+    @Headers('if-match') ifMatch: string | undefined,
+  ) {
     const namespace = parseBody(namespaceSchema, ns, 'QUOTA.NAMESPACE');
     const { limits } = parseBody(quotaBodySchema, body, 'QUOTA.LIMITS');
-    return this.commands.execute(new SetQuotaCommand(namespace, limits, principal.name));
+    const ifRevision = ifMatchRevisions(ifMatch);
+    return this.commands.execute(new SetQuotaCommand(namespace, limits, principal.name, ifRevision));
   }
 }

@@ -22,13 +22,14 @@ export class SetQuotaHandler implements ICommandHandler<
     this.quotas = new CommandEngine(store, quotaDecider);
   }
 
-  async execute({ namespace, limits, actor }: SetQuotaCommand) {
-    const context = requestContext({ kind: 'user', id: actor }, this.clock());
+  async execute({ namespace, limits, actor, ifRevision }: SetQuotaCommand) {
+    const context = httpCommandContext({ kind: 'user', id: actor }, this.clock());
     const handled = await this.quotas.handle(
       quotaStream(namespace),
       { type: 'SetLimits', namespace, limits },
       context,
     );
+      { ifRevision },
     return { namespace, revision: handled.revision, events: handled.events.map((e) => e.type) };
   }
 }

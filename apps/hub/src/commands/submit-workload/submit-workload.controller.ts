@@ -7,6 +7,7 @@ import { RequireRole } from '../../auth/auth.guard';
 import { CurrentPrincipal } from '../../auth/current-principal';
 import type { Principal } from '../../auth/principal';
 import { parseBody } from '../../common/parse-body';
+import { created } from '../../common/http-conventions';
 import { submitOne } from './submit-one';
 import type { SubmitWorkloadResult } from '../submit-workloads/submit-workloads.handler';
 
@@ -37,7 +38,8 @@ export class SubmitWorkloadController {
       header === undefined ? undefined : parseBody(idempotencyHeader, header, 'WORKLOAD.IDEMPOTENCY_KEY');
     const key = idempotencyKey ?? fromHeader ?? null;
     const result = await submitOne(this.commands, principal, spec, key);
-    response.status(result.created ? 201 : 200);
+    if (result.created) created(response, `/v1/workloads/${result.workloadId}`);
+    else response.status(200);
     return result;
   }
 }

@@ -7,6 +7,7 @@ import { RequireRole } from '../../auth/auth.guard';
 import { CurrentPrincipal } from '../../auth/current-principal';
 import type { Principal } from '../../auth/principal';
 import { parseBody } from '../../common/parse-body';
+import { created } from '../../common/http-conventions';
 import { submitBodySchema } from '../submit-workload/submit-workload.controller';
 import { SubmitWorkloadsCommand } from './submit-workloads.command';
 import type { SubmitWorkloadsResult } from './submit-workloads.handler';
@@ -43,7 +44,9 @@ export class SubmitWorkloadsController {
     const result: SubmitWorkloadsResult = await this.commands.execute(
       new SubmitWorkloadsCommand(principal, items),
     );
-    response.status(result.created > 0 ? 201 : 200);
+    // several workloads: Location names the namespace's list; each workloadId is in the body
+    if (result.created > 0) created(response, `/v1/workloads?namespace=${workloads[0].namespace}`);
+    else response.status(200);
     return result;
   }
 }

@@ -1,10 +1,11 @@
 import { domainDefinitionSchema, domainIdSchema, z } from '@hcn/contracts';
-import { Body, Controller, Param, Put } from '@nestjs/common';
+import { Body, Controller, Headers, Param, Put } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequireRole } from '../../auth/auth.guard';
 import { CurrentPrincipal } from '../../auth/current-principal';
 import type { Principal } from '../../auth/principal';
+import { ifMatchRevisions } from '../../common/http-conventions';
 import { parseBody } from '../../common/parse-body';
 import { DefineDomainCommand } from '../define-domain/define-domain.command';
 import type { DomainCommandResult } from '../define-domain/define-domain.handler';
@@ -25,9 +26,11 @@ export class UpdateDomainController {
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
     @Body() body: unknown,
+    @Headers('if-match') ifMatch: string | undefined,
   ): Promise<DomainCommandResult> {
     const domainId = parseBody(domainIdSchema, id, 'DOMAIN.ID');
     const definition = { domainId, ...parseBody(updateBodySchema, body, 'DOMAIN.DEFINITION') };
-    return this.commands.execute(new DefineDomainCommand(definition, 'update', principal.name));
+    const ifRevision = ifMatchRevisions(ifMatch);
+    return this.commands.execute(new DefineDomainCommand(definition, 'update', principal.name, ifRevision));
   }
 }

@@ -1,11 +1,12 @@
 import { templateDefinitionSchema } from '@hcn/contracts';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
-import { Body, Controller, Inject, Param, Put } from '@nestjs/common';
+import { Body, Controller, Headers, Inject, Param, Put } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequireRole } from '../../auth/auth.guard';
 import { CurrentPrincipal } from '../../auth/current-principal';
 import type { Principal } from '../../auth/principal';
+import { ifMatchRevisions } from '../../common/http-conventions';
 import { parseBody } from '../../common/parse-body';
 import { TemplateCatalog } from '../../scheduling/template-catalog';
 import { changeTemplate, loadTemplate } from '../template-command';
@@ -23,16 +24,28 @@ export class UpdateTemplateController {
 
   @Put(':id')
   @ApiOperation({ summary: 'Replace a template' })
-  async update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: unknown) {
+  async update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Headers('if-match') ifMatch: string | undefined,
+  ) {
     const current = await loadTemplate(this.store, principal, id);
     const definition = parseBody(
       templateDefinitionSchema,
       { ...(body as object), templateId: current.templateId },
       'TEMPLATE.DEFINITION',
     );
-    return changeTemplate(this.commands, this.catalog, principal, definition.namespace, {
-      type: 'UpdateTemplate',
-      definition,
-    });
+    return changeTemplate(
+      this.commands,
+      this.catalog,
+      principal,
+      definition.namespace,
+      {
+        type: 'UpdateTemplate',
+        definition,
+      },
+      ifMatchRevisions(ifMatch),
+    );
   }
 }

@@ -7,5 +7,7 @@ export class UpdateWorkloadCommand {
     readonly principal: Principal,
     readonly workloadId: string,
     readonly spec: WorkloadSpec,
+    /** If-Match: the revisions the workload's stream may be at (none: any). */
+    readonly ifRevision?: readonly number[],
   ) {}
 }

@@ -1,10 +1,11 @@
 import { workloadSpecSchema, z } from '@hcn/contracts';
-import { Body, Controller, Param, Put } from '@nestjs/common';
+import { Body, Controller, Headers, Param, Put } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequireRole } from '../../auth/auth.guard';
 import { CurrentPrincipal } from '../../auth/current-principal';
 import type { Principal } from '../../auth/principal';
+import { ifMatchRevisions } from '../../common/http-conventions';
 import { parseBody } from '../../common/parse-body';
 import { WorkloadCommandResult, workloadIdSchema } from '../workload-command';
 import { UpdateWorkloadCommand } from './update-workload.command';
@@ -23,10 +24,12 @@ export class UpdateWorkloadController {
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
     @Body() body: unknown,
+    @Headers('if-match') ifMatch: string | undefined,
   ): Promise<WorkloadCommandResult> {
     const spec = parseBody(workloadSpecSchema, body, 'WORKLOAD.SPEC');
+    const workloadId = parseBody(workloadIdSchema, id, 'WORKLOAD.ID');
     return this.commands.execute(
-      new UpdateWorkloadCommand(principal, parseBody(workloadIdSchema, id, 'WORKLOAD.ID'), spec),
+      new UpdateWorkloadCommand(principal, workloadId, spec, ifMatchRevisions(ifMatch)),
     );
   }
 }

@@ -1,3 +1,4 @@
+import { PreconditionFailedError } from '@hcn/commands';
 import { workloadDecider } from '@hcn/domain';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Inject } from '@nestjs/common';
@@ -34,9 +35,12 @@ export class UpdateWorkloadHandler implements ICommandHandler<UpdateWorkloadComm
     principal,
     workloadId,
     spec: given,
+    ifRevision,
   }: UpdateWorkloadCommand): Promise<WorkloadCommandResult> {
     const spec = sealSecrets(given, this.config);
-    const { state } = await loadVisibleWorkload(this.store, principal, workloadId);
+    const { state, events } = await loadVisibleWorkload(this.store, principal, workloadId);
+    const revision = events[events.length - 1].revision;
+    if (ifRevision && !ifRevision.includes(revision)) throw new PreconditionFailedError(ifRevision, revision);
     const command = { type: 'Update' as const, spec };
     checkRequestCaps([spec], this.config.maxInstancesPerRequest);
     checkHostPaths(spec, this.config.containerHostPaths);
@@ -44,6 +48,6 @@ export class UpdateWorkloadHandler implements ICommandHandler<UpdateWorkloadComm
       const context = userContext(principal, this.clock, workloadId);
       await holdQuota(this.hot, workloadId, spec, context, this.config.defaultQuota);
     }
-    return runWorkloadCommand(this.store, this.clock, principal, workloadId, command);
+    return runWorkloadCommand(this.store, this.clock, principal, workloadId, command, ifRevision);
   }
 }
