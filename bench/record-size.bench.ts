@@ -40,6 +40,16 @@ async function eventSizes(pool: Pool, afterSeq: string) {
   return rows.map((r) => ({ type: r.type, events: +r.n, jsonBytes: +r.json, storedBytes: +r.stored }));
 }
 
+/** One event of each type appended after `afterSeq`, as stored (data and metadata): where the bytes go. */
+async function examples(pool: Pool, afterSeq: string) {
+  const { rows } = await pool.query<{ type: string; data: unknown; metadata: unknown }>(
+    `SELECT DISTINCT ON (type) type, data, metadata FROM hcn_events
+     WHERE seq > $1::bigint ORDER BY type, seq DESC`,
+    [afterSeq],
+  );
+  return Object.fromEntries(rows.map((r) => [r.type, { data: r.data, metadata: r.metadata }]));
+}
+
 /**
  * `npm run bench -- record-size`: what one placement stores. An embedded hub with NODES registered simulated nodes
  * over the placement bench's tree places WORKLOADS single-instance workloads (batches of 100); the events appended
@@ -55,6 +65,7 @@ export async function run(): Promise<void> {
   const config = loadHubConfig({
     DATABASE_URL: database.url,
     HCN_HTTP_PORT: '0',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', // a line per request would swamp the output
     HCN_JOIN_TOKEN: JOIN_TOKEN,
     HCN_AGENT_SECRET: 'bench-agent-secret-0123456789-0123456789',
     HCN_ADMIN_TOKEN: ADMIN_TOKEN,
@@ -100,6 +111,7 @@ export async function run(): Promise<void> {
         jsonBytesPerEvent: Math.round(t.jsonBytes / t.events),
         perPlacement: perPlacement(t.events),
       })),
+      examples: await examples(pool, rows[0].seq),
       target: {
         jsonBytesPerPlacement: TARGET_BYTES,
         met: sum('jsonBytes') / Math.max(1, placements) <= TARGET_BYTES,

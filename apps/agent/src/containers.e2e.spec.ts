@@ -96,11 +96,10 @@ describeWithPostgres('container workloads (hub + agents, real PostgreSQL, podman
         nodeId: withEngine.nodeId,
       });
       expect(log.find((e) => e.type === 'AllocationCompleted')?.data).toMatchObject({ exitCode: 0 });
-      const delegations = JSON.stringify(
-        log.filter((e) => e.type === 'WorkloadDelegated').map((e) => e.data),
-      );
-      expect(delegations).toContain('FILTER.RUNTIME_UNAVAILABLE');
-      expect(delegations).toContain(`node ${withoutEngine.nodeId} offers process, not container`);
+      // the decision, recorded inside the placement, keeps the refused node as an example of its reason
+      const placed = log.find((e) => e.type === 'AllocationPlaced');
+      const decision = JSON.stringify(placed?.type === 'AllocationPlaced' ? placed.data.decision : undefined);
+      expect(decision).toContain(`"${withoutEngine.nodeId}",null,"FILTER.RUNTIME_UNAVAILABLE"`);
       await eventuallyExpect(async () => {
         const logs = (await h.request('GET', `/v1/workloads/${id}/logs?lines=10`)).body;
         const lines = logs.allocations[0].lines.map((l: { line: string }) => l.line);

@@ -1,6 +1,6 @@
 import { AGENT_REPORTS_TOPIC } from '@hcn/platform';
 import { INSUFFICIENT_CPU, LABEL_MISMATCH } from '@hcn/scheduling';
-import { workloadStream } from '@hcn/contracts';
+import { expandDecision, workloadStream } from '@hcn/contracts';
 import { describeWithPostgres, eventuallyExpect } from '@hcn/testing';
 import { signedReport, HubHarness, processSpec, registerNode, startHubHarness } from './testing/hub-harness';
 
@@ -55,7 +55,12 @@ describeWithPostgres('hierarchical scheduling (hub, real PostgreSQL)', () => {
       const response = await h.request('POST', '/v1/workloads', spec);
       expect(response.status).toBe(201);
       const events = await h.store.readStream(workloadStream(response.body.workloadId));
-      const rejected = events.filter((e) => e.type === 'DelegationRejected').map((e) => e.data);
+      // one event: the placement, with its hops and rejections inside (long form: expandDecision)
+      expect(events.map((e) => e.type)).toEqual(['WorkloadSubmitted', 'AllocationPlaced']);
+      const placedEvent = events[1];
+      if (placedEvent.type !== 'AllocationPlaced' || !placedEvent.data.decision)
+        throw new Error('no decision');
+      const { hops, rejections: rejected } = expandDecision(placedEvent.data.decision);
       expect(rejected.map((r) => r.scope)).toEqual(['site-a']);
       expect(rejected[0].candidates.map((c) => [c.id, c.accepted, c.reason])).toEqual(
         expect.arrayContaining([
@@ -63,7 +68,6 @@ describeWithPostgres('hierarchical scheduling (hub, real PostgreSQL)', () => {
           [nodes.a2, false, INSUFFICIENT_CPU],
         ]),
       );
-      const hops = events.filter((e) => e.type === 'WorkloadDelegated').map((e) => e.data);
       expect(hops.map((d) => [d.fromScope, d.to])).toEqual([
         [null, 'global'],
         ['global', 'region-1'],
@@ -79,8 +83,7 @@ describeWithPostgres('hierarchical scheduling (hub, real PostgreSQL)', () => {
       );
       const region2 = hops[1].candidates.find((c) => c.id === 'region-2');
       expect(region2).toMatchObject({ accepted: false });
-      const placed = events.find((e) => e.type === 'AllocationPlaced')?.data;
-      expect(placed).toMatchObject({ nodeId: nodes.b1, domainId: 'site-b' });
+      expect(placedEvent.data).toMatchObject({ nodeId: nodes.b1, domainId: 'site-b' });
       const audit = await h.request('GET', `/v1/workloads/${response.body.workloadId}`);
       expect(audit.body.delegations[0].steps.map((s: any) => s.type)).toEqual([
         'WorkloadDelegated',

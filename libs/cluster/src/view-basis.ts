@@ -1,4 +1,12 @@
-import { DecisionBasisRecord, Position, comparePositions, formatPosition } from '@hcn/contracts';
+import {
+  DecisionBasisRecord,
+  Position,
+  comparePositions,
+  formatOffsetRuns,
+  formatPosition,
+  inOffsetRuns,
+  lastOffsetOfRuns,
+} from '@hcn/contracts';
 
 /** One commit applied ahead of the log: the node streams of it applied, and whether some were not. */
 interface AheadCommit {
@@ -44,7 +52,7 @@ export class ViewBasis {
     }
     return {
       at: formatPosition(this.at),
-      ...(ahead.length > 0 ? { ahead } : {}),
+      ...(ahead.length > 0 ? { ahead: formatOffsetRuns(ahead) } : {}),
       ...(partial.length > 0 ? { partial } : {}),
     };
   }
@@ -55,7 +63,7 @@ export function basisIncludes(basis: DecisionBasisRecord, position: Position, no
   const [commit, prepare] = basis.at.split('/').map(BigInt);
   if (comparePositions(position, { commit, prepare }) <= 0) return true;
   const offset = Number(position.commit - commit);
-  if (basis.ahead?.includes(offset)) return true;
+  if (basis.ahead !== undefined && inOffsetRuns(basis.ahead, offset)) return true;
   const partial = basis.partial?.find((p) => p[0] === offset);
   return partial !== undefined && nodeId !== undefined && partial.slice(1).includes(nodeId);
 }
@@ -63,6 +71,6 @@ export function basisIncludes(basis: DecisionBasisRecord, position: Position, no
 /** The last position a basis reaches: events beyond it cannot be part of it. */
 export function basisEnd(basis: DecisionBasisRecord): bigint {
   const [commit] = basis.at.split('/').map(BigInt);
-  const offsets = [...(basis.ahead ?? []), ...(basis.partial ?? []).map((p) => p[0])];
+  const offsets = [lastOffsetOfRuns(basis.ahead), ...(basis.partial ?? []).map((p) => p[0])];
   return commit + BigInt(Math.max(0, ...offsets));
 }

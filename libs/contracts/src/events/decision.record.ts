@@ -44,13 +44,17 @@ export const compactRejectionSchema = z.object({
 
 /**
  * What the deciding hub's view had applied: every cluster event up to `at` (a log position, `commit/prepare`),
- * and, beyond it, the events of each commit in `ahead` (offsets from at's commit: the hub's own appends, applied
- * before its subscription brought them back); `partial` names commits of which only some node streams were
- * applied (`[offset, nodeId, ...]`).
+ * and, beyond it, the events of each commit in `ahead` (offsets from at's commit, as runs `0,5-6,8-45`: the hub's
+ * own appends, applied before its subscription brought them back); `partial` names commits of which only some node
+ * streams were applied (`[offset, nodeId, ...]`).
  */
 export const decisionBasisSchema = z.object({
   at: z.string().regex(/^\d+\/\d+$/),
-  ahead: z.array(z.number().int().min(0)).max(10_000).optional(),
+  ahead: z
+    .string()
+    .max(20_000)
+    .regex(/^\d+(-\d+)?(,\d+(-\d+)?)*$/)
+    .optional(),
   partial: z
     .array(z.tuple([z.number().int().min(0)], z.string().max(64)))
     .max(10_000)
@@ -158,4 +162,31 @@ export function expandDecision(decision: CompactDecision): {
     ...expandJudging(r, decision),
   }));
   return { hops, rejections };
+}
+
+/** Offsets as runs: `[0, 5, 6, 8, 9, 10]` → `0,5-6,8-10` (sorted, distinct). */
+export function formatOffsetRuns(offsets: readonly number[]): string {
+  const runs: string[] = [];
+  for (let i = 0; i < offsets.length;) {
+    let j = i;
+    while (j + 1 < offsets.length && offsets[j + 1] === offsets[j] + 1) j++;
+    runs.push(j === i ? `${offsets[i]}` : `${offsets[i]}-${offsets[j]}`);
+    i = j + 1;
+  }
+  return runs.join(',');
+}
+
+/** Whether `offset` is in runs written by formatOffsetRuns. */
+export function inOffsetRuns(runs: string, offset: number): boolean {
+  return runs.split(',').some((run) => {
+    const [from, to = from] = run.split('-').map(Number);
+    return offset >= from && offset <= to;
+  });
+}
+
+/** The last offset of runs written by formatOffsetRuns (-1: none). */
+export function lastOffsetOfRuns(runs: string | undefined): number {
+  if (!runs) return -1;
+  const last = runs.slice(runs.lastIndexOf(',') + 1);
+  return Number(last.slice(last.lastIndexOf('-') + 1));
 }

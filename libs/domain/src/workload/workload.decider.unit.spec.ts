@@ -63,7 +63,7 @@ const decision = (outcome: DecisionRecord['outcome'], attempt = 0): DecisionReco
       },
     ],
     topK: 5,
-    basis: { at: '7/3', ahead: [1] },
+    basis: { at: '7/3', ahead: '1,3-4' },
   },
   outcome,
 });

@@ -52,8 +52,6 @@ describeWithPostgres('batch submission: POST /v1/workloads/batch (hub + projecto
     const first = await h.store.readStream(workloadStream(response.body.workloads[0].workloadId));
     expect(first.map((e) => e.type)).toEqual([
       'WorkloadSubmitted',
-      'WorkloadDelegated',
-      'WorkloadDelegated',
       'AllocationPlaced',
     ]);
     // the quota of the whole batch was held in one append: 15 holdings at one revision range, one transaction
