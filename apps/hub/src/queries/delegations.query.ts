@@ -1,10 +1,18 @@
 import { namespaceSchema, z } from '@hcn/contracts';
+import {
+  DELEGATION_HOPS,
+  DELEGATION_STEP_TYPES,
+  DelegationHopRecord,
+  DelegationStepView,
+  delegationStepFromRow,
+  selectList,
+} from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
 import type { Key } from './cursor';
 import { Conditions, Page, listPage, pageShape, repeatable, sortShape } from './list-query';
 import type { NamespaceScope } from './workloads.query';
 
-const STEP_TYPES = ['delegated', 'rejected', 'placed', 'unschedulable'] as const;
+export type { DelegationStepView };
 
 /** Sort fields of `GET /v1/delegations`, the default first. */
 export const DELEGATION_SORTS = ['recordedAt', 'filtered', 'considered'] as const;
@@ -15,7 +23,7 @@ export const listDelegationsQuerySchema = z
     workloadId: z.string().uuid().optional(),
     namespace: namespaceSchema.optional(),
     /** delegated, rejected, placed, unschedulable (repeatable). */
-    type: repeatable(z.enum(STEP_TYPES)),
+    type: repeatable(z.enum(DELEGATION_STEP_TYPES)),
     /** The deciding scope: a hop's parent, a rejecting scope, a placement's domain. */
     scope: z.string().max(64).optional(),
     /** A hop's child domain or node, a placement's node. */
@@ -37,29 +45,8 @@ const SORT: Record<(typeof DELEGATION_SORTS)[number], Key> = {
 const TIES: Key[] = [
   { sql: 'workload_id', type: 'uuid' },
   { sql: 'revision', type: 'numeric' },
+  { sql: 'step', type: 'numeric' },
 ];
-
-/** One recorded scheduling step, as `GET /v1/delegations` lists it. */
-export interface DelegationStepView {
-  workloadId: string;
-  revision: number;
-  namespace: string;
-  instance: number;
-  attempt: number;
-  type: (typeof STEP_TYPES)[number];
-  hop: number | null;
-  scope: string | null;
-  target: string | null;
-  targetKind: string | null;
-  reason: string | null;
-  detail: string | null;
-  considered: number;
-  filtered: number;
-  candidates: unknown[];
-  recordedAt: string;
-}
-
-type Row = Record<string, unknown>;
 
 /** Lists delegation steps across workloads from delegation_hops (filters, sort, cursor pagination, namespace scope). */
 export async function listDelegations(
@@ -76,32 +63,15 @@ export async function listDelegations(
   if (query.reason) c.add(`(reason = ? OR ? = ANY(string_to_array(reason, ',')))`, query.reason);
   if (query.since) c.add('recorded_at >= ?', query.since);
   if (query.until) c.add('recorded_at < ?', query.until);
-  const page = await listPage<Row>(db, {
-    columns: '*',
-    from: 'delegation_hops',
+  const page = await listPage<DelegationHopRecord>(db, {
+    columns: selectList(DELEGATION_HOPS),
+    from: DELEGATION_HOPS.name,
     where: c,
     keyset: { sortName: query.sort, sort: SORT[query.sort], order: query.order, ties: TIES },
     page: query,
   });
   return {
     ...page,
-    items: page.items.map((r) => ({
-      workloadId: r.workload_id as string,
-      revision: r.revision as number,
-      namespace: r.namespace as string,
-      instance: r.instance as number,
-      attempt: r.attempt as number,
-      type: r.type as DelegationStepView['type'],
-      hop: r.hop as number | null,
-      scope: r.scope as string | null,
-      target: r.target as string | null,
-      targetKind: r.target_kind as string | null,
-      reason: r.reason as string | null,
-      detail: r.detail as string | null,
-      considered: r.considered as number,
-      filtered: r.filtered as number,
-      candidates: r.candidates as unknown[],
-      recordedAt: new Date(r.recorded_at as string).toISOString(),
-    })),
+    items: page.items.map(delegationStepFromRow),
   };
 }
