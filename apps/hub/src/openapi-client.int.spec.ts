@@ -19,9 +19,30 @@ const client = createClient<paths>({ baseUrl: 'http://127.0.0.1:8080', headers: 
 
 export async function use(): Promise<void> {
   const workload = await client.GET('/v1/workloads/{id}', { params: { path: { id: 'w-1' } } });
+  // an error is the Problem schema: its dotted code and detail are typed
   const code: string | undefined = workload.error?.code;
-  void code;
-  await client.GET('/v1/workloads', { params: { query: { namespace: 'team-a' } } });
+  const detail: string | undefined = workload.error?.detail;
+  const status: number | undefined = workload.error?.status;
+  void [code, detail, status];
+  // a single GET: a typed answer (an object)
+  const domain = await client.GET('/v1/domains/{id}', { params: { path: { id: 'site-a' } } });
+  const definition: Record<string, unknown> | undefined = domain.data;
+  void definition;
+  // a list: typed query parameters (limit a number, cursor a string) and the Page answer
+  const page = await client.GET('/v1/workloads', {
+    params: { query: { namespace: 'team-a', limit: 50, cursor: 'abc', sort: 'name', order: 'asc' } },
+  });
+  const next: string | null | undefined = page.data?.nextCursor;
+  const items: Array<Record<string, unknown>> | undefined = page.data?.items;
+  const total: number | undefined = page.data?.total;
+  void [next, items, total];
+  // @ts-expect-error limit is a number
+  await client.GET('/v1/workloads', { params: { query: { limit: 'ten' } } });
+  // @ts-expect-error sort is one of the listing's fields
+  await client.GET('/v1/workloads', { params: { query: { sort: 'hops' } } });
+  // @ts-expect-error a Problem's code is a string
+  const wrong: number | undefined = workload.error?.code;
+  void wrong;
   await client.POST('/v1/agents/register', {
     body: {
       joinToken: 'j',
@@ -47,7 +68,7 @@ export async function use(): Promise<void> {
 describe('a TypeScript client generated from openapi.json (openapi-typescript + openapi-fetch)', () => {
   afterAll(() => rmSync(DIR, { recursive: true, force: true }));
 
-  it('generates and compiles with tsc (strict), typed paths, parameters and bodies', () => {
+  it('generates and compiles with tsc (strict), typed paths, query parameters, bodies, answers and problems', () => {
     rmSync(DIR, { recursive: true, force: true });
     mkdirSync(DIR, { recursive: true });
     const cli = join(ROOT, 'node_modules', 'openapi-typescript', 'bin', 'cli.js');

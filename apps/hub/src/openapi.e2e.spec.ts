@@ -101,6 +101,48 @@ describeWithPostgres(
       }
     });
 
+    it('types every query parameter, answers every 2xx with a schema, and documents the convention headers', () => {
+      for (const [key, operation] of operations(served)) {
+        for (const p of operation.parameters ?? []) {
+          if (p.in === 'query') expect([key, p.name, typeof p.schema]).toEqual([key, p.name, 'object']);
+        }
+        for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
+          if (!status.startsWith('2')) continue;
+          expect([key, status, Object.keys(response.content ?? {})]).toEqual([
+            key,
+            status,
+            ['application/json'],
+          ]);
+          if (status === '201') expect([key, response.headers?.Location]).toEqual([key, expect.any(Object)]);
+        }
+        expect([key, operation.responses['503']?.headers?.['Retry-After']]).toEqual([
+          key,
+          expect.any(Object),
+        ]);
+      }
+      const list = served.paths['/v1/workloads'].get;
+      expect(list.responses['200'].content['application/json'].schema).toEqual({
+        $ref: '#/components/schemas/Page',
+      });
+      expect(served.paths['/v1/workloads/{id}'].get.responses['200'].headers.ETag).toBeDefined();
+      for (const [path, method] of [
+        ['/v1/workloads/{id}', 'put'],
+        ['/v1/workloads/{id}', 'delete'],
+        ['/v1/domains/{id}', 'put'],
+        ['/v1/quotas/{namespace}', 'put'],
+        ['/v1/templates/{id}', 'put'],
+        ['/v1/templates/{id}', 'delete'],
+      ]) {
+        const operation = served.paths[path][method];
+        expect([path, method, operation.responses['412']?.content]).toEqual([
+          path,
+          method,
+          expect.any(Object),
+        ]);
+        expect(operation.parameters).toContainEqual({ $ref: '#/components/parameters/If-Match' });
+      }
+    });
+
     it('is the committed openapi.json', () => {
       const committed = readFileSync(join(ROOT, 'openapi.json'), 'utf8');
       if (canonicalOpenApiJson(served) !== committed) {

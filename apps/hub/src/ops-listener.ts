@@ -3,15 +3,13 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { HcnExceptionFilter } from './common/hcn-exception.filter';
-import { PROBLEM_CONTENT_TYPE, problemSchema } from './common/problem';
-import { z } from '@hcn/contracts';
+import { withApiConventions } from './common/openapi-conventions';
 import { HubMetrics } from './common/metrics';
 import { MetricsController } from './health/metrics.controller';
 import { applySecurityHeaders } from './web/security-headers';
 
 /** The security scheme every operation requires unless it declares its own (`@ApiSecurity({})`: anonymous). */
 const BEARER = 'bearer';
-
 
 /**
  * The OpenAPI 3.1 document of the hub's API, built from the main app's controllers on first use: request schemas
@@ -34,32 +32,9 @@ export function openApiDocument(api: INestApplication): () => OpenAPIObject {
   return () => (document ??= normalizeOpenApi(SwaggerModule.createDocument(api, info)));
 }
 
-/** `$schema` of the embedded JSON Schemas dropped, the error schema and a `default` error answer added. */
+/** `$schema` of the embedded JSON Schemas dropped, the API's conventions (errors, pages, headers) added. */
 function normalizeOpenApi(document: OpenAPIObject): OpenAPIObject {
-  const normalized = withoutSchemaDialect(document) as OpenAPIObject;
-  normalized.components = {
-    ...normalized.components,
-    schemas: { ...normalized.components?.schemas, Problem: problemJsonSchema() },
-  };
-  for (const operations of Object.values(normalized.paths)) {
-    for (const operation of Object.values(operations) as Array<{ responses?: Record<string, unknown> }>) {
-      if (typeof operation !== 'object' || operation === null || !('responses' in operation)) continue;
-      operation.responses = {
-        ...operation.responses,
-        default: {
-          description: 'an error: its status and a stable dotted code',
-          content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } },
-        },
-      };
-    }
-  }
-  return normalized;
-}
-
-/** The Problem schema (every error answer, HcnExceptionFilter) from its zod schema. */
-function problemJsonSchema(): object {
-  const { $defs } = z.toJSONSchema(problemSchema, { io: 'output' });
-  return $defs?.Problem as object;
+  return withApiConventions(withoutSchemaDialect(document) as OpenAPIObject);
 }
 
 /** A deep copy without `$schema` members (3.1's dialect is JSON Schema 2020-12, zod's, so they add nothing). */

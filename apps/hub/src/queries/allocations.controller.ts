@@ -26,7 +26,7 @@ export class AllocationsController {
 
   @Get()
   @ApiOperation({ summary: 'Allocations of the namespaces the token may see (filters, sort, pagination)' })
-  @ApiQueries(filters)
+  @ApiQueries(filters, listAllocationsQuerySchema)
   list(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
     const parsed = parseBody(listAllocationsQuerySchema, query, 'ALLOCATIONS.QUERY');
     return listAllocations(this.db, { ...parsed, namespaces: visibleNamespaces(principal) });

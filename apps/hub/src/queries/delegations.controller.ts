@@ -33,7 +33,7 @@ export class DelegationsController {
     summary:
       'Scheduling steps (hops, rejections, placements, unschedulable verdicts) of the visible namespaces',
   })
-  @ApiQueries(filters)
+  @ApiQueries(filters, listDelegationsQuerySchema)
   list(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
     const parsed = parseBody(listDelegationsQuerySchema, query, 'DELEGATIONS.QUERY');
     return listDelegations(this.db, { ...parsed, namespaces: visibleNamespaces(principal) });

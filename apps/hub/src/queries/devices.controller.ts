@@ -28,7 +28,7 @@ export class DevicesController {
   @ApiOperation({
     summary: 'Accelerator devices of every node with utilization, memory in use, temperature, health',
   })
-  @ApiQueries(filters)
+  @ApiQueries(filters, listDevicesQuerySchema)
   list(@Query() query: unknown) {
     return listDevices(this.db, parseBody(listDevicesQuerySchema, query, 'DEVICES.QUERY'));
   }

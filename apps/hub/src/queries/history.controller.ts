@@ -31,7 +31,7 @@ export class HistoryController {
     summary:
       'CPU, memory and accelerator use of one node or one domain (its first 50 nodes) per bucket, from the retained heartbeats',
   })
-  @ApiQueries([['nodeId', 'one node (uuid)'], ['domainId', 'one domain'], ...window])
+  @ApiQueries([['nodeId', 'one node (uuid)'], ['domainId', 'one domain'], ...window], usageQuerySchema)
   usage(@Query() query: unknown) {
     return usageHistory(
       this.db,
@@ -45,7 +45,10 @@ export class HistoryController {
   @ApiOperation({
     summary: 'Allocations placed and failed (or lost) per bucket in the visible namespaces',
   })
-  @ApiQueries([['nodeId', 'on one node (uuid)'], ['domainId', 'in one domain'], ...window])
+  @ApiQueries(
+    [['nodeId', 'on one node (uuid)'], ['domainId', 'in one domain'], ...window],
+    historyQuerySchema,
+  )
   scheduling(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
     const q = parseBody(historyQuerySchema, query, 'HISTORY.QUERY');
     return schedulingHistory(this.db, q, visibleNamespaces(principal), this.clock());

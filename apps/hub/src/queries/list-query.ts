@@ -65,10 +65,31 @@ export class Conditions {
   }
 }
 
-/** OpenAPI declarations of a listing's query parameters (all optional): name and description. */
-export function ApiQueries(params: ReadonlyArray<readonly [string, string]>): MethodDecorator {
+/**
+ * OpenAPI declarations of a route's query parameters: name and description, and with the zod schema that validates
+ * them, each one's type (its JSON Schema as the request gives it) and whether it is required; every parameter of
+ * the schema is declared, described or not.
+ */
+export function ApiQueries(
+  params: ReadonlyArray<readonly [string, string]>,
+  schema?: z.ZodType,
+): MethodDecorator {
+  const json = (schema ? z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) : {}) as {
+    properties?: Record<string, Record<string, unknown>>;
+    required?: string[];
+  };
+  const described = new Map(params.map(([name, description]) => [name, description]));
+  const names = [...new Set([...described.keys(), ...Object.keys(json.properties ?? {})])];
   return applyDecorators(
-    ...params.map(([name, description]) => ApiQuery({ name, required: false, description })),
+    ...names.map((name) => {
+      const property = json.properties?.[name];
+      return ApiQuery({
+        name,
+        required: json.required?.includes(name) ?? false,
+        ...(described.has(name) ? { description: described.get(name) } : {}),
+        ...(property ? { schema: property } : {}),
+      });
+    }),
   );
 }
 

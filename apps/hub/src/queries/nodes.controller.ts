@@ -42,7 +42,7 @@ export class NodesController {
 
   @Get('nodes')
   @ApiOperation({ summary: 'List nodes (filters, sort, pagination)' })
-  @ApiQueries(nodeParams)
+  @ApiQueries(nodeParams, listNodesQuerySchema)
   list(@Query() query: unknown) {
     return listNodes(this.db, parseBody(listNodesQuerySchema, query, 'NODES.QUERY'));
   }
@@ -65,7 +65,7 @@ export class NodesController {
       'Domains with node counts, capacity (total, idle, allocated, allocatable per resource) and resource tags',
   })
   @ApiTags('domains')
-  @ApiQueries(domainParams)
+  @ApiQueries(domainParams, listDomainsQuerySchema)
   domains(@Query() query: unknown) {
     return listDomains(this.db, parseBody(listDomainsQuerySchema, query, 'DOMAINS.QUERY'));
   }

@@ -36,7 +36,7 @@ export class QuotaQueriesController {
   @ApiOperation({
     summary: 'Limits and usage of the namespaces the token may see (read model; filters, sort, pagination)',
   })
-  @ApiQueries(listParams)
+  @ApiQueries(listParams, listQuotasQuerySchema)
   list(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
     const parsed = parseBody(listQuotasQuerySchema, query, 'QUOTAS.QUERY');
     return listQuotaUsage(this.db, visibleNamespaces(principal), parsed);

@@ -25,11 +25,14 @@ export class ServicesController {
   @ApiOperation({
     summary: 'List services with their endpoints (host:port of every ready replica, per named port)',
   })
-  @ApiQueries([
-    ['namespace', 'one namespace (within the token scope)'],
-    ['name', "a service's name (exact)"],
-    ...pageDocs,
-  ])
+  @ApiQueries(
+    [
+      ['namespace', 'one namespace (within the token scope)'],
+      ['name', "a service's name (exact)"],
+      ...pageDocs,
+    ],
+    listServicesQuerySchema,
+  )
   list(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
     const parsed = parseBody(listServicesQuerySchema, query, 'SERVICES.QUERY');
     return listServices(

@@ -35,7 +35,7 @@ export class TaskQueuesController {
 
   @Get()
   @ApiOperation({ summary: 'List the task queues of the namespaces the token may see, oldest first' })
-  @ApiQueries(pageDocs)
+  @ApiQueries(pageDocs, listTaskQueuesQuerySchema)
   list(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
     const page = parseBody(listTaskQueuesQuerySchema, query, 'TASKQUEUES.QUERY');
     return listTaskQueues(this.db, visibleNamespaces(principal), page);

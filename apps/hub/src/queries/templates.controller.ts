@@ -29,7 +29,7 @@ export class TemplateQueriesController {
 
   @Get()
   @ApiOperation({ summary: 'List the templates of the namespaces the token may see, by id' })
-  @ApiQueries(pageDocs)
+  @ApiQueries(pageDocs, listTemplatesQuerySchema)
   list(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
     const page = parseBody(listTemplatesQuerySchema, query, 'TEMPLATES.QUERY');
     const all = this.catalog.list(visibleNamespaces(principal));

@@ -49,7 +49,7 @@ export class WorkloadQueriesController {
 
   @Get()
   @ApiOperation({ summary: 'List workloads of the namespaces the token may see (filters, sort, pagination)' })
-  @ApiQueries(listParams)
+  @ApiQueries(listParams, listWorkloadsQuerySchema)
   list(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
     const parsed = parseBody(listWorkloadsQuerySchema, query, 'WORKLOADS.QUERY');
     return listWorkloads(this.db, { ...parsed, namespaces: visibleNamespaces(principal) });
@@ -80,6 +80,14 @@ export class WorkloadQueriesController {
   @ApiOperation({
     summary: "Last N lines of an allocation's output (default: each instance's current allocation)",
   })
+  @ApiQueries(
+    [
+      ['lines', 'last lines per allocation (1..10000, default 100)'],
+      ['stream', 'stdout | stderr (default both)'],
+      ['allocation', 'one allocation (uuid)'],
+    ],
+    logsQuerySchema,
+  )
   async tail(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Query() query: unknown) {
     const { state } = await loadVisibleWorkload(
       this.store,

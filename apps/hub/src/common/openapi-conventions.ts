@@ -1,0 +1,112 @@
+import { z } from '@hcn/contracts';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { PROBLEM_CONTENT_TYPE, RETRY_AFTER_SECONDS, problemSchema } from './problem';
+
+type Operation = {
+  parameters?: Array<{ name: string; in: string }>;
+  responses: Record<string, { description?: string; content?: object; headers?: object }>;
+};
+
+/** One page of every list (`?limit=&cursor=`), as zod defines it; the items' own shape is the listing's. */
+const pageSchema = z
+  .object({
+    items: z.array(z.looseObject({})).describe('this page, in the listing order'),
+    nextCursor: z.string().nullable().describe('pass as `cursor` for the next page; null on the last one'),
+    total: z.number().int().optional().describe('every match, when the listing counts them'),
+  })
+  .meta({ id: 'Page' });
+
+/** Resources whose PUT and DELETE honour If-Match (412 when the stream is elsewhere). */
+const IF_MATCH_PATHS = [
+  '/v1/workloads/{id}',
+  '/v1/domains/{id}',
+  '/v1/quotas/{namespace}',
+  '/v1/templates/{id}',
+];
+
+const ref = (kind: 'schemas' | 'headers' | 'responses' | 'parameters', name: string) => ({
+  $ref: `#/components/${kind}/${name}`,
+});
+
+/** A component schema from its zod schema (the `Problem`, `Page` ids of their `.meta`). */
+function componentOf(schema: z.ZodType, id: string): object {
+  return z.toJSONSchema(schema, { io: 'output' }).$defs?.[id] as object;
+}
+
+/**
+ * The API's conventions written into the document: every error a `Problem` (default answer, 412 where If-Match is
+ * honoured, 503 with Retry-After everywhere), list pages a `Page`, Location on 201, ETag on single-resource GETs,
+ * If-Match on the PUT/DELETEs that honour it, X-Request-Id on every answer; a 2xx without a schema is declared a
+ * free-form object.
+ */
+export function withApiConventions(document: OpenAPIObject): OpenAPIObject {
+  const problem = { [PROBLEM_CONTENT_TYPE]: { schema: ref('schemas', 'Problem') } };
+  const requestId = { 'X-Request-Id': ref('headers', 'X-Request-Id') };
+  document.components = {
+    ...document.components,
+    schemas: {
+      ...document.components?.schemas,
+      Problem: componentOf(problemSchema, 'Problem'),
+      Page: componentOf(pageSchema, 'Page'),
+    },
+    headers: {
+      'X-Request-Id': {
+        description: "the request's correlation id (the caller's when safe)",
+        schema: { type: 'string' },
+      },
+      Location: { description: 'the URL of the created resource', schema: { type: 'string' } },
+      ETag: {
+        description: 'the stream revision, a strong tag: "7" ("-1": no events yet)',
+        schema: { type: 'string' },
+      },
+      'Retry-After': { description: `seconds to wait (${RETRY_AFTER_SECONDS})`, schema: { type: 'integer' } },
+    },
+    parameters: {
+      'If-Match': {
+        name: 'If-Match',
+        in: 'header',
+        required: false,
+        description: 'an ETag of the resource: written only when it is still at that revision, else 412',
+        schema: { type: 'string' },
+      },
+    },
+  };
+  for (const [path, methods] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(methods) as Array<[string, Operation]>) {
+      if (typeof operation !== 'object' || operation === null || !('responses' in operation)) continue;
+      const lists = (operation.parameters ?? []).some((p) => p.name === 'cursor' && p.in === 'query');
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (!/^2\d\d$/.test(status)) continue;
+        response.content ??= {
+          'application/json': {
+            schema: lists ? ref('schemas', 'Page') : { type: 'object', additionalProperties: true },
+          },
+        };
+        const headers: Record<string, object> = { ...requestId };
+        if (status === '201') headers.Location = ref('headers', 'Location');
+        if (method === 'get' && /\}$/.test(path) && !lists) headers.ETag = ref('headers', 'ETag');
+        response.headers = { ...response.headers, ...headers };
+      }
+      if (IF_MATCH_PATHS.includes(path) && (method === 'put' || method === 'delete')) {
+        operation.parameters = [...(operation.parameters ?? []), ref('parameters', 'If-Match') as never];
+        operation.responses['412'] = {
+          description:
+            'REQUEST.PRECONDITION_FAILED: the resource is not at the If-Match revision; nothing written',
+          content: problem,
+          headers: requestId,
+        };
+      }
+      operation.responses['503'] = {
+        description: 'the event store or the bus is unavailable: try again after Retry-After',
+        content: problem,
+        headers: { ...requestId, 'Retry-After': ref('headers', 'Retry-After') },
+      };
+      operation.responses.default = {
+        description: 'an error: its status and a stable dotted code',
+        content: problem,
+        headers: requestId,
+      };
+    }
+  }
+  return document;
+}
