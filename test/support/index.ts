@@ -173,3 +173,4 @@ export * from './tcp-proxy';
 export * from './processes';
 export * from './log-invariants';
 export * from './queue-workers';
+export * from './tls-certs';

@@ -4,6 +4,7 @@ import { brokerListSchema, envNumber, parseConfig } from '@hcn/platform';
 import { z } from 'zod';
 import { ApiToken, apiTokenSchema } from './auth/api-tokens';
 import { FederationConfig, loadFederationConfig } from './federation/federation.config';
+import { ListenerTls, loadListenerTls } from './tls/listener-tls';
 
 const tokensJson = z
   .string()
@@ -171,6 +172,8 @@ const schema = z
 export interface HubConfig {
   readonly httpHost: string;
   readonly httpPort: number;
+  /** HTTPS on the main listener, optionally with client certificates (HCN_HTTP_TLS_*); undefined: plain HTTP. */
+  readonly tls?: ListenerTls;
   readonly databaseUrl: string;
   readonly eventStoreUrl?: string;
   readonly kafkaBrokers?: readonly string[];
@@ -220,6 +223,7 @@ export function loadHubConfig(env: NodeJS.ProcessEnv): HubConfig {
   return {
     httpHost: c.HCN_HTTP_HOST,
     httpPort: c.HCN_HTTP_PORT,
+    tls: loadListenerTls(env),
     databaseUrl: c.DATABASE_URL,
     eventStoreUrl: c.EVENTSTORE_URL,
     kafkaBrokers: c.KAFKA_BROKERS,

@@ -38,6 +38,7 @@ import { serveDashboard } from './web/dashboard.controller';
 import { applySecurityHeaders } from './web/security-headers';
 import type { Clock } from './tokens';
 import { Federation } from './federation/federation';
+import { httpsOptionsOf } from './tls/listener-tls';
 
 /** Largest JSON request body the API takes (a bigger one is 413 REQUEST.TOO_LARGE). */
 const REQUEST_BODY_LIMIT = '4mb';
@@ -150,7 +151,10 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
       queueMeter,
       federation,
     }),
-    { logger: ['error', 'warn'] },
+    {
+      logger: ['error', 'warn'],
+      httpsOptions: config.tls ? httpsOptionsOf(config.tls) : undefined, // HTTPS (mTLS) when configured
+    },
   );
   const taskQueues = new TaskQueueSaga(
     ports.store,
@@ -187,7 +191,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
   deadlines.start();
   await app.listen(config.httpPort, config.httpHost);
   const address = app.getHttpServer().address() as { port: number };
-  const url = `http://${config.httpHost}:${address.port}`;
+  const url = `${config.tls ? 'https' : 'http'}://${config.httpHost}:${address.port}`;
   federation.start(url);
   return {
     app,

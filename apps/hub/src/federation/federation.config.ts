@@ -1,7 +1,8 @@
 import { readFederationJoinToken, siteIdSchema, siteUrlSchema } from '@hcn/contracts';
 import { envNumber, parseConfig } from '@hcn/platform';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { z } from 'zod';
+import { pemFileSetting } from '../tls/listener-tls';
 
 /** A statically configured peer site: its id and where its federation API answers. */
 export interface PeerSite {
@@ -58,19 +59,6 @@ const optional = <S extends z.ZodTypeAny>(schema: S) => z.preprocess(unsetIfEmpt
 const positiveInt = (fallback: number, name: string) =>
   envNumber(fallback).pipe(z.number().int(`${name}: a whole number`).positive(`${name}: more than 0`));
 
-/** A PEM file that exists and can be read (its contents). */
-const pemFile = (name: string) =>
-  optional(
-    z.string().transform((path, ctx) => {
-      try {
-        return readFileSync(path, 'utf8');
-      } catch {
-        ctx.addIssue({ code: 'custom', message: `${name}: cannot read ${path}` });
-        return z.NEVER;
-      }
-    }),
-  );
-
 /** HCN_FEDERATION_PEERS: `id=url` pairs, comma-separated. */
 const peersSchema = z
   .string()
@@ -100,9 +88,9 @@ const schema = z
     HCN_FEDERATION_PARENT_URL: optional(siteUrlSchema),
     HCN_FEDERATION_JOIN_TOKEN: optional(z.string()),
     HCN_FEDERATION_CREDENTIAL_FILE: z.string().default('data/site-credential'),
-    HCN_FEDERATION_TLS_CA: pemFile('HCN_FEDERATION_TLS_CA'),
-    HCN_FEDERATION_TLS_CERT: pemFile('HCN_FEDERATION_TLS_CERT'),
-    HCN_FEDERATION_TLS_KEY: pemFile('HCN_FEDERATION_TLS_KEY'),
+    HCN_FEDERATION_TLS_CA: pemFileSetting('HCN_FEDERATION_TLS_CA'),
+    HCN_FEDERATION_TLS_CERT: pemFileSetting('HCN_FEDERATION_TLS_CERT'),
+    HCN_FEDERATION_TLS_KEY: pemFileSetting('HCN_FEDERATION_TLS_KEY', 'private key'),
     HCN_FEDERATION_PEERS: peersSchema,
     HCN_FEDERATION_GOSSIP_SECRET: optional(
       z.string().min(32, 'HCN_FEDERATION_GOSSIP_SECRET must be at least 32 characters'),

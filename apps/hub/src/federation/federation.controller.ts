@@ -3,6 +3,7 @@ import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { Public, RequireRole } from '../auth/auth.guard';
 import { parseBody } from '../common/parse-body';
+import { SiteToSite } from '../tls/site-certificate.guard';
 import { Federation } from './federation';
 import { gossipEnvelopeSchema } from './gossip/gossip-envelope';
 
@@ -16,6 +17,7 @@ export class FederationController {
   constructor(private readonly federation: Federation) {}
 
   @Post('gossip')
+  @SiteToSite()
   @Public()
   @ApiSecurity({}) // signed with the federation's gossip secret instead
   @HttpCode(200)

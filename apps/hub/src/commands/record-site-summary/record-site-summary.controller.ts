@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { bearer } from '../../auth/agent-credentials';
 import { Public } from '../../auth/auth.guard';
 import { parseBody } from '../../common/parse-body';
+import { SiteToSite } from '../../tls/site-certificate.guard';
 import { Federation } from '../../federation/federation';
 
 /**
@@ -36,6 +37,7 @@ export class RecordSiteSummaryController {
   constructor(private readonly federation: Federation) {}
 
   @Post(':id/summaries')
+  @SiteToSite()
   @HttpCode(202)
   @ApiOperation({ summary: "A child site's summary (its own id only, with its site credential)" })
   @ApiBody({ schema: z.toJSONSchema(siteSummarySchema, { io: 'input' }) as object })

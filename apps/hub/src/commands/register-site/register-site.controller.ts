@@ -4,6 +4,7 @@ import { ApiBody, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import { Public } from '../../auth/auth.guard';
 import { parseBody } from '../../common/parse-body';
+import { SiteToSite } from '../../tls/site-certificate.guard';
 import { Federation } from '../../federation/federation';
 import type { RegisterSiteResponse } from '../../federation/site-registry';
 
@@ -27,6 +28,7 @@ export class RegisterSiteController {
   constructor(private readonly federation: Federation) {}
 
   @Post('sites')
+  @SiteToSite()
   @HttpCode(201)
   @ApiOperation({
     summary: 'Register a child site with a federation join token; returns its site credential (shown once)',
