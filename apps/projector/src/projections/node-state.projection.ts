@@ -8,8 +8,12 @@ import {
   unusedMemoryBytes,
   usableNode,
 } from './domain-summary';
-import { applyCapacityEvent, isCapacityEvent, refreshReservedCapacity } from './node-capacity';
-import { later } from './later';
+import {
+  CapacityEvent,
+  applyCapacityEvents,
+  isCapacityEvent,
+  refreshReservedCapacity,
+} from './node-capacity';
 
 type Registration = EventDataOf<'NodeRegistered'>;
 /** Events of the node lifecycle this projection reads (the `Node*` types). */
@@ -184,17 +188,11 @@ interface Touched {
   tags: boolean;
 }
 
-/** Applies one non-heartbeat event: a node lifecycle event, a capacity event or a domain definition. */
+/** Applies one event other than a heartbeat or a capacity event: a node lifecycle event or a domain definition. */
 async function applyEvent(tx: EntityManager, event: RecordedHcnEvent, changes: ChangeSet, touched: Touched) {
   if (event.type === 'DomainDefined' || event.type === 'DomainUpdated') {
     changes.domains.add(await applyDomainDefinition(tx, event));
     touched.tags = true;
-    return;
-  }
-  if (isCapacityEvent(event)) {
-    const nodeId = await applyCapacityEvent(tx, event);
-    touched.capacity.set(nodeId, later(touched.capacity.get(nodeId) ?? event.recordedAt, event.recordedAt));
-    changes.nodes.add(nodeId);
     return;
   }
   if (!isEventOfTypes(event, NODE_LIFECYCLE_TYPES)) throw new Error(`Unhandled event ${event.type}`);
@@ -223,8 +221,15 @@ export const nodeStateProjection: Projection = {
   async apply(tx: EntityManager, events: readonly RecordedHcnEvent[], changes: ChangeSet): Promise<void> {
     const heartbeats = latestHeartbeats(events);
     const touched: Touched = { capacity: new Map(), tags: false };
+    // capacity events touch node_reservation only, which no other event of this projection reads: one statement
+    const capacity: CapacityEvent[] = [];
     for (const event of events) {
-      if (event.type !== 'NodeHeartbeatRecorded') await applyEvent(tx, event, changes, touched);
+      if (isCapacityEvent(event)) capacity.push(event);
+      else if (event.type !== 'NodeHeartbeatRecorded') await applyEvent(tx, event, changes, touched);
+    }
+    for (const [nodeId, at] of await applyCapacityEvents(tx, capacity)) {
+      touched.capacity.set(nodeId, at);
+      changes.nodes.add(nodeId);
     }
     await refreshReservedCapacity(tx, touched.capacity);
     const usageChanged = await applyHeartbeats(tx, [...heartbeats.values()]);

@@ -56,25 +56,52 @@ async function lastRevision(tx: EntityManager, namespace: string, at: string): P
   return rows[0].last_revision;
 }
 
-/** QuotaConsumed carries what the workload holds in total: it replaces the workload's previous hold. */
-async function consumed(tx: EntityManager, data: EventDataOf<'QuotaConsumed'>): Promise<void> {
-  const { cpuMillis, memoryBytes, accelerators, acceleratorMemoryBytes, computeUnits } = data.resources;
+/**
+ * QuotaConsumed carries what the workload holds in total: it replaces the workload's previous hold. A run of them is
+ * one statement (the last of a workload's in the run is what it holds).
+ */
+async function consumed(
+  tx: EntityManager,
+  events: ReadonlyArray<EventDataOf<'QuotaConsumed'>>,
+): Promise<void> {
+  const holds = new Map<string, Record<string, unknown>>();
+  for (const data of events) {
+    const { cpuMillis, memoryBytes, accelerators, acceleratorMemoryBytes, computeUnits } = data.resources;
+    holds.set(data.workloadId, {
+      workload_id: data.workloadId,
+      namespace: data.namespace,
+      cpu_millis: cpuMillis,
+      memory_bytes: memoryBytes,
+      accelerators,
+      accelerator_memory_bytes: acceleratorMemoryBytes,
+      compute_units: computeUnits,
+    });
+  }
   await tx.query(
     `INSERT INTO quota_hold (workload_id, namespace, cpu_millis, memory_bytes, accelerators, accelerator_memory_bytes,
-       compute_units) VALUES ($1, $2, $3, $4, $5, $6, $7)
+       compute_units)
+     SELECT * FROM jsonb_to_recordset($1::jsonb) AS t(workload_id uuid, namespace text, cpu_millis bigint,
+       memory_bytes bigint, accelerators int, accelerator_memory_bytes bigint, compute_units double precision)
      ON CONFLICT (workload_id) DO UPDATE SET namespace = EXCLUDED.namespace, cpu_millis = EXCLUDED.cpu_millis,
        memory_bytes = EXCLUDED.memory_bytes, accelerators = EXCLUDED.accelerators,
        accelerator_memory_bytes = EXCLUDED.accelerator_memory_bytes, compute_units = EXCLUDED.compute_units`,
-    [
-      data.workloadId,
-      data.namespace,
-      cpuMillis,
-      memoryBytes,
-      accelerators,
-      acceleratorMemoryBytes,
-      computeUnits,
-    ],
+    [JSON.stringify([...holds.values()])],
   );
+}
+
+/** Applies a namespace's events in order, each run of QuotaConsumed in one statement. */
+async function applyQuotaEvents(tx: EntityManager, events: readonly QuotaEvent[]): Promise<void> {
+  let run: Array<EventDataOf<'QuotaConsumed'>> = [];
+  for (const event of events) {
+    if (event.type === 'QuotaConsumed') {
+      run.push(event.data);
+      continue;
+    }
+    if (run.length > 0) await consumed(tx, run);
+    run = [];
+    await applyQuotaEvent(tx, event);
+  }
+  if (run.length > 0) await consumed(tx, run);
 }
 
 async function applyQuotaEvent(tx: EntityManager, event: QuotaEvent): Promise<void> {
@@ -86,7 +113,7 @@ async function applyQuotaEvent(tx: EntityManager, event: QuotaEvent): Promise<vo
       ]);
       return;
     case 'QuotaConsumed':
-      return consumed(tx, event.data);
+      return consumed(tx, [event.data]);
     case 'QuotaReleased': // gives back everything the workload holds (as the quota decider folds it)
       await tx.query('DELETE FROM quota_hold WHERE workload_id = $1', [event.data.workloadId]);
       return;
@@ -132,7 +159,7 @@ export const quotaUsageProjection: Projection = {
       const last = await lastRevision(tx, namespace, batch.firstAt);
       const fresh = batch.events.filter((e) => e.revision > last);
       if (fresh.length === 0) continue;
-      for (const event of fresh) await applyQuotaEvent(tx, event);
+      await applyQuotaEvents(tx, fresh);
       await refreshUsage(tx, namespace, fresh[fresh.length - 1].revision, batch.lastAt);
       changes.namespaces.add(namespace);
     }

@@ -30,6 +30,8 @@ import { appendEach } from '../revision';
 import { migrateEventStore } from './migrate';
 import { StaleTransactionError, translatePgError } from './pg-errors';
 import { StoredRow, readRawPage, storedEvent } from './raw-read';
+import { EVENT_COLUMNS, readAllPage, selectionOf } from './all-page';
+import { SharedTail, TailReader } from './shared-tail';
 import { AppendRow, appendWithClient, sqlEventsJson, toAppendResult } from './append-sql';
 
 export { appendWithClient } from './append-sql';
@@ -47,11 +49,7 @@ export interface PostgresEventStoreOptions {
 
 /** Attempts of one append whose transaction id kept losing the race for its stream (see migration 4). */
 const MAX_STALE_RETRIES = 20;
-const MAX_SEQ = 9_223_372_036_854_775_807n;
 const READ_ALL_WINDOW = 5000;
-const EVENT_COLUMNS =
-  'e.seq::text AS seq, e.txid::text AS txid, e.event_id, e.stream_id, e.revision::int AS revision, e.type, e.data, e.metadata, e.recorded_at, ' +
-  "encode(e.prev_hash, 'hex') AS prev_hash, encode(e.hash, 'hex') AS hash";
 
 type EventRow = StoredRow;
 
@@ -66,6 +64,8 @@ export class PostgresEventStore<E extends EventBody = HcnEvent> implements Event
   private readonly polling: PollingSettings;
   private readonly subscriptions = new Set<PollingSubscription<E>>();
   private readonly readAllWaitMs: number;
+  /** The end of `$all` read once for every subscription (see SharedTail). */
+  private readonly tail: SharedTail<E>;
   private listener: Client | undefined;
   private closed = false;
 
@@ -84,6 +84,22 @@ export class PostgresEventStore<E extends EventBody = HcnEvent> implements Event
       coalesceMs: 20,
       ...options.polling,
     };
+    this.tail = new SharedTail<E>(
+      (after, selection, limit) =>
+        readAllPage((sql, params) => this.query(sql, params), after, selection, limit),
+      (row) => this.decode(row),
+      {
+        readLimit: 2000,
+        maxRows: 20_000,
+        coalesceMs: this.polling.coalesceMs ?? 0,
+        maxAgeMs: this.polling.pollIntervalMs / 2,
+      },
+    );
+  }
+
+  /** How many pages of `$all` the subscriptions' shared tail has read (diagnostics). */
+  get sharedTailReads(): number {
+    return this.tail.reads;
   }
 
   /** Connects, applies migrations and returns a ready store. */
@@ -196,6 +212,7 @@ export class PostgresEventStore<E extends EventBody = HcnEvent> implements Event
     // Caught up means: everything committed before the subscription started has been read, i.e. the horizon
     // has passed every transaction id that was assigned then.
     let target: bigint | undefined;
+    const reader: TailReader = { filter: options.filter };
     const source = {
       readPage: async (
         after: Position | undefined,
@@ -203,15 +220,20 @@ export class PostgresEventStore<E extends EventBody = HcnEvent> implements Event
         limit: number,
       ): Promise<Page<E>> => {
         target ??= await this.nextTransactionId();
-        const page = await this.readPage(after, filter, limit);
+        const shared = await this.tail.page(reader, after, limit, target);
+        const page = shared ?? (await this.readPage(after, filter, limit));
+        // a follower's own read that reached the end of the log starts the shared tail there
+        if (!shared && page.exhausted) this.tail.startAt(page.checkpoint ?? after);
         return { ...page, complete: page.horizon >= target };
       },
     };
     const settings = options.pageSize ? { ...this.polling, pageSize: options.pageSize } : this.polling;
-    const subscription = new PollingSubscription(source, options, settings, (s) =>
-      this.subscriptions.delete(s),
-    );
+    const subscription = new PollingSubscription(source, options, settings, (s) => {
+      this.subscriptions.delete(s);
+      this.tail.leave(reader);
+    });
     this.subscriptions.add(subscription);
+    this.tail.join(reader);
     void this.ensureListener();
     return subscription;
   }
@@ -253,60 +275,20 @@ export class PostgresEventStore<E extends EventBody = HcnEvent> implements Event
     await this.pool.end();
   }
 
-  /**
-   * One page of `$all` below the transaction horizon: scans at most `limit` rows in log order (a search window,
-   * like EventStoreDB's), returns those matching the filter and a checkpoint at the last row scanned.
-   */
+  /** One page of `$all` below the transaction horizon (see readAllPage), its events validated. */
   async readPage(
     after: Position | undefined,
     filter: EventFilter | undefined,
     limit: number,
   ): Promise<Page<E> & { horizon: bigint }> {
-    const params: unknown[] = [String(after?.commit ?? 0n), String(after?.prepare ?? 0n), limit];
-    let match = "e.type NOT LIKE '$%' AND e.stream_id NOT LIKE '$%'";
-    if (filter) {
-      params.push(filter.prefixes.map((p) => `${escapeLike(p)}%`));
-      match += ` AND e.${filter.kind === 'streamPrefix' ? 'stream_id' : 'type'} LIKE ANY ($4::text[])`;
-    }
-    // One round trip: the horizon, the last row of the window scanned and how many it holds, and only the rows of
-    // the window that match (a filtered follower of a heartbeat-heavy log gets no row per heartbeat).
-    const result = await this.query<
-      EventRow & {
-        horizon: string;
-        last_txid: string | null;
-        last_seq: string | null;
-        scanned: string | null;
-      }
-    >(
-      `WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS x),
-       w AS MATERIALIZED (
-         SELECT e.*, (${match}) AS matches FROM hcn_events e, h
-         WHERE (e.txid, e.seq) > ($1::text::xid8, $2::bigint) AND e.txid < h.x
-         ORDER BY e.txid, e.seq LIMIT $3
-       )
-       SELECT h.x::text AS horizon, t.last_txid, t.last_seq, t.scanned, m.* FROM h
-       LEFT JOIN (
-         SELECT txid::text AS last_txid, seq::text AS last_seq, count(*) OVER () AS scanned FROM w
-         ORDER BY txid DESC, seq DESC LIMIT 1
-       ) t ON true
-       LEFT JOIN LATERAL (
-         SELECT ${EVENT_COLUMNS}, e.txid AS sort_txid, e.seq AS sort_seq FROM w e WHERE e.matches
-       ) m ON true
-       ORDER BY m.sort_txid, m.sort_seq`,
-      params,
+    const page = await readAllPage(
+      (sql, params) => this.query(sql, params),
+      after,
+      selectionOf(filter),
+      limit,
     );
-    const first = result[0];
-    const horizon = BigInt(first.horizon);
-    const events = result.filter((row) => row.event_id !== null).map((row) => this.decode(row));
-    const exhausted = Number(first.scanned ?? 0) < limit;
-    let checkpoint: Position | undefined =
-      first.last_txid !== null && first.last_seq !== null
-        ? { commit: BigInt(first.last_txid), prepare: BigInt(first.last_seq) }
-        : undefined;
-    if (exhausted && (!after || horizon - 1n > (checkpoint?.commit ?? after.commit))) {
-      checkpoint = { commit: horizon - 1n, prepare: MAX_SEQ };
-    }
-    return { events, exhausted, checkpoint, horizon };
+    const { rows, ...rest } = page;
+    return { ...rest, events: rows.map((row) => this.decode(row)) };
   }
 
   /**
@@ -368,7 +350,10 @@ export class PostgresEventStore<E extends EventBody = HcnEvent> implements Event
       if (!this.closed && this.subscriptions.size > 0)
         setTimeout(() => void this.ensureListener(), 1000).unref();
     };
-    listener.on('notification', () => this.subscriptions.forEach((s) => s.wake()));
+    listener.on('notification', () => {
+      this.tail.wake();
+      this.subscriptions.forEach((s) => s.wake());
+    });
     listener.on('error', drop);
     try {
       await listener.connect();
@@ -377,10 +362,6 @@ export class PostgresEventStore<E extends EventBody = HcnEvent> implements Event
       drop();
     }
   }
-}
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 /**
