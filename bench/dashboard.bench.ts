@@ -144,6 +144,7 @@ export async function run(): Promise<void> {
   const config = loadHubConfig({
     DATABASE_URL: database.url,
     HCN_HTTP_PORT: '0',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', // a line per request would swamp the output
     HCN_JOIN_TOKEN: JOIN_TOKEN,
     HCN_AGENT_SECRET: 'bench-agent-secret-0123456789-0123456789',
     HCN_ADMIN_TOKEN: ADMIN_TOKEN,

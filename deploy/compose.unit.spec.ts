@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { loadAgentConfig } from '../apps/agent/src/config';
 import { loadHubConfig } from '../apps/hub/src/config';
 import { loadProjectorConfig } from '../apps/projector/src/config';
+import { loadTracingSettings } from '@hcn/platform';
 import { HUB_NODE_FLAGS } from '../bench/support';
 import {
   agentServices,
@@ -56,6 +57,9 @@ describe('docker-compose.yml', () => {
     expect(projector.databaseUrl).toBe(hub.databaseUrl);
     expect(hub.kafkaBrokers).toEqual(['kafka:9092']);
     expect(hub.apiTokens[0]).toMatchObject({ role: 'admin', token: env.HCN_ADMIN_TOKEN });
+    expect([hub.logLevel, projector.logLevel]).toEqual(['info', 'info']); // LOG_LEVEL from .env, JSON lines
+    for (const name of ['hub', 'projector', 'agent-east-1'])
+      expect(loadTracingSettings('hub', services[name].environment!).enabled).toBe(false); // off by default
 
     const esdb = withProfile().services;
     const url = new URL(loadHubConfig(esdb.hub.environment!).eventStoreUrl!);

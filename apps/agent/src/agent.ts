@@ -8,7 +8,7 @@ import {
   withMac,
 } from '@hcn/contracts';
 import { Consumer, MessageBus, PoisonMessageError } from '@hcn/messaging';
-import { commandTopicFor, engineSocket } from '@hcn/platform';
+import { commandTopicFor, engineSocket, startSpan } from '@hcn/platform';
 import { join } from 'node:path';
 import { AppliedCommands } from './applied-commands';
 import type { AgentConfig } from './config';
@@ -364,10 +364,26 @@ export class Agent {
             this.refused += 1;
             this.log(`refused command ${parsed.data.commandId} (${parsed.data.kind}): ${refused}`);
           } else if (this.applied.firstTime(parsed.data.commandId, parsed.data.issuedAt))
-            this.apply(parsed.data);
+            this.applyTraced(parsed.data, message.headers.traceparent);
         }
       },
     });
+  }
+
+  /** Applies a command in a consumer span continuing the trace its message carries (when tracing is on). */
+  private applyTraced(command: AgentCommand, traceparent: string | undefined): void {
+    const span = startSpan(`agent ${command.kind}`, {
+      kind: 'consumer',
+      parent: traceparent,
+      attributes: { 'hcn.command_id': command.commandId, 'hcn.node_id': command.nodeId },
+    });
+    try {
+      span.run(() => this.apply(command));
+      span.end();
+    } catch (error) {
+      span.end({ error });
+      throw error;
+    }
   }
 
   private apply(command: AgentCommand): void {

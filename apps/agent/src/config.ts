@@ -1,5 +1,5 @@
 import { domainIdSchema, labelsSchema, nodeResourcesSchema, z } from '@hcn/contracts';
-import { ConfigError, brokerListSchema, envBoolean, parseConfig } from '@hcn/platform';
+import { ConfigError, brokerListSchema, envBoolean, logLevelSchema, parseConfig } from '@hcn/platform';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { declaredDevicesSchema } from './detectors/declared-devices';
@@ -113,6 +113,8 @@ const schema = z.object({
     .int(KAFKA_FETCH_WAIT)
     .min(10, KAFKA_FETCH_WAIT)
     .max(3000, KAFKA_FETCH_WAIT),
+  /** Least severe level logged (LOG_LEVEL). */
+  logLevel: logLevelSchema,
 });
 
 /** Validated agent configuration. */
@@ -141,7 +143,7 @@ function parseYaml(text: string): unknown {
  * Loads the agent's configuration: the YAML file named by HCN_AGENT_CONFIG (if any), then the environment
  * (HCN_HUB_URL, HCN_JOIN_TOKEN, HCN_DOMAIN, HCN_LABELS=k=v,..., HCN_HEAD, HCN_DATA_DIR, KAFKA_BROKERS,
  * HCN_VRAM_GUARD, HCN_KAFKA_FETCH_WAIT_MS, HCN_CPU_CORES, HCN_ADVERTISE_ADDRESS, HCN_SKLEARN_PYTHON,
- * HCN_MODEL_MAX_BYTES, HCN_MODEL_DOWNLOAD_TIMEOUT_SECONDS) on top.
+ * HCN_MODEL_MAX_BYTES, HCN_MODEL_DOWNLOAD_TIMEOUT_SECONDS, LOG_LEVEL) on top.
  */
 export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentConfig {
   const path = env.HCN_AGENT_CONFIG;
@@ -178,6 +180,7 @@ export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentConfig {
     kafkaFetchWaitMs: env.HCN_KAFKA_FETCH_WAIT_MS
       ? Number(env.HCN_KAFKA_FETCH_WAIT_MS)
       : AGENT_KAFKA_FETCH_WAIT_MS,
+    logLevel: env.LOG_LEVEL,
     containers: {
       socket: dockerHostSocket(env.DOCKER_HOST) ?? file.containers?.socket,
       allowedHostPaths: file.containers?.allowedHostPaths ?? [],

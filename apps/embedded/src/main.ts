@@ -2,6 +2,9 @@ import 'reflect-metadata';
 import { SubscriptionHealth } from '@hcn/eventstore';
 import { MemoryMessageBus } from '@hcn/messaging';
 import {
+  Logger,
+  lineLogger,
+  logLevelSchema,
   onShutdown,
   openEventStore,
   parseConfig,
@@ -27,10 +30,10 @@ import { offerBuiltinSklearn } from './builtin-sklearn';
  * (data under HCN_DATA_DIR, default ./data, kept between runs), the PostgreSQL event store and the
  * in-process bus. Prints the dashboard URL.
  */
-async function main(): Promise<void> {
+async function main(log: Logger): Promise<void> {
   const scavenging = parseConfig(
     'hcn',
-    z.object({ HCN_SCAVENGE_SECONDS: scavengeSecondsSchema }),
+    z.object({ HCN_SCAVENGE_SECONDS: scavengeSecondsSchema, LOG_LEVEL: logLevelSchema }),
     process.env,
   );
   const dataDir = resolve(process.env.HCN_DATA_DIR ?? 'data');
@@ -38,7 +41,7 @@ async function main(): Promise<void> {
   chmodSync(dataDir, 0o711); // PostgreSQL's user reaches ./data/pg; nobody else lists or reads the secrets
   const secrets = embeddedSecrets(dataDir);
   chmodSync(join(dataDir, 'secrets.json'), 0o600);
-  console.log(`[hcn] starting embedded PostgreSQL in ${join(dataDir, 'pg')} ...`);
+  log.info(`starting embedded PostgreSQL in ${join(dataDir, 'pg')} ...`);
   const postgres = await startEmbeddedPostgres({
     dataDir: join(dataDir, 'pg'),
     password: secrets.postgresPassword,
@@ -60,13 +63,15 @@ async function main(): Promise<void> {
   const bus = new MemoryMessageBus();
   const subscriptions = new SubscriptionHealth(); // the projector's and the hub's: readiness sees both
   const projector = await startProjector(store, readModels, {
-    onError: (e) => console.error(`[projector] ${e.message}`),
+    onError: (e) => log.error(`projector: ${e.message}`),
     health: subscriptions,
   });
-  const hub = await startHub(config, { store, bus, readModels, subscriptions });
-  const scavenger = startScavenger(store, scavenging.HCN_SCAVENGE_SECONDS * 1000);
-  const engine = await startEngineIfMissing(process.env.DOCKER_HOST, join(dataDir, 'podman'), (line) =>
-    console.log(`[hcn] ${line}`),
+  const hub = await startHub(config, { store, bus, readModels, subscriptions, logger: log });
+  const scavenger = startScavenger(store, scavenging.HCN_SCAVENGE_SECONDS * 1000, lineLogger(log));
+  const engine = await startEngineIfMissing(
+    process.env.DOCKER_HOST,
+    join(dataDir, 'podman'),
+    lineLogger(log),
   );
   const agentConfig = loadAgentConfig({
     ...process.env,
@@ -78,15 +83,19 @@ async function main(): Promise<void> {
     HCN_DATA_DIR: join(dataDir, 'agent'),
     KAFKA_BROKERS: '',
   });
-  const agent = new Agent(agentConfig, bus, { log: (line) => console.log(line) });
+  const agent = new Agent(agentConfig, bus, { log: lineLogger(log) });
   await agent.start();
-  void offerBuiltinSklearn(agent, process.env, (line) => console.log(`[hcn] ${line}`));
-  console.log(`\n  HCN is running (embedded mode).`);
-  console.log(`  Dashboard: ${hub.url}/#token=${adminToken}`);
-  console.log(`  Admin API token (Authorization: Bearer ...): ${adminToken}`);
-  console.log(`  API:       ${hub.url}/v1/nodes   docs: ${hub.opsUrl}/docs   metrics: ${hub.opsUrl}/metrics`);
-  console.log(`  Join token for more agents: ${config.joinToken}\n`);
-  onShutdown('hcn', async () => {
+  void offerBuiltinSklearn(agent, process.env, lineLogger(log));
+  log.info(
+    [
+      'HCN is running (embedded mode).',
+      `  Dashboard: ${hub.url}/#token=${adminToken}`,
+      `  Admin API token (Authorization: Bearer ...): ${adminToken}`,
+      `  API:       ${hub.url}/v1/nodes   docs: ${hub.opsUrl}/docs   metrics: ${hub.opsUrl}/metrics`,
+      `  Join token for more agents: ${config.joinToken}`,
+    ].join('\n'),
+  );
+  onShutdown(log, async () => {
     await agent.stop();
     await hub.close();
     await scavenger.stop();
@@ -99,4 +108,4 @@ async function main(): Promise<void> {
   });
 }
 
-runMain('hcn', main);
+runMain('embedded', main);

@@ -1,6 +1,6 @@
 import { QuotaLimits, quotaLimitsSchema } from '@hcn/contracts';
 import { esdbClientFor } from '@hcn/eventstore';
-import { brokerListSchema, envNumber, parseConfig } from '@hcn/platform';
+import { LogLevel, brokerListSchema, envNumber, logLevelSchema, parseConfig } from '@hcn/platform';
 import { z } from 'zod';
 import { ApiToken, apiTokenSchema } from './auth/api-tokens';
 import { FederationConfig, loadFederationConfig } from './federation/federation.config';
@@ -143,6 +143,7 @@ const schema = z
     HCN_DEFAULT_QUOTA: z.preprocess(unsetIfEmpty, defaultQuotaJson.optional()),
     HCN_OPS_HTTP_HOST: z.preprocess(unsetIfEmpty, z.string().optional()),
     HCN_OPS_HTTP_PORT: opsPort,
+    LOG_LEVEL: logLevelSchema,
   })
   .refine((c) => c.HCN_OPS_HTTP_HOST === undefined || c.HCN_OPS_HTTP_PORT !== undefined, {
     message: 'HCN_OPS_HTTP_HOST needs HCN_OPS_HTTP_PORT (the ops listener is on only when its port is set)',
@@ -215,6 +216,8 @@ export interface HubConfig {
   readonly federation: FederationConfig;
   /** Second listener serving only /metrics and /docs (they then answer 404 on the main one); undefined = none. */
   readonly opsHttp?: { readonly host: string; readonly port: number };
+  /** Least severe level logged (LOG_LEVEL). */
+  readonly logLevel: LogLevel;
 }
 
 /** Reads and validates the hub's configuration from the environment (throws ConfigError listing every problem). */
@@ -257,5 +260,6 @@ export function loadHubConfig(env: NodeJS.ProcessEnv): HubConfig {
       c.HCN_OPS_HTTP_PORT === undefined
         ? undefined
         : { host: c.HCN_OPS_HTTP_HOST ?? '127.0.0.1', port: c.HCN_OPS_HTTP_PORT },
+    logLevel: c.LOG_LEVEL,
   };
 }

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { EventStore, SubscriptionHealth } from '@hcn/eventstore';
 import type { MessageBus } from '@hcn/messaging';
+import { Logger, createLogger } from '@hcn/platform';
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -8,6 +9,10 @@ import type { DataSource } from 'typeorm';
 import { AgentCredentials } from './auth/agent-credentials';
 import { HotStreams } from './common/hot-streams';
 import { RequireBodyInterceptor } from './common/require-body.interceptor';
+import { HubRootModule, useHubLogger } from './common/logging.module';
+import { httpTracing, requestLogging } from './common/request-logging';
+import { requestIds } from './common/request-scope';
+import { traceCommands } from './common/traced-commands';
 import { HcnExceptionFilter } from './common/hcn-exception.filter';
 import { httpMetrics } from './common/http-metrics';
 import { HubMetrics } from './common/metrics';
@@ -64,6 +69,8 @@ export interface HubPorts {
   readonly clock?: Clock;
   /** Supervised subscriptions of other parts of this process (the embedded projector's), for readiness. */
   readonly subscriptions?: SubscriptionHealth;
+  /** Where the hub logs; unset: a new `hub` logger on stdout at the configured LOG_LEVEL. */
+  readonly logger?: Logger;
 }
 
 /**
@@ -135,27 +142,28 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
     snapshot: () => view.snapshot(),
     health: metrics.subscriptions,
   });
-  const app = await NestFactory.create<NestExpressApplication>(
-    HubModule.register({
-      config,
-      ...ports,
-      metrics,
-      credentials,
-      clock,
-      view,
-      placement,
-      logs,
-      templates,
-      hot,
-      cadence: liveness.cadence,
-      queueMeter,
-      federation,
-    }),
-    {
-      logger: ['error', 'warn'],
-      httpsOptions: config.tls ? httpsOptionsOf(config.tls) : undefined, // HTTPS (mTLS) when configured
-    },
-  );
+  const logger = ports.logger ?? createLogger({ app: 'hub', level: config.logLevel });
+  const hubModule = HubModule.register({
+    config,
+    ...ports,
+    metrics,
+    credentials,
+    clock,
+    view,
+    placement,
+    logs,
+    templates,
+    hot,
+    cadence: liveness.cadence,
+    queueMeter,
+    federation,
+  });
+  const app = await NestFactory.create<NestExpressApplication>(HubRootModule.of(hubModule, logger), {
+    bufferLogs: true,
+    httpsOptions: config.tls ? httpsOptionsOf(config.tls) : undefined, // HTTPS (mTLS) when configured
+  });
+  await useHubLogger(app);
+  traceCommands(app);
   const taskQueues = new TaskQueueSaga(
     ports.store,
     view,
@@ -166,8 +174,12 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
     metrics.subscriptions,
   );
   app.use(httpMetrics(metrics)); // first: every request is counted, by its route template
+  app.use(requestIds()); // X-Request-Id both ways, the correlation id of the request's commands
+  app.use(httpTracing()); // a server span per request when tracing is on
+  app.use(requestLogging(logger)); // one line per request, with its id
   applySecurityHeaders(app);
   app.useBodyParser('json', { limit: REQUEST_BODY_LIMIT }); // a batch of 500 workloads exceeds the 100 kB default
+  app.set('etag', false); // ETags are stream revisions, set by the single-resource GETs (common/http-conventions.ts)
   app.useGlobalFilters(new HcnExceptionFilter());
   app.useGlobalInterceptors(new RequireBodyInterceptor());
   serveDashboard(app);
@@ -181,7 +193,6 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
       })
     : undefined;
   liveness.start();
-  app.set('etag', false); // ETags are stream revisions, set by the single-resource GETs (common/http-conventions.ts)
   await view.start();
   templates.start();
   await saga.start();

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import {
+  Logger,
   describeKafkaSecurity,
   loadKafkaSecurity,
   onShutdown,
@@ -15,7 +16,7 @@ import { startHub } from './hub';
  * Distributed-mode entry point: adapters from the environment (EVENTSTORE_URL, KAFKA_BROKERS with KAFKA_SSL* and
  * KAFKA_SASL*, DATABASE_URL).
  */
-async function main(): Promise<void> {
+async function main(log: Logger): Promise<void> {
   const config = loadHubConfig(process.env);
   const kafkaSecurity = loadKafkaSecurity('hub', process.env);
   const store = await openEventStore({
@@ -27,11 +28,11 @@ async function main(): Promise<void> {
     ...kafkaSecurity,
     sessionTimeoutMs: config.kafkaSessionTimeoutMs,
   });
-  if (config.kafkaBrokers) console.log(`[hub] Kafka: ${describeKafkaSecurity(kafkaSecurity)}`);
+  if (config.kafkaBrokers) log.info(`Kafka: ${describeKafkaSecurity(kafkaSecurity)}`);
   const readModels = await openReadModels(config.databaseUrl);
-  const hub = await startHub(config, { store, bus, readModels });
-  console.log(`[hub] listening on ${hub.url} (docs: ${hub.opsUrl}/docs, metrics: ${hub.opsUrl}/metrics)`);
-  onShutdown('hub', async () => {
+  const hub = await startHub(config, { store, bus, readModels, logger: log });
+  log.info(`listening on ${hub.url} (docs: ${hub.opsUrl}/docs, metrics: ${hub.opsUrl}/metrics)`);
+  onShutdown(log, async () => {
     await hub.close();
     await bus.close();
     await store.close();

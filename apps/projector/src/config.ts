@@ -1,4 +1,4 @@
-import { brokerListSchema, parseConfig } from '@hcn/platform';
+import { LogLevel, brokerListSchema, logLevelSchema, parseConfig } from '@hcn/platform';
 import { z } from 'zod';
 import { scavengeSecondsSchema } from './scavenger';
 
@@ -10,6 +10,7 @@ const schema = z.object({
   EVENTSTORE_URL: z.preprocess(unsetIfEmpty, z.string().optional()),
   KAFKA_BROKERS: z.preprocess(unsetIfEmpty, brokerListSchema.optional()),
   HCN_SCAVENGE_SECONDS: scavengeSecondsSchema,
+  LOG_LEVEL: logLevelSchema,
 });
 
 /** Validated projector configuration. */
@@ -20,6 +21,8 @@ export interface ProjectorConfig {
   readonly kafkaBrokers?: readonly string[];
   /** How often hidden events are deleted from the PostgreSQL store, in seconds (0: never). */
   readonly scavengeSeconds: number;
+  /** Least severe level logged (LOG_LEVEL). */
+  readonly logLevel: LogLevel;
 }
 
 /** Reads and validates the projector's configuration from the environment (throws ConfigError listing every problem). */
@@ -30,5 +33,6 @@ export function loadProjectorConfig(env: NodeJS.ProcessEnv): ProjectorConfig {
     eventStoreUrl: c.EVENTSTORE_URL,
     kafkaBrokers: c.KAFKA_BROKERS,
     scavengeSeconds: c.HCN_SCAVENGE_SECONDS,
+    logLevel: c.LOG_LEVEL,
   };
 }

@@ -10,6 +10,7 @@ describe('loadProjectorConfig', () => {
       eventStoreUrl: undefined,
       kafkaBrokers: undefined,
       scavengeSeconds: 600,
+      logLevel: 'info',
     });
     expect(
       loadProjectorConfig({ ...base, EVENTSTORE_URL: '', KAFKA_BROKERS: '' }).eventStoreUrl,
@@ -24,13 +25,14 @@ describe('loadProjectorConfig', () => {
   });
 
   it('names every bad setting', () => {
-    expect(() => loadProjectorConfig({ DATABASE_URL: 'nope', HCN_SCAVENGE_SECONDS: '-1' })).toThrow(
-      ConfigError,
-    );
+    const bad = { DATABASE_URL: 'nope', HCN_SCAVENGE_SECONDS: '-1', LOG_LEVEL: 'loud' };
+    expect(() => loadProjectorConfig(bad)).toThrow(ConfigError);
     try {
-      loadProjectorConfig({ DATABASE_URL: 'nope', HCN_SCAVENGE_SECONDS: '-1' });
+      loadProjectorConfig(bad);
     } catch (error) {
-      expect((error as Error).message).toMatch(/DATABASE_URL[\s\S]*HCN_SCAVENGE_SECONDS/);
+      expect((error as Error).message).toMatch(
+        /DATABASE_URL[\s\S]*HCN_SCAVENGE_SECONDS[\s\S]*LOG_LEVEL: one of/,
+      );
     }
   });
 });

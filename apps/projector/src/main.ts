@@ -1,5 +1,13 @@
 import { SubscriptionHealth } from '@hcn/eventstore';
-import { loadMetricsAddress, onShutdown, openEventStore, runMain, startMetricsServer } from '@hcn/platform';
+import {
+  Logger,
+  lineLogger,
+  loadMetricsAddress,
+  onShutdown,
+  openEventStore,
+  runMain,
+  startMetricsServer,
+} from '@hcn/platform';
 import { openReadModels } from '@hcn/read-models';
 import { loadProjectorConfig } from './config';
 import { ProjectorMetrics } from './projector-metrics';
@@ -13,7 +21,7 @@ import { rebuildProjections, renderProgress } from './rebuild';
  *   projector            run every projection (checkpointed catch-up subscriptions)
  *   projector rebuild    drop the read models and replay the log from zero, with a progress bar
  */
-async function main(): Promise<void> {
+async function main(log: Logger): Promise<void> {
   const config = loadProjectorConfig(process.env);
   const metricsAddress = loadMetricsAddress('projector', process.env); // HCN_METRICS_PORT: off when unset
   const store = await openEventStore({
@@ -36,15 +44,15 @@ async function main(): Promise<void> {
   const metricsServer = metricsAddress
     ? await startMetricsServer(metricsAddress, metrics.registry)
     : undefined;
-  if (metricsServer) console.log(`[projector] metrics at ${metricsServer.url}/metrics`);
+  if (metricsServer) log.info(`metrics at ${metricsServer.url}/metrics`);
   const projector = await startProjector(store, dataSource, {
-    onError: (e) => console.error(`[projector] ${e.message}`),
+    onError: (e) => log.error(e.message),
     health,
     onApplied: metrics.onApplied,
   });
-  const scavenger = startScavenger(store, config.scavengeSeconds * 1000);
-  console.log('[projector] running');
-  onShutdown('projector', async () => {
+  const scavenger = startScavenger(store, config.scavengeSeconds * 1000, lineLogger(log));
+  log.info('running');
+  onShutdown(log, async () => {
     await scavenger.stop();
     await projector.stop();
     await metricsServer?.close();

@@ -19,7 +19,7 @@ export interface Scavenger {
 export function startScavenger(
   store: EventStore,
   intervalMs: number,
-  log: (line: string) => void = console.log,
+  log: (line: string) => void,
 ): Scavenger {
   if (!(store instanceof PostgresEventStore) || intervalMs <= 0) return { stop: async () => undefined };
   let running: Promise<void> | undefined;

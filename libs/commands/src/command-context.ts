@@ -7,6 +7,8 @@ export interface CommandContext {
   readonly causationId: string;
   readonly actor: Actor;
   readonly now: Date;
+  /** W3C trace context of the span the command ran in, when tracing is on (kept in each event's metadata). */
+  readonly traceparent?: string;
 }
 
 /** A context for a request of `actor`, correlated to itself. */
@@ -29,6 +31,7 @@ export function toNewEvents(
       causationId: context.causationId,
       actor: context.actor,
       occurredAt: context.now.toISOString(),
+      ...(context.traceparent ? { traceparent: context.traceparent } : {}),
     },
   }));
 }

@@ -20,6 +20,8 @@ export interface EventMetadata {
   /** ISO-8601 instant at which the fact happened (passed in, never read from a clock in a decider). */
   readonly occurredAt: string;
   readonly schemaVersion: number;
+  /** W3C trace context of the span that appended the event (only when tracing is on). */
+  readonly traceparent?: string;
   /** Hash of the previous event of the stream (its `hash`, or the stream's genesis hash); set by the store. */
   readonly prevHash?: string;
   /** sha256(prevHash + content hash): this event's link in its stream's chain; set by the store. */

@@ -15,7 +15,13 @@ export const eventMetadataSchema = z.object({
   causationId: z.string().min(1).max(200),
   actor: actorSchema,
   occurredAt: z.string().datetime({ offset: true }),
-  schemaVersion: z.number().int().positive(),
+  /** Absent in stored metadata when 1 (the store leaves the default out). */
+  schemaVersion: z.number().int().positive().default(1),
+  /** W3C trace context of the span that appended the event (only when tracing is on). */
+  traceparent: z
+    .string()
+    .regex(/^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/)
+    .optional(),
 });
 
 /** Schema of event metadata as stored: as written plus the store's hash-chain links (absent on older events). */

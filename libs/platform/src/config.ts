@@ -42,11 +42,10 @@ export const envBoolean = (fallback: boolean) =>
     .optional()
     .transform((v) => (v === undefined ? fallback : v === 'true' || v === '1'));
 
-/** Prints a configuration error and exits with status 2 (used by every app's entry point). */
-export function exitOnConfigError(error: unknown): never {
+/** Logs a configuration error and exits with status 2 (used by every app's entry point); rethrows any other. */
+export function exitOnConfigError(error: unknown, log: { fatal(message: string): void }): void {
   if (error instanceof ConfigError || error instanceof SetupError) {
-    console.error(error.message);
+    log.fatal(error.message);
     process.exit(2);
   }
-  throw error;
 }

@@ -10,3 +10,7 @@ export * from './setup-error';
 export * from './postgres-reach';
 export * from './sklearn-runtime';
 export * from './metrics';
+export * from './logger';
+export * from './tracing/trace-context';
+export { loadTracingSettings, startTracing, stopTracing } from './tracing/tracing';
+export type { RunningTracing, TracingSettings } from './tracing/tracing';

@@ -1,8 +1,8 @@
 import { labelsSchema, nodeStream, z } from '@hcn/contracts';
 import { NodeCommand, NodeEvent, NodeState } from '@hcn/domain';
-import { randomUUID } from 'node:crypto';
-import { CommandEngine, requestContext } from '@hcn/commands';
+import { CommandEngine } from '@hcn/commands';
 import type { Clock } from '../tokens';
+import { httpCommandContext } from '../common/request-scope';
 
 /** Body of drain and stop requests. */
 export const reasonBodySchema = z.object({ reason: z.string().max(500).default('') }).strict();
@@ -23,7 +23,7 @@ export async function runNodeCommand(
   clock: Clock,
   command: NodeCommand & { nodeId: string },
 ): Promise<NodeCommandResult> {
-  const context = requestContext({ kind: 'user', id: 'operator' }, clock(), randomUUID());
+  const context = httpCommandContext({ kind: 'user', id: 'operator' }, clock());
   const handled = await nodes.handle(nodeStream(command.nodeId), command, context);
   return { nodeId: command.nodeId, revision: handled.revision, events: handled.events.map((e) => e.type) };
 }

@@ -7,10 +7,11 @@ import {
   taskQueueStatus,
 } from '@hcn/domain';
 import type { EventStore } from '@hcn/eventstore';
-import { CommandEngine, requestContext } from '@hcn/commands';
+import { CommandEngine } from '@hcn/commands';
 import { Principal, requireNamespace } from '../auth/principal';
 import { parseBody } from '../common/parse-body';
 import type { Clock } from '../tokens';
+import { httpCommandContext } from '../common/request-scope';
 
 /** A task queue or task id path parameter. */
 export const taskQueueIdSchema = z.string().uuid();
@@ -67,7 +68,7 @@ export async function changeTaskQueue(
   const notFound = { code: 'TASKQUEUE.NOT_FOUND', message: `Task queue ${queueId} does not exist` };
   if (namespace === undefined) throw new HcnError(notFound.code, notFound.message, { queueId });
   requireNamespace(principal, namespace, change.type === 'CreateQueue' ? undefined : notFound);
-  const context = requestContext({ kind: 'user', id: principal.name }, clock());
+  const context = httpCommandContext({ kind: 'user', id: principal.name }, clock());
   const handled = await engine.handleOnKnown(streamId, known, change, context);
   return {
     queueId,

@@ -23,8 +23,12 @@ import type { EventStore } from '@hcn/eventstore';
 import { randomUUID } from 'node:crypto';
 import { Principal, requireNamespace } from '../auth/principal';
 import type { HotStreams } from '../common/hot-streams';
-import { CommandContext, CommandEngine, requestContext, toNewEvents } from '@hcn/commands';
+import { CommandContext, CommandEngine, toNewEvents } from '@hcn/commands';
 import type { Clock } from '../tokens';
+import { Logger } from '@nestjs/common';
+import { httpCommandContext } from '../common/request-scope';
+
+const logger = new Logger('quota');
 
 /** A workload id path parameter. */
 export const workloadIdSchema = z.string().uuid();
@@ -65,7 +69,7 @@ export async function loadVisibleWorkload(
 
 /** The event context of a user request. */
 export function userContext(principal: Principal, clock: Clock, correlationId: string): CommandContext {
-  return { ...requestContext({ kind: 'user', id: principal.name }, clock()), correlationId };
+  return { ...httpCommandContext({ kind: 'user', id: principal.name }, clock()), correlationId };
 }
 
 /**
@@ -125,7 +129,7 @@ async function recordDenial(
   const data = { namespace: spec.namespace, workloadName: spec.name, ...hold, over };
   await hot.store
     .append(admissionStream(spec.namespace), toNewEvents([{ type: 'AdmissionDenied', data }], context), 'any')
-    .catch((e: Error) => console.error(`[quota] denial not recorded: ${e.message}`));
+    .catch((e: Error) => logger.error(`denial not recorded: ${e.message}`));
 }
 
 /**
@@ -167,11 +171,11 @@ export async function runWorkloadCommand(
   principal: Principal,
   workloadId: string,
   command: WorkloadCommand,
+  ifRevision?: readonly number[],
 ): Promise<WorkloadCommandResult> {
   await loadVisibleWorkload(store, principal, workloadId);
   const context = userContext(principal, clock, workloadId);
   const workloads = new CommandEngine(store, workloadDecider);
-  ifRevision?: readonly number[],
   const handled = await workloads.handle(workloadStream(workloadId), command, context, { ifRevision });
   const { state } = await loadWorkload(store, workloadId);
   return {

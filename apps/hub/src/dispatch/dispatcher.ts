@@ -11,13 +11,16 @@ import {
 } from '@hcn/contracts';
 import { EventStore, Subscription, superviseSubscription } from '@hcn/eventstore';
 import type { CommandSigner } from './command-signer';
-import { MessageBus } from '@hcn/messaging';
-import { commandTopicFor } from '@hcn/platform';
+import { MessageBus, OutgoingMessage } from '@hcn/messaging';
+import { commandTopicFor, traceHeaders } from '@hcn/platform';
 import { loadCheckpoint, saveCheckpoint } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
 import type { HubMetrics } from '../common/metrics';
 import type { PlacementListener } from '../scheduling/reservations';
 import { placementCommand } from './placement-command';
+import { Logger } from '@nestjs/common';
+
+const logger = new Logger('dispatcher');
 
 const CHECKPOINT = 'dispatcher';
 /** The checkpoint is saved at most this often (a crash republishes at most this much; agents drop repeats). */
@@ -54,13 +57,13 @@ export class Dispatcher implements PlacementListener {
   private readonly domains: BoundedMap<string>;
   private position: Position | undefined;
   private savedAt = 0;
-  private readonly buffer: Array<{ topic: string; messages: Array<{ key: string; value: string }> }> = [];
+  private readonly buffer: Array<{ topic: string; messages: OutgoingMessage[] }> = [];
   /** Early publishes by command id: resolves true once published, false when it failed. */
   private readonly early = new Map<string, Promise<boolean>>();
   /** Run commands announced by `placed` and not yet published. */
   private readonly announced: Array<{
     topic: string;
-    message: { key: string; value: string };
+    message: OutgoingMessage;
     settle(published: boolean): void;
   }> = [];
 
@@ -85,9 +88,9 @@ export class Dispatcher implements PlacementListener {
         filter: { kind: 'eventTypePrefix', prefixes: FOLLOWED },
         onEvent: (event) => this.relay(event),
         onCheckpoint: (position) => this.checkpoint(position),
-        onError: (error) => console.error(`[dispatcher] ${error.message}`),
+        onError: (error) => logger.error(error.message),
       },
-      { name: 'dispatcher', health: this.metrics.subscriptions, log: (line) => console.error(line) },
+      { name: 'dispatcher', health: this.metrics.subscriptions, log: (line) => logger.warn(line) },
     );
   }
 
@@ -104,7 +107,7 @@ export class Dispatcher implements PlacementListener {
   placed(commandId: string, placed: EventDataOf<'AllocationPlaced'>, spec: WorkloadSpec): void {
     if (this.early.size >= EARLY_LIMIT) return; // the relay publishes it from the log
     const command = placementCommand(commandId, placed, spec);
-    const message = this.signer.message(command);
+    const message = { ...this.signer.message(command), headers: traceHeaders() }; // the appending span's trace
     const topic = commandTopicFor(placed.domainId);
     const published = new Promise<boolean>((settle) => this.announced.push({ topic, message, settle }));
     this.early.set(commandId, published);
@@ -116,7 +119,7 @@ export class Dispatcher implements PlacementListener {
     const command = await this.commandOf(placed);
     if (!command) return;
     const { domainId } = placed.data;
-    const message = this.signer.message(command);
+    const message = { ...this.signer.message(command), headers: traceOf(placed) };
     await this.bus.publishAll([{ topic: commandTopicFor(domainId), messages: [message] }]);
     this.metrics.commandsDispatched.inc();
   }
@@ -124,7 +127,7 @@ export class Dispatcher implements PlacementListener {
   /** One publish of every run command announced since the last one; each learns whether it went out. */
   private async publishAnnounced(): Promise<void> {
     const batch = this.announced.splice(0, this.announced.length);
-    const byTopic = new Map<string, Array<{ key: string; value: string }>>();
+    const byTopic = new Map<string, OutgoingMessage[]>();
     for (const { topic, message } of batch) {
       const messages = byTopic.get(topic);
       if (messages) messages.push(message);
@@ -136,9 +139,7 @@ export class Dispatcher implements PlacementListener {
       batch.forEach((b) => b.settle(true));
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      console.error(
-        `[dispatcher] early publish of ${batch.length} commands: ${reason}; the relay publishes them`,
-      );
+      logger.error(`early publish of ${batch.length} commands: ${reason}; the relay publishes them`);
       batch.forEach((b) => b.settle(false));
     }
   }
@@ -158,7 +159,7 @@ export class Dispatcher implements PlacementListener {
     if (!domainId) return;
     this.buffer.push({
       topic: commandTopicFor(domainId),
-      messages: [this.signer.message(command)],
+      messages: [{ ...this.signer.message(command), headers: traceOf(event) }],
     });
     if (this.buffer.length >= MAX_BUFFERED) await this.flush();
   }
@@ -245,4 +246,10 @@ export class Dispatcher implements PlacementListener {
       if (e.type === 'NodeRegistered' || e.type === 'NodeReregistered') return e.data.domainId;
     return undefined;
   }
+}
+
+/** Message headers continuing the trace an event was appended in (W3C `traceparent`), if it was traced. */
+function traceOf(event: RecordedHcnEvent): Record<string, string> {
+  const traceparent = event.metadata.traceparent;
+  return traceparent ? { traceparent } : {};
 }

@@ -1,6 +1,6 @@
 import { HcnError } from '@hcn/contracts';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
-import { Inject, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import {
   ConnectedSocket,
   MessageBody,
@@ -19,6 +19,8 @@ import type { HubConfig } from '../config';
 import { HUB_CONFIG, READ_MODELS } from '../tokens';
 import { ChangeListener } from './change-listener';
 import { changeNotificationSchema, parseRoom, roomAccess, roomName, routeChange } from './rooms';
+
+const logger = new Logger('change-feed');
 
 /** What `subscribe` / `unsubscribe` acknowledge. */
 export interface SubscribeAck {
@@ -49,7 +51,7 @@ export class ChangeFeedGateway implements OnGatewayInit, OnModuleInit, OnModuleD
   ) {
     this.listener = new ChangeListener(
       config.databaseUrl,
-      (payload) => void this.relay(payload).catch((e) => console.warn(`[change-feed] ${e}`)),
+      (payload) => void this.relay(payload).catch((e) => logger.warn(`${e}`)),
       () => this.refreshAll(),
     );
   }

@@ -1,4 +1,7 @@
 import { Client } from 'pg';
+import { Logger } from '@nestjs/common';
+
+const logger = new Logger('change-feed');
 
 /** The channel the projector NOTIFYs after each committed batch. */
 export const READ_MODEL_CHANNEL = 'hcn_read_models';
@@ -16,7 +19,7 @@ export class ChangeListener {
     private readonly databaseUrl: string,
     private readonly onPayload: (payload: string) => void,
     private readonly onReconnect: () => void,
-    private readonly log: (line: string) => void = (line) => console.warn(line),
+    private readonly log: (line: string) => void = (line) => logger.warn(line),
   ) {}
 
   /** Connects and LISTENs; resolves once listening (or once a first failure has scheduled a retry). */

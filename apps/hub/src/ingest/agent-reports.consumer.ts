@@ -24,6 +24,9 @@ import type { AllocationReports } from './allocation-reports';
 import type { DeviceHealthWatch } from './device-health';
 import type { HeartbeatReconciler } from './heartbeat-reconciler';
 import type { IngestStalls } from './ingest-stalls';
+import { Logger } from '@nestjs/common';
+
+const logger = new Logger('reconcile');
 
 type Report = Extract<ParsedAgentReport, { kind: 'heartbeat' }>;
 type Rejected = { message: IncomingMessage; code: string; reason: string };
@@ -160,7 +163,7 @@ export class AgentReportsConsumer {
       const newest = reports.reduce((a, b) => (b.seq > a.seq ? b : a));
       if (newest.final) return;
       await reconciler.observe(newest, newest.domainId).catch((error: Error) => {
-        console.error(`[reconcile] node ${newest.nodeId}: ${error.message}`);
+        logger.error(`node ${newest.nodeId}: ${error.message}`);
       });
     });
   }

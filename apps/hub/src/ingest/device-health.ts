@@ -2,6 +2,9 @@ import { AcceleratorVendor, nodeStream } from '@hcn/contracts';
 import type { HotStreams } from '../common/hot-streams';
 import { requestContext } from '@hcn/commands';
 import type { Clock } from '../tokens';
+import { Logger } from '@nestjs/common';
+
+const logger = new Logger('device-health');
 
 /** The parts of a heartbeat report the watch reads. */
 interface HealthReport {
@@ -44,7 +47,7 @@ export class DeviceHealthWatch {
         for (const d of moved) seen.set(`${d.vendor}/${d.index}`, d.health);
         this.forwarded.set(nodeId, seen);
       } catch (error) {
-        console.error(`[device-health] node ${nodeId}: ${(error as Error).message}`);
+        logger.error(`node ${nodeId}: ${(error as Error).message}`);
       }
     }
   }

@@ -7,6 +7,9 @@ import { markAllocationLost } from '../sagas/mark-lost';
 import type { CommandSigner } from '../dispatch/command-signer';
 import type { ClusterView } from '../scheduling/cluster-view';
 import type { Clock } from '../tokens';
+import { Logger } from '@nestjs/common';
+
+const logger = new Logger('reconcile');
 
 type Heartbeat = Extract<ParsedAgentReport, { kind: 'heartbeat' }>;
 
@@ -101,7 +104,7 @@ export class HeartbeatReconciler {
       by: 'heartbeat-reconciler',
       cause: `reconcile:${nodeId}`,
       now: this.clock(),
-    }).catch((error: Error) => console.error(`[reconcile] lost ${allocationId}: ${error.message}`));
+    }).catch((error: Error) => logger.error(`lost ${allocationId}: ${error.message}`));
   }
 
   private async stopStrays(nodeId: string, domainId: string, allocationIds: string[]): Promise<void> {

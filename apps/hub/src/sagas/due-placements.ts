@@ -3,6 +3,9 @@ import { WorkloadState, dueInstances } from '@hcn/domain';
 import type { PlacementService } from '../scheduling/placement.service';
 import type { Clock } from '../tokens';
 import { sagaContext } from './saga-facts';
+import { Logger } from '@nestjs/common';
+
+const logger = new Logger('workload-saga');
 
 /**
  * The saga's placement queue: workloads due for a placement attempt (claimed after the accepting hub's head start,
@@ -76,7 +79,7 @@ export class DuePlacements {
         );
         if (outcomes.outcomes.includes('skipped')) this.markDue(workloadId, now + 1000);
       } catch (error) {
-        console.error(`[workload-saga] placing ${workloadId}: ${(error as Error).message}`);
+        logger.error(`placing ${workloadId}: ${(error as Error).message}`);
         this.markDue(workloadId, now + 1000);
       }
     });

@@ -7,6 +7,9 @@ import type { HubMetrics } from '../common/metrics';
 import type { HubConfig } from '../config';
 import type { Clock } from '../tokens';
 import { HeartbeatCadence } from './heartbeat-cadence';
+import { Logger } from '@nestjs/common';
+
+const logger = new Logger('liveness');
 
 /** What liveness knows of one node. */
 export interface TrackedNode {
@@ -58,10 +61,10 @@ export class LivenessService {
         filter: { kind: 'streamPrefix', prefixes: ['node-', 'heartbeat-'] },
         onEvent: (event) => this.apply(event),
         onCaughtUp: () => (this.sweepFromMs = this.clock().getTime() + this.cadence.ttlMs()),
-        onError: (error) => console.error(`[liveness] ${error.message}`),
+        onError: (error) => logger.error(error.message),
         coalesceMs: 100,
       },
-      { name: 'liveness', health: this.metrics.subscriptions, log: (line) => console.error(line) },
+      { name: 'liveness', health: this.metrics.subscriptions, log: (line) => logger.warn(line) },
     );
     this.timer = setInterval(() => void this.sweep(), this.config.livenessSweepMs);
     this.timer.unref();
@@ -180,7 +183,7 @@ export class LivenessService {
       this.metrics.nodesTracked.set({ status: 'online' }, online);
       this.metrics.nodesTracked.set({ status: 'offline' }, this.nodes.size - online);
     } catch (error) {
-      console.error(`[liveness] sweep failed: ${(error as Error).message}`);
+      logger.error(`sweep failed: ${(error as Error).message}`);
     } finally {
       this.sweeping = false;
     }

@@ -4,6 +4,9 @@ import type { EventStore } from '@hcn/eventstore';
 import type { Clock } from '../tokens';
 import { markAllocationLost } from './mark-lost';
 import type { NodeWentOffline } from './saga-facts';
+import { Logger } from '@nestjs/common';
+
+const logger = new Logger('workload-saga');
 
 /** The active allocations, as [workload id, allocation id], that the offline node of `event` held. */
 export function activeOn(
@@ -41,6 +44,6 @@ export function markLost(
       cause: event.eventId,
       now: clock(),
       at: event.metadata.occurredAt,
-    }).catch((error: Error) => console.error(`[workload-saga] lost ${allocationId}: ${error.message}`));
+    }).catch((error: Error) => logger.error(`lost ${allocationId}: ${error.message}`));
   });
 }

@@ -6,6 +6,9 @@ import type { ClusterView } from '../scheduling/cluster-view';
 import type { PlacementService } from '../scheduling/placement.service';
 import type { Clock } from '../tokens';
 import { sagaContext } from './saga-facts';
+import { Logger } from '@nestjs/common';
+
+const logger = new Logger('workload-saga');
 
 /** Why the orphan sweep gives something back. */
 const ORPHAN_REASON = 'its workload was never recorded';
@@ -41,7 +44,7 @@ export class OrphanSweep {
       });
     }
     const holds = await this.unrecordedHolds?.().catch((error: Error) => {
-      console.error(`[workload-saga] quota holds: ${error.message}`);
+      logger.error(`quota holds: ${error.message}`);
       return [];
     });
     for (const { workloadId, namespace } of holds ?? []) {
@@ -69,7 +72,7 @@ export class OrphanSweep {
       const recorded = await this.store.readStream(workloadStream(workloadId), { maxCount: 1 });
       if (recorded.length === 0) await giveBack(sagaContext(this.clock, `orphan:${key}`, workloadId));
     } catch (error) {
-      console.error(`[workload-saga] orphan ${key}: ${(error as Error).message}`);
+      logger.error(`orphan ${key}: ${(error as Error).message}`);
       suspects.add(key);
     }
   }

@@ -5,6 +5,9 @@ import type { ClusterView } from '../scheduling/cluster-view';
 import type { PlacementService } from '../scheduling/placement.service';
 import type { Clock } from '../tokens';
 import { ENDED, RecordedWorkloadEvent, sagaContext } from './saga-facts';
+import { Logger } from '@nestjs/common';
+
+const logger = new Logger('workload-saga');
 
 /** Gives back what ended work holds: a node's capacity when an allocation ends, the quota when a workload is deleted. */
 export class ReleaseEnded {
@@ -22,7 +25,7 @@ export class ReleaseEnded {
     const context = sagaContext(this.clock, event.eventId, event.metadata.correlationId);
     await this.placement
       .releaseOn(nodeId, allocationId, event.type, context)
-      .catch((error: Error) => console.error(`[workload-saga] release ${allocationId}: ${error.message}`));
+      .catch((error: Error) => logger.error(`release ${allocationId}: ${error.message}`));
   }
 
   /** Releases a deleted workload's quota hold (best effort; logged). */
@@ -40,8 +43,6 @@ export class ReleaseEnded {
         },
         sagaContext(this.clock, event.eventId, state.workloadId),
       )
-      .catch((error: Error) =>
-        console.error(`[workload-saga] quota release ${state.workloadId}: ${error.message}`),
-      );
+      .catch((error: Error) => logger.error(`quota release ${state.workloadId}: ${error.message}`));
   }
 }

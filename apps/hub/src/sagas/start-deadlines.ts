@@ -2,6 +2,9 @@ import { RecordedEventOf, RecordedHcnEvent, inParallel, isEventOfTypes } from '@
 import { EventStore, Subscription, SubscriptionHealth, superviseSubscription } from '@hcn/eventstore';
 import { markAllocationLost } from './mark-lost';
 import type { Clock } from '../tokens';
+import { Logger } from '@nestjs/common';
+
+const logger = new Logger('start-deadlines');
 
 /** Events that settle whether a placed allocation started. */
 const FOLLOWED = {
@@ -64,10 +67,10 @@ export class StartDeadlines {
         filter: { kind: 'eventTypePrefix', prefixes: Object.keys(FOLLOWED) },
         onEvent: (event) => this.apply(event),
         onCaughtUp: () => (this.caughtUp = true),
-        onError: (error) => console.error(`[start-deadlines] ${error.message}`),
+        onError: (error) => logger.error(error.message),
         coalesceMs: 200,
       },
-      { name: 'start-deadlines', health: this.health, log: (line) => console.error(line) },
+      { name: 'start-deadlines', health: this.health, log: (line) => logger.warn(line) },
     );
     const every = Math.max(100, Math.min(5000, this.options.deadlineMs / 4));
     this.timer = setInterval(() => void this.check(), every);
@@ -114,7 +117,7 @@ export class StartDeadlines {
     waiting.sentAt = now;
     waiting.sends += 1;
     await this.resender.resend(waiting.placed).catch((error: Error) => {
-      console.error(`[start-deadlines] resending ${waiting.placed.eventId}: ${error.message}`);
+      logger.error(`resending ${waiting.placed.eventId}: ${error.message}`);
     });
   }
 
@@ -131,7 +134,7 @@ export class StartDeadlines {
       now: this.clock(),
     }).then(
       () => this.waiting.delete(data.allocationId),
-      (error: Error) => console.error(`[start-deadlines] lost ${data.allocationId}: ${error.message}`),
+      (error: Error) => logger.error(`lost ${data.allocationId}: ${error.message}`),
     );
   }
 }

@@ -19,6 +19,9 @@ import {
   hasEnded,
   waitsForCapacity,
 } from './saga-facts';
+import { Logger } from '@nestjs/common';
+
+const logger = new Logger('workload-saga');
 
 /** Tunables of the saga. */
 export interface WorkloadSagaOptions {
@@ -83,10 +86,10 @@ export class WorkloadSaga {
             this.caughtUp = true;
             resolve();
           },
-          onError: (error) => console.error(`[workload-saga] ${error.message}`),
+          onError: (error) => logger.error(error.message),
           coalesceMs: 100,
         },
-        { name: 'workload-saga', health: this.health, log: (line) => console.error(line) },
+        { name: 'workload-saga', health: this.health, log: (line) => logger.warn(line) },
       );
     });
     this.timer = setInterval(() => this.kick(), this.options.tickMs);
@@ -165,7 +168,7 @@ export class WorkloadSaga {
     void this.hot.workloads
       .load(workloadStream(workloadId))
       .catch((error: Error) => {
-        console.error(`[workload-saga] reading ${workloadId} back: ${error.message}`);
+        logger.error(`reading ${workloadId} back: ${error.message}`);
         return undefined;
       })
       .then((known) => {

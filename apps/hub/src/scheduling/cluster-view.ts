@@ -2,6 +2,9 @@ import { Position, RecordedHcnEvent } from '@hcn/contracts';
 import { CAPACITY_APPEARS, CLUSTER_EVENT_TYPES, ClusterFold } from '@hcn/cluster';
 import type { NodeEvent } from '@hcn/domain';
 import { EventStore, Subscription, SubscriptionHealth, superviseSubscription } from '@hcn/eventstore';
+import { Logger } from '@nestjs/common';
+
+const logger = new Logger('cluster-view');
 
 /** Node events after which the set of usable nodes, or what they offer, may differ. */
 const NODE_CHANGES = new Set([
@@ -40,10 +43,10 @@ export class ClusterView extends ClusterFold {
           filter: { kind: 'eventTypePrefix', prefixes: CLUSTER_EVENT_TYPES },
           onEvent: (event) => this.delivered(event),
           onCaughtUp: () => resolve(),
-          onError: (error) => console.error(`[cluster-view] ${error.message}`),
+          onError: (error) => logger.error(error.message),
           coalesceMs: 50,
         },
-        { name: 'cluster-view', health: this.health, log: (line) => console.error(line) },
+        { name: 'cluster-view', health: this.health, log: (line) => logger.warn(line) },
       );
     });
   }

@@ -1,6 +1,9 @@
 import { type TemplateDefinition, isEventOfTypes } from '@hcn/contracts';
 import { type TemplateEvent, templateDecider } from '@hcn/domain';
 import { EventStore, Subscription, SubscriptionHealth, superviseSubscription } from '@hcn/eventstore';
+import { Logger } from '@nestjs/common';
+
+const logger = new Logger('templates');
 
 /** The job templates that exist, folded from `template-*` streams, for listing. */
 export class TemplateCatalog {
@@ -21,10 +24,10 @@ export class TemplateCatalog {
         onEvent: (event) => {
           if (isEventOfTypes(event, templateDecider.eventTypes)) this.apply(event);
         },
-        onError: (error) => console.error(`[templates] ${error.message}`),
+        onError: (error) => logger.error(error.message),
         coalesceMs: 500,
       },
-      { name: 'templates', health: this.health, log: (line) => console.error(line) },
+      { name: 'templates', health: this.health, log: (line) => logger.warn(line) },
     );
   }
 

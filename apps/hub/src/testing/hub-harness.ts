@@ -46,6 +46,7 @@ export async function startHubHarness(
   const config = loadHubConfig({
     DATABASE_URL: database.url,
     HCN_HTTP_PORT: '0',
+    LOG_LEVEL: 'warn', // as quiet as the specs' hubs were before structured logs (overrides may change it)
     HCN_JOIN_TOKEN: TEST_JOIN_TOKEN,
     HCN_AGENT_SECRET: 'test-agent-secret-0123456789-0123456789',
     HCN_NODE_TTL_SECONDS: '2',

@@ -12,10 +12,11 @@ import {
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandEngine, requestContext } from '@hcn/commands';
+import { CommandEngine } from '@hcn/commands';
 import { ClusterView } from '../../scheduling/cluster-view';
 import { CLOCK, Clock } from '../../tokens';
 import { DefineDomainCommand } from './define-domain.command';
+import { httpCommandContext } from '../../common/request-scope';
 
 /** Result of a domain definition. */
 export interface DomainCommandResult {
@@ -47,14 +48,14 @@ export class DefineDomainHandler implements ICommandHandler<DefineDomainCommand,
         known: [...POLICY_NAMES],
       });
     await this.checkTree(definition);
-    const context = requestContext({ kind: 'user', id: actor }, this.clock());
+    const context = httpCommandContext({ kind: 'user', id: actor }, this.clock());
     const command = mode === 'create' ? ('DefineDomain' as const) : ('UpdateDomain' as const);
     const handled = await this.domains.handle(
       domainStream(definition.domainId),
       { type: command, definition },
       context,
-    );
       { ifRevision },
+    );
     if (handled.events.length > 0) this.view.defineDomain(definition);
     return {
       domainId: definition.domainId,

@@ -3,9 +3,10 @@ import { TemplateCommand, TemplateEvent, TemplateState, templateDecider } from '
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandEngine, requestContext } from '@hcn/commands';
+import { CommandEngine } from '@hcn/commands';
 import { CLOCK, Clock } from '../../tokens';
 import { TemplateChangeCommand } from './define-template.command';
+import { httpCommandContext } from '../../common/request-scope';
 
 /** Runs a template change through the template decider on `template-<id>`. */
 @CommandHandler(TemplateChangeCommand)

@@ -18,6 +18,7 @@ import { parseBody } from '../../common/parse-body';
 import type { HubConfig } from '../../config';
 import { HUB_CONFIG } from '../../tokens';
 import { RegisterNodeCommand } from './register-node.command';
+import { currentRequestId } from '../../common/request-scope';
 
 /** A registration body as parsed. */
 type Registration = z.output<typeof registerNodeRequestSchema>;
@@ -50,7 +51,9 @@ export class RegisterNodeController {
     const nodeId = await this.admit(request, bearer(authorization));
     const { joinToken: _omit, ...rest } = request;
     void _omit;
-    return this.commands.execute(new RegisterNodeCommand({ ...rest, nodeId }, randomUUID()));
+    return this.commands.execute(
+      new RegisterNodeCommand({ ...rest, nodeId }, currentRequestId() ?? randomUUID()),
+    );
   }
 
   /**

@@ -4,12 +4,12 @@ import { AGENT_REPORTS_TOPIC, commandTopicFor } from '@hcn/platform';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { AgentCredentials } from '../../auth/agent-credentials';
-import { requestContext } from '@hcn/commands';
 import { HotStreams } from '../../common/hot-streams';
 import type { HubConfig } from '../../config';
 import { HeartbeatCadence } from '../../sagas/heartbeat-cadence';
 import { CLOCK, Clock, HUB_CONFIG } from '../../tokens';
 import { RegisterNodeCommand } from './register-node.command';
+import { httpCommandContext } from '../../common/request-scope';
 
 /** Appends NodeRegistered / NodeReregistered (idempotent on node id) and issues the agent's credential. */
 @CommandHandler(RegisterNodeCommand)
@@ -25,7 +25,7 @@ export class RegisterNodeHandler implements ICommandHandler<RegisterNodeCommand,
 
   async execute({ request, requestId }: RegisterNodeCommand): Promise<RegisterNodeResponse> {
     const { nodeId } = request;
-    const context = requestContext({ kind: 'agent', id: nodeId }, this.clock(), requestId);
+    const context = httpCommandContext({ kind: 'agent', id: nodeId }, this.clock(), requestId);
     const registration = {
       nodeId,
       domainId: request.domainId,

@@ -3,9 +3,10 @@ import { QuotaCommand, QuotaEvent, QuotaState, quotaDecider } from '@hcn/domain'
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandEngine, requestContext } from '@hcn/commands';
+import { CommandEngine } from '@hcn/commands';
 import { CLOCK, Clock } from '../../tokens';
 import { SetQuotaCommand } from './set-quota.command';
+import { httpCommandContext } from '../../common/request-scope';
 
 /** Appends QuotaSet (a no-op when the limits are unchanged). Lower limits do not evict what already runs. */
 @CommandHandler(SetQuotaCommand)
@@ -28,8 +29,8 @@ export class SetQuotaHandler implements ICommandHandler<
       quotaStream(namespace),
       { type: 'SetLimits', namespace, limits },
       context,
-    );
       { ifRevision },
+    );
     return { namespace, revision: handled.revision, events: handled.events.map((e) => e.type) };
   }
 }

@@ -14,6 +14,9 @@ import type { TaskActions } from './task-actions';
 import type { TaskProgress } from './task-progress';
 import { eligibleFor } from './task-eligibility';
 import { planQueue } from './task-plan';
+import { Logger } from '@nestjs/common';
+
+const logger = new Logger('taskqueue-saga');
 
 /** Tunables of the task queue saga. */
 export interface TaskQueueSagaOptions {
@@ -74,10 +77,10 @@ export class TaskQueueSaga {
             this.caughtUp = true;
             resolve();
           },
-          onError: (error) => console.error(`[taskqueue-saga] ${error.message}`),
+          onError: (error) => logger.error(error.message),
           coalesceMs: 100,
         },
-        { name: 'taskqueue-saga', health: this.health, log: (line) => console.error(line) },
+        { name: 'taskqueue-saga', health: this.health, log: (line) => logger.warn(line) },
       );
     });
     this.timer = setInterval(() => this.tick(), this.options.tickMs);
@@ -136,7 +139,7 @@ export class TaskQueueSaga {
       try {
         await this.planOne(queueId);
       } catch (error) {
-        console.error(`[taskqueue-saga] queue ${queueId}: ${(error as Error).message}`);
+        logger.error(`queue ${queueId}: ${(error as Error).message}`);
         this.dirty.add(queueId);
       }
     }
