@@ -1,7 +1,14 @@
 import { heartbeatStream, workloadStream } from '@hcn/contracts';
 import { DLQ_HEADERS, IncomingMessage, MessageBus } from '@hcn/messaging';
 import { AGENT_REPORTS_TOPIC, commandTopicFor, loadKafkaSecurity, openMessageBus } from '@hcn/platform';
-import { AppProcess, describeWithKafka, describeWithPostgres, eventuallyExpect, sleep } from '@hcn/testing';
+import {
+  AppProcess,
+  OUTPUT_KEPT,
+  describeWithKafka,
+  describeWithPostgres,
+  eventuallyExpect,
+  sleep,
+} from '@hcn/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -130,7 +137,7 @@ describeWithPostgres('Kafka broker restarted while agents report and commands fl
       }
       // each run command applied once, by one agent (a resent or redelivered one is recognised by its id)
       const output = agents.map((a) => a.output).join('\n');
-      expect(agents.map((a) => a.output.length < 20000)).toEqual(agents.map(() => true)); // the whole output
+      expect(agents.map((a) => a.output.length < OUTPUT_KEPT)).toEqual(agents.map(() => true)); // the whole output
       const runs = (allocation: string) => output.split(`running allocation ${allocation}:`).length - 1;
       expect(allocations.filter((a) => runs(a) !== 1)).toEqual([]);
 

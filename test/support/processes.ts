@@ -4,6 +4,9 @@ import { join, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '..', '..');
 
+/** Characters of an app's output kept (the latest). */
+export const OUTPUT_KEPT = 200_000;
+
 /** An app started as its own OS process, with its output kept for failure messages. */
 export class AppProcess {
   private child: ChildProcess | undefined;
@@ -38,7 +41,7 @@ export class AppProcess {
     });
     const copyTo = process.env.HCN_APP_OUTPUT_DIR; // whole output of each app, for investigations
     const keep = (chunk: Buffer): void => {
-      this.output = (this.output + chunk.toString()).slice(-20000);
+      this.output = (this.output + chunk.toString()).slice(-OUTPUT_KEPT); // JSON log lines are long
       if (copyTo) appendFileSync(join(copyTo, `${this.name}.log`), chunk);
     };
     child.stdout?.on('data', keep);
