@@ -114,6 +114,13 @@ describeWithPostgres('API conventions (hub + projector, real PostgreSQL)', () =>
     expect((await h.request('POST', '/v1/domains', { domainId: 'conv-etag' })).status).toBe(201);
     const read = await h.request('GET', '/v1/domains/conv-etag');
     expect(read.headers.get('etag')).toBe('"0"');
+    // the ETag serves If-Match, not caching: never stored, a conditional GET still gets the body (bodies show
+    // live figures the revision does not version, e.g. a task's progress)
+    expect(read.headers.get('cache-control')).toBe('no-store');
+    const conditional = await h.request('GET', '/v1/domains/conv-etag', undefined, {
+      'if-none-match': '"0"',
+    });
+    expect([conditional.status, conditional.body.domainId]).toEqual([200, 'conv-etag']);
     const stale = await h.request('PUT', '/v1/domains/conv-etag', { region: 'r1' }, { 'if-match': '"7"' });
     expectProblem(stale, 412, 'REQUEST.PRECONDITION_FAILED', '/v1/domains/conv-etag');
     expect(stale.body.details).toEqual({ ifMatch: [7], revision: 0 });

@@ -15,6 +15,7 @@ import { requestIds } from './common/request-scope';
 import { traceCommands } from './common/traced-commands';
 import { HcnExceptionFilter } from './common/hcn-exception.filter';
 import { httpMetrics } from './common/http-metrics';
+import { apiAnswersNotCached } from './common/http-conventions';
 import { HubMetrics } from './common/metrics';
 import type { HubConfig } from './config';
 import { CommandSigner } from './dispatch/command-signer';
@@ -180,6 +181,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
   applySecurityHeaders(app);
   app.useBodyParser('json', { limit: REQUEST_BODY_LIMIT }); // a batch of 500 workloads exceeds the 100 kB default
   app.set('etag', false); // ETags are stream revisions, set by the single-resource GETs (common/http-conventions.ts)
+  app.use(apiAnswersNotCached()); // ETags serve If-Match; GETs show live figures, so never a 304
   app.useGlobalFilters(new HcnExceptionFilter());
   app.useGlobalInterceptors(new RequireBodyInterceptor());
   serveDashboard(app);

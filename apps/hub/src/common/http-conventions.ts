@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 
 /**
  * The ETag of a resource at a stream revision: a strong entity tag, the revision quoted (`"7"`; `"-1"`: no events
@@ -31,4 +31,21 @@ export function ifMatchRevisions(header: string | undefined): number[] | undefin
 /** Answers 201 Created with the new resource's URL in `Location`. */
 export function created(res: Response, location: string): void {
   res.status(201).setHeader('Location', location);
+}
+
+/**
+ * API answers are never cached nor answered 304: an ETag names the resource's recorded state for `If-Match`, while a
+ * GET also shows what it observes live (task progress, instance counts, heartbeat usage, a read model catching up),
+ * so a conditional GET on the ETag would hand back a stale body. `Cache-Control: no-store` keeps browsers from
+ * revalidating, and `If-None-Match` / `If-Modified-Since` are ignored.
+ */
+export function apiAnswersNotCached(): (req: Request, res: Response, next: () => void) => void {
+  return (req, res, next) => {
+    if (req.path.startsWith('/v1/')) {
+      res.setHeader('Cache-Control', 'no-store');
+      delete req.headers['if-none-match'];
+      delete req.headers['if-modified-since'];
+    }
+    next();
+  };
 }
