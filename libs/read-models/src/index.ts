@@ -12,3 +12,4 @@ export * from './quota-usage.entity';
 export * from './taskqueue-state.table';
 export * from './site-state.table';
 export * from './delegation-hops.table';
+export * from './device-state.table';

@@ -1,7 +1,8 @@
 import type { EntityManager } from 'typeorm';
 
 /** SQL types of read-model columns (as `jsonb_to_recordset` reads them on the way in). */
-export type ColumnType = 'uuid' | 'text' | 'int' | 'bigint' | 'boolean' | 'jsonb' | 'timestamptz';
+export type ColumnType =
+  'uuid' | 'text' | 'int' | 'bigint' | 'double precision' | 'boolean' | 'jsonb' | 'timestamptz';
 
 /** A read-model table: its name, its primary key (one column or several) and every column with its SQL type. */
 export interface TableDefinition<Row> {
@@ -16,15 +17,17 @@ export function defineTable<Row>(definition: TableDefinition<Row>): TableDefinit
 }
 
 /**
- * The SELECT list of some columns (all by default); timestamps are read as ISO-8601 text, so a row written back keeps
- * its exact value (microseconds included).
+ * The SELECT list of some columns (all by default), qualified with `alias` when the table is joined; timestamps are
+ * read as ISO-8601 text, so a row written back keeps its exact value (microseconds included).
  */
 export function selectList<Row>(
   table: TableDefinition<Row>,
   names: ReadonlyArray<keyof Row & string> = Object.keys(table.columns) as Array<keyof Row & string>,
+  alias?: string,
 ): string {
+  const of = (c: string) => (alias ? `${alias}.${c}` : c);
   return names
-    .map((c) => (table.columns[c] === 'timestamptz' ? `to_json(${c}) #>> '{}' AS ${c}` : c))
+    .map((c) => (table.columns[c] === 'timestamptz' ? `to_json(${of(c)}) #>> '{}' AS ${c}` : of(c)))
     .join(', ');
 }
 

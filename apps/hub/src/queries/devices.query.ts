@@ -1,4 +1,12 @@
 import { acceleratorVendorSchema, z } from '@hcn/contracts';
+import {
+  DEVICE_STATE,
+  DeviceNodeColumns,
+  DeviceStateRecord,
+  DeviceStateView,
+  deviceViewFromRow,
+  selectList,
+} from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
 import type { Key } from './cursor';
 import { Conditions, Page, listPage, pageShape, sortShape } from './list-query';
@@ -35,31 +43,11 @@ const TIES: Key[] = [
   { sql: 'd.index', type: 'numeric' },
 ];
 
-/** One accelerator device as `GET /v1/devices` lists it. */
-export interface DeviceView {
-  nodeId: string;
-  hostname: string;
-  domainId: string;
-  nodeStatus: string;
-  vendor: string;
-  index: number;
-  model: string;
-  memoryBytes: number | null;
-  health: number;
-  utilization: number | null;
-  memoryUsedBytes: number | null;
-  temperatureC: number | null;
-  updatedAt: string;
-}
-
-type Row = Record<string, unknown>;
-const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-
 /** Lists devices from the device_state read model (with their node's host, domain and status). */
 export async function listDevices(
   db: DataSource,
   query: z.output<typeof listDevicesQuerySchema>,
-): Promise<Page<DeviceView>> {
+): Promise<Page<DeviceStateView>> {
   const c = new Conditions();
   if (query.nodeId) c.add('d.node_id = ?', query.nodeId);
   if (query.domain) c.add('n.domain_id = ?', query.domain);
@@ -67,29 +55,12 @@ export async function listDevices(
   if (query.model) c.add('d.model = ?', query.model);
   if (query.maxHealth !== undefined) c.add('d.health <= ?', query.maxHealth);
   if (query.minUtilization !== undefined) c.add('d.utilization >= ?', query.minUtilization);
-  const page = await listPage<Row>(db, {
-    columns: 'd.*, n.hostname, n.domain_id, n.status AS node_status',
-    from: 'device_state d JOIN node_state n ON n.node_id = d.node_id',
+  const page = await listPage<DeviceStateRecord & DeviceNodeColumns>(db, {
+    columns: `${selectList(DEVICE_STATE, undefined, 'd')}, n.hostname, n.domain_id, n.status AS node_status`,
+    from: `${DEVICE_STATE.name} d JOIN node_state n ON n.node_id = d.node_id`,
     where: c,
     keyset: { sortName: query.sort, sort: SORT[query.sort], order: query.order, ties: TIES },
     page: query,
   });
-  return {
-    ...page,
-    items: page.items.map((r) => ({
-      nodeId: r.node_id as string,
-      hostname: r.hostname as string,
-      domainId: r.domain_id as string,
-      nodeStatus: r.node_status as string,
-      vendor: r.vendor as string,
-      index: r.index as number,
-      model: r.model as string,
-      memoryBytes: num(r.memory_bytes),
-      health: r.health as number,
-      utilization: num(r.utilization),
-      memoryUsedBytes: num(r.memory_used_bytes),
-      temperatureC: num(r.temperature_c),
-      updatedAt: new Date(r.updated_at as string).toISOString(),
-    })),
-  };
+  return { ...page, items: page.items.map(deviceViewFromRow) };
 }

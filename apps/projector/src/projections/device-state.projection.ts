@@ -1,4 +1,5 @@
 import type { RecordedEventOf, RecordedHcnEvent } from '@hcn/contracts';
+import { DEVICE_STATE, DeviceStateRecord } from '@hcn/read-models';
 import type { EntityManager } from 'typeorm';
 import type { ChangeSet, Projection } from '../projection';
 
@@ -20,7 +21,9 @@ async function applyRegistration(tx: EntityManager, event: Registration): Promis
     [data.nodeId, event.revision, at],
   );
   if (claimed.length === 0) return false;
-  const devices = (data.devices ?? []).map((d) => ({
+  const devices: Array<Pick<DeviceStateRecord, 'vendor' | 'index' | 'model' | 'memory_bytes' | 'health'>> = (
+    data.devices ?? []
+  ).map((d) => ({
     vendor: d.vendor,
     index: d.index,
     model: d.model,
@@ -28,18 +31,18 @@ async function applyRegistration(tx: EntityManager, event: Registration): Promis
     health: d.health,
   }));
   await tx.query(
-    `DELETE FROM device_state d WHERE d.node_id = $1 AND NOT EXISTS (
+    `DELETE FROM ${DEVICE_STATE.name} d WHERE d.node_id = $1 AND NOT EXISTS (
        SELECT 1 FROM jsonb_to_recordset($2::jsonb) AS r(vendor text, index int) WHERE r.vendor = d.vendor AND r.index = d.index)`,
     [data.nodeId, JSON.stringify(devices)],
   );
   if (devices.length === 0) return true;
   await tx.query(
-    `INSERT INTO device_state (node_id, vendor, index, model, memory_bytes, health, registered_at, updated_at)
+    `INSERT INTO ${DEVICE_STATE.name} (node_id, vendor, index, model, memory_bytes, health, registered_at, updated_at)
      SELECT $1, r.vendor, r.index, r.model, r.memory_bytes, r.health, $3, $3
      FROM jsonb_to_recordset($2::jsonb) AS r(vendor text, index int, model text, memory_bytes bigint, health int)
      ON CONFLICT (node_id, vendor, index) DO UPDATE SET model = EXCLUDED.model, memory_bytes = EXCLUDED.memory_bytes,
        health = EXCLUDED.health, registered_at = EXCLUDED.registered_at,
-       updated_at = GREATEST(device_state.updated_at, EXCLUDED.updated_at)`,
+       updated_at = GREATEST(${DEVICE_STATE.name}.updated_at, EXCLUDED.updated_at)`,
     [data.nodeId, JSON.stringify(devices), at],
   );
   return true;
@@ -78,7 +81,7 @@ async function applyHeartbeats(tx: EntityManager, events: readonly RecordedHcnEv
   });
   // A usage without a vendor names the node's only device with that index (single-vendor nodes).
   await tx.query(
-    `UPDATE device_state s SET utilization = h.utilization, memory_used_bytes = h.mem, temperature_c = h.temp,
+    `UPDATE ${DEVICE_STATE.name} s SET utilization = h.utilization, memory_used_bytes = h.mem, temperature_c = h.temp,
        health = h.health, last_heartbeat_seq = h.seq, updated_at = GREATEST(s.updated_at, h.at)
      FROM jsonb_to_recordset($1::jsonb) AS h(node_id uuid, vendor text, index int, seq int,
        utilization double precision, mem bigint, temp double precision, health int, at timestamptz)
@@ -99,7 +102,7 @@ export const deviceStateProjection: Projection = {
     kind: 'eventTypePrefix',
     prefixes: ['NodeRegistered', 'NodeReregistered', 'NodeHeartbeatRecorded'],
   },
-  tables: ['device_state', 'device_registrations'],
+  tables: [DEVICE_STATE.name, 'device_registrations'],
   async apply(tx: EntityManager, events: readonly RecordedHcnEvent[], changes: ChangeSet): Promise<void> {
     for (const e of events) {
       if (e.type !== 'NodeRegistered' && e.type !== 'NodeReregistered') continue;
