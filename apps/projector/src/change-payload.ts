@@ -6,7 +6,7 @@ const MAX_PAYLOAD = 7900;
 const LIST_LIMITS = [100, 50, 20, 5, 0];
 
 /**
- * The NOTIFY payload of a committed batch: `{ projection, position, domains, nodes, workloads, namespaces, taskqueues }` with at
+ * The NOTIFY payload of a committed batch: `{ projection, position, domains, nodes, workloads, namespaces, taskqueues, sites }` with at
  * most 100 ids per list. When the ids do not fit, the lists are cut further and `truncated: true` tells listeners to
  * refresh everything of those kinds; the payload is always valid JSON.
  */
@@ -17,6 +17,7 @@ export function changePayload(projection: string, position: Position, changes: C
     workloads: [...changes.workloads],
     namespaces: [...changes.namespaces],
     taskqueues: [...changes.taskqueues],
+    sites: [...changes.sites],
   };
   let payload = '';
   for (const limit of LIST_LIMITS) {

@@ -11,6 +11,7 @@ describe('change payload (NOTIFY hcn_read_models)', () => {
     changes.workloads.add('w1');
     changes.namespaces.add('team-a');
     changes.taskqueues.add('q1');
+    changes.sites.add('child-a');
     expect(JSON.parse(changePayload('workloads', position, changes))).toEqual({
       projection: 'workloads',
       position: '12/3',
@@ -19,6 +20,7 @@ describe('change payload (NOTIFY hcn_read_models)', () => {
       workloads: ['w1'],
       namespaces: ['team-a'],
       taskqueues: ['q1'],
+      sites: ['child-a'],
     });
   });
 

@@ -11,6 +11,8 @@ export interface ChangeSet {
   readonly namespaces: Set<string>;
   /** Task queues whose taskqueue_state row changed. */
   readonly taskqueues: Set<string>;
+  /** Federation sites whose site_state row changed (state or last summary). */
+  readonly sites: Set<string>;
 }
 
 /** A read-model projection: applies ordered batches of events inside the runner's transaction. */
@@ -30,12 +32,12 @@ export function emptyChanges(): ChangeSet {
     workloads: new Set(),
     namespaces: new Set(),
     taskqueues: new Set(),
+    sites: new Set(),
   };
 }
 
 /** True when the change set names nothing. */
 export function isEmptyChangeSet(changes: ChangeSet): boolean {
-  return [changes.domains, changes.nodes, changes.workloads, changes.namespaces, changes.taskqueues].every(
-    (s) => s.size === 0,
-  );
+  const { domains, nodes, workloads, namespaces, taskqueues, sites } = changes;
+  return [domains, nodes, workloads, namespaces, taskqueues, sites].every((s) => s.size === 0);
 }

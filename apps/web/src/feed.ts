@@ -9,6 +9,7 @@ export interface Change {
   workloads?: string[];
   namespaces?: string[];
   taskqueues?: string[];
+  sites?: string[];
   refresh?: boolean;
 }
 

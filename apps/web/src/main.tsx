@@ -7,6 +7,7 @@ import { NodesStore } from './nodes-store';
 import { Nodes } from './pages/Nodes';
 import { Overview } from './pages/Overview';
 import { Quotas } from './pages/Quotas';
+import { Sites } from './pages/Sites';
 import { TaskQueue } from './pages/TaskQueue';
 import { TaskQueues } from './pages/TaskQueues';
 import { WorkloadDetail } from './pages/WorkloadDetail';
@@ -32,6 +33,7 @@ function Page({ route }: { route: string }) {
   if (route === '/nodes') return <Nodes />;
   if (route === '/workloads') return <Workloads />;
   if (route === '/quotas') return <Quotas />;
+  if (route === '/sites') return <Sites />;
   return <Overview />;
 }
 
@@ -90,6 +92,7 @@ function Signed({ session, token, onSignOut }: { session: Session; token: string
             ['/workloads', 'Workloads'],
             ['/taskqueues', 'Task queues'],
             ['/quotas', 'Quotas'],
+            ['/sites', 'Sites'],
           ].map(([path, label]) => (
             <a key={path} href={`#${path}`} className={tab === path ? 'active' : ''}>
               {label}

@@ -106,6 +106,22 @@ describeWithPostgres('federation: a child site registers with its parent and rep
     expect(JSON.stringify(site)).not.toMatch(/Digest/); // no digest of a secret is shown
     const listed = await parent.request('GET', '/v1/federation/sites?relation=child');
     expect(listed.body.items.map((s: { siteId: string }) => s.siteId)).toEqual(['child-a']);
+    // paged as every listing: child-a, then the invited `other`, one per page; the single GET has an ETag
+    const first = await parent.request('GET', '/v1/federation/sites?limit=1');
+    expect([first.body.items[0].siteId, first.body.total]).toEqual(['child-a', 2]);
+    const second = await parent.request(
+      'GET',
+      `/v1/federation/sites?limit=1&cursor=${encodeURIComponent(first.body.nextCursor)}`,
+    );
+    expect([second.body.items.map((s: { siteId: string }) => s.siteId), second.body.nextCursor]).toEqual([
+      ['other'],
+      null,
+    ]);
+    const badCursor = await parent.request('GET', '/v1/federation/sites?cursor=nonsense');
+    expect([badCursor.status, codeOf(badCursor.body)]).toEqual([400, 'REQUEST.BAD_CURSOR']);
+    expect((await parent.request('GET', '/v1/federation/sites/child-a')).headers.get('etag')).toMatch(
+      /^"\d+"$/,
+    );
     const recorded = await parent.store.readStream('sitesummary-child-a');
     expect(recorded.length).toBeGreaterThan(0);
     expect(await parent.store.getStreamMetadata('sitesummary-child-a')).toEqual({ maxAge: 86400 });

@@ -9,6 +9,7 @@ import { Principal, inNamespace } from '../auth/principal';
  * - `namespace:<ns>`: workloads, quota usage and task queues of one namespace (tokens of that namespace)
  * - `namespaces:*`: the same for every namespace (tokens scoped to `*` only)
  * - `workload:<id>`: one workload (tokens that may read it; checked against its stream on join)
+ * - `sites`: ids of federation sites whose state or last summary changed (any token, as `GET /v1/federation/sites`)
  */
 export type Room =
   | { kind: 'nodes' }
@@ -16,7 +17,8 @@ export type Room =
   | { kind: 'domain'; domainId: string }
   | { kind: 'namespace'; namespace: string }
   | { kind: 'all-namespaces' }
-  | { kind: 'workload'; workloadId: string };
+  | { kind: 'workload'; workloadId: string }
+  | { kind: 'sites' };
 
 const uuid = z.string().uuid();
 
@@ -25,6 +27,7 @@ export function parseRoom(name: unknown): Room | undefined {
   if (typeof name !== 'string' || name.length > 100) return undefined;
   if (name === 'nodes') return { kind: 'nodes' };
   if (name === 'domains') return { kind: 'domains' };
+  if (name === 'sites') return { kind: 'sites' };
   if (name === 'namespaces:*') return { kind: 'all-namespaces' };
   const [prefix, value, ...rest] = name.split(':');
   if (rest.length > 0 || value === undefined) return undefined;
@@ -41,6 +44,7 @@ export function roomName(room: Room): string {
   switch (room.kind) {
     case 'nodes':
     case 'domains':
+    case 'sites':
       return room.kind;
     case 'domain':
       return `domain:${room.domainId}`;
@@ -63,6 +67,7 @@ export function roomAccess(principal: Principal, room: Room): string | 'check-wo
     case 'nodes':
     case 'domains':
     case 'domain':
+    case 'sites':
       return null;
     case 'namespace':
       return inNamespace(principal, room.namespace) ? null : 'AUTH.NAMESPACE_FORBIDDEN';
@@ -82,6 +87,7 @@ export interface ChangeMessage {
   workloads?: string[];
   namespaces?: string[];
   taskqueues?: string[];
+  sites?: string[];
   refresh?: boolean;
 }
 
@@ -94,6 +100,7 @@ export const changeNotificationSchema = z.object({
   workloads: z.array(z.string()).default([]),
   namespaces: z.array(z.string()).default([]),
   taskqueues: z.array(z.string()).default([]),
+  sites: z.array(z.string()).default([]),
   truncated: z.boolean().optional(),
 });
 
@@ -116,6 +123,7 @@ export function routeChange(
     return openRooms.map((room) => ({ room, position, refresh: true }));
   }
   if (change.nodes.length > 0) out.push({ room: 'nodes', position, nodes: change.nodes });
+  if (change.sites.length > 0) out.push({ room: 'sites', position, sites: change.sites });
   if (change.domains.length > 0) {
     out.push({ room: 'domains', position, domains: change.domains });
     for (const d of change.domains) out.push({ room: `domain:${d}`, position, domains: [d] });

@@ -8,6 +8,7 @@ const all = { name: 'admin', role: 'admin' as const, namespaces: ['*'] };
 describe('change-feed rooms', () => {
   it('parses room names and refuses anything else', () => {
     expect(parseRoom('nodes')).toEqual({ kind: 'nodes' });
+    expect(parseRoom('sites')).toEqual({ kind: 'sites' });
     expect(parseRoom('domain:east')).toEqual({ kind: 'domain', domainId: 'east' });
     expect(parseRoom(`workload:${W1}`)).toEqual({ kind: 'workload', workloadId: W1 });
     for (const bad of ['workload:x', 'domain:Bad Name', 'namespace:a:b', 'nodes:1', 42, '']) {
@@ -45,6 +46,14 @@ describe('change-feed rooms', () => {
     expect(to('namespaces:*')).toMatchObject({ workloads: [W1, W2] });
     expect(to(`workload:${W1}`)).toMatchObject({ workloads: [W1] });
     expect(to('nodes')).toBeUndefined();
+  });
+
+  it('routes federation site ids to the sites room, open to every token', () => {
+    const change = changeNotificationSchema.parse({ projection: 'sites', sites: ['child-a', 'peer-b'] });
+    expect(routeChange(change, new Map(), [])).toEqual([
+      { room: 'sites', position: undefined, sites: ['child-a', 'peer-b'] },
+    ]);
+    expect(roomAccess(scoped, { kind: 'sites' })).toBeNull();
   });
 
   it('routes task queue ids to the rooms of their namespace and to namespaces:*', () => {

@@ -1,9 +1,8 @@
 import { HcnError, SiteSummary, z } from '@hcn/contracts';
 import { SITE_STATE, SiteStateRecord, selectList } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
-
-/** Most sites one listing returns (federations are tens of sites, not thousands). */
-const MAX_SITES = 1000;
+import type { Keyset } from './cursor';
+import { Conditions, Page, listPage, pageShape } from './list-query';
 
 /** A federation site as the API shows it (digests of its secrets never included). */
 export interface SiteView {
@@ -28,8 +27,17 @@ export const listSitesQuerySchema = z
   .object({
     status: z.enum(['invited', 'online', 'offline', 'deregistered']).optional(),
     relation: z.enum(['child', 'member', 'none']).optional(),
+    ...pageShape,
   })
   .strict();
+
+/** Sites by id (unique: the id is its own tie key). */
+const KEYSET: Keyset = {
+  sortName: 'siteId',
+  sort: { sql: 'site_id', type: 'text' },
+  order: 'asc',
+  ties: [{ sql: 'site_id', type: 'text' }],
+};
 
 function viewOf(row: SiteStateRecord): SiteView {
   const { state } = row;
@@ -50,29 +58,33 @@ function viewOf(row: SiteStateRecord): SiteView {
   };
 }
 
-/** The sites this site knows, by id (filtered by status and relation). */
+/** One page of the sites this site knows, by id (filtered by status and relation), with the count of matches. */
 export async function listSites(
   db: DataSource,
   query: z.output<typeof listSitesQuerySchema>,
-): Promise<{ items: SiteView[]; nextCursor: null; total: number }> {
-  const where: string[] = [];
-  const params: string[] = [];
-  if (query.status) where.push(`status = $${params.push(query.status)}`);
-  if (query.relation) where.push(`relation = $${params.push(query.relation)}`);
-  const rows: SiteStateRecord[] = await db.query(
-    `SELECT ${selectList(SITE_STATE)} FROM site_state ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-     ORDER BY site_id LIMIT ${MAX_SITES}`,
-    params,
-  );
-  return { items: rows.map(viewOf), nextCursor: null, total: rows.length };
+): Promise<Page<SiteView>> {
+  const c = new Conditions();
+  if (query.status) c.add('status = ?', query.status);
+  if (query.relation) c.add('relation = ?', query.relation);
+  const page = await listPage<SiteStateRecord>(db, {
+    columns: selectList(SITE_STATE),
+    from: 'site_state',
+    where: c,
+    keyset: KEYSET,
+    page: query,
+  });
+  return { ...page, items: page.items.map(viewOf) };
 }
 
-/** One site; SITE.NOT_FOUND when this site does not know it. */
-export async function loadSite(db: DataSource, siteId: string): Promise<SiteView> {
+/** One site with the revision of its stream the read model folded (its ETag); SITE.NOT_FOUND when unknown. */
+export async function loadSite(
+  db: DataSource,
+  siteId: string,
+): Promise<{ site: SiteView; revision: number }> {
   const rows: SiteStateRecord[] = await db.query(
     `SELECT ${selectList(SITE_STATE)} FROM site_state WHERE site_id = $1`,
     [siteId],
   );
   if (!rows[0]) throw new HcnError('SITE.NOT_FOUND', `Site ${siteId} is not known`, { siteId });
-  return viewOf(rows[0]);
+  return { site: viewOf(rows[0]), revision: Number(rows[0].last_revision) };
 }

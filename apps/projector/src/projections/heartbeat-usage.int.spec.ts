@@ -64,6 +64,7 @@ const changeSet = (): ChangeSet => ({
   workloads: new Set(),
   namespaces: new Set(),
   taskqueues: new Set(),
+  sites: new Set(),
 });
 
 /** A generator of usages that do not land on whole millicores (so rounding is exercised). */

@@ -2,7 +2,7 @@ import { RecordedEventOf, RecordedHcnEvent, isEventOf, isEventOfTypes } from '@h
 import { SiteEvent, siteDecider, siteRelation } from '@hcn/domain';
 import { SITE_STATE, SiteStateRecord, selectList, upsertRows } from '@hcn/read-models';
 import type { EntityManager } from 'typeorm';
-import type { Projection } from '../projection';
+import type { ChangeSet, Projection } from '../projection';
 
 type RecordedSiteEvent = RecordedEventOf<SiteEvent['type']>;
 type RecordedSummary = RecordedEventOf<'SiteSummaryRecorded'>;
@@ -55,7 +55,7 @@ export const sitesProjection: Projection = {
   name: 'sites',
   filter: { kind: 'streamPrefix', prefixes: ['site-', 'sitesummary-'] },
   tables: ['site_state'],
-  async apply(tx: EntityManager, events: readonly RecordedHcnEvent[]): Promise<void> {
+  async apply(tx: EntityManager, events: readonly RecordedHcnEvent[], changes: ChangeSet): Promise<void> {
     const known = events.filter(
       (e): e is RecordedSiteEvent | RecordedSummary =>
         isEventOfTypes(e, siteDecider.eventTypes) || isEventOf(e, 'SiteSummaryRecorded'),
@@ -71,6 +71,7 @@ export const sitesProjection: Projection = {
       if (!row || row === before) continue;
       rows.set(row.site_id, row);
       changed.add(row.site_id);
+      changes.sites.add(row.site_id);
     }
     await upsertRows(
       tx,
