@@ -3,7 +3,10 @@ import { envBoolean, parseConfig } from '../config';
 import type { AppName } from '../logger';
 
 const url = (name: string) =>
-  z.preprocess((v) => (v === '' ? undefined : v), z.url(`${name}: an http(s) URL`).optional());
+  z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.url({ protocol: /^https?$/, error: `${name}: an http(s) URL` }).optional(),
+  );
 
 const tracingSchema = z.object({
   HCN_TRACING: z.preprocess(
