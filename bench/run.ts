@@ -6,6 +6,7 @@ const benches: Record<string, () => Promise<void>> = {
   audit: async () => (await import('./audit.bench')).run(),
   containers: async () => (await import('./containers.bench')).run(),
   dashboard: async () => (await import('./dashboard.bench')).run(),
+  'decision-replay': async () => (await import('./decision-replay.bench')).run(),
   devices: async () => (await import('./devices.bench')).run(),
   eventstore: async () => (await import('./eventstore.bench')).run(),
   scavenge: async () => (await import('./scavenge.bench')).run(),
