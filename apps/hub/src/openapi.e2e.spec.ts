@@ -80,9 +80,15 @@ describeWithPostgres(
     it('declares bearer auth for every operation (Swagger UI sends the token), registration also anonymous', () => {
       expect(served.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
       expect(served.security).toEqual([{ bearer: [] }]);
+      // proofs in the body, and only there: a child site's join token, a gossip message's HMAC signature
+      const anonymousOnly = ['POST /v1/federation/sites', 'POST /v1/federation/gossip'];
       for (const [key, operation] of operations(served)) {
         const security = operation.security ?? served.security;
-        expect([key, security.some((requirement: object) => 'bearer' in requirement)]).toEqual([key, true]);
+        const expected = anonymousOnly.includes(key) ? [{}] : true;
+        const actual = anonymousOnly.includes(key)
+          ? security
+          : security.some((requirement: object) => 'bearer' in requirement);
+        expect([key, actual]).toEqual([key, expected]);
       }
       expect(served.paths['/v1/agents/register'].post.security).toEqual(
         expect.arrayContaining([{}, { bearer: [] }]),

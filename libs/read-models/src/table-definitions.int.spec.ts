@@ -20,7 +20,7 @@ function isTableDefinition(value: unknown): value is TableDefinition<Record<stri
 }
 
 /** Every table defined once in this lib (`defineTable`), as exported. */
-const definitions = Object.values(readModels).filter(isTableDefinition);
+const definitions = (Object.values(readModels) as unknown[]).filter(isTableDefinition);
 
 describeWithPostgres('read-model table definitions match the migrated schema', () => {
   let db: TestDatabase;
