@@ -19,3 +19,4 @@ export * from './util/signed-token';
 export * from './util/federation-token';
 export * from './util/hcn-env';
 export * from './util/redis-url';
+export * from './util/without-defaults';

@@ -15,8 +15,7 @@ export const eventMetadataSchema = z.object({
   causationId: z.string().min(1).max(200),
   actor: actorSchema,
   occurredAt: z.string().datetime({ offset: true }),
-  /** Absent in stored metadata when 1 (the store leaves the default out). */
-  schemaVersion: z.number().int().positive().default(1),
+  schemaVersion: z.number().int().positive(),
   /** W3C trace context of the span that appended the event (only when tracing is on). */
   traceparent: z
     .string()

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { HcnError } from './errors';
 import { parseOrThrow } from './validation';
+import { withoutDefaults } from './util/without-defaults';
 
 /** The definition of one event type at one schema version. */
 export interface EventDefinition<Type extends string = string, S extends z.ZodTypeAny = z.ZodTypeAny> {
@@ -53,6 +54,16 @@ export class EventRegistry {
       });
     }
     return parseOrThrow(def.schema, data, 'EVENT.SCHEMA_INVALID', `Event ${type}@${version}`);
+  }
+
+  /**
+   * Data that `validate` returned, as stored: without the values its schema fills back on parse (members equal to
+   * their default, what a `withStoredForm` leaves out), so every reader still sees the full data. Unknown types are
+   * returned as given.
+   */
+  storedForm(type: string, version: number, data: unknown): unknown {
+    const def = this.byKey.get(`${type}@${version}`);
+    return def ? withoutDefaults(def.schema, data) : data;
   }
 
   private add(def: EventDefinition): void {

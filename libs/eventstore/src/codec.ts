@@ -13,14 +13,16 @@ import {
 import { z } from 'zod';
 import { InvalidAppendError } from './errors';
 import { canonicalJson, contentHashOfJson } from './hash-chain';
+import { StoredMetadata, fullMetadata, storedMetadata, storedMetadataSchema } from './stored-metadata';
 import type { ExpectedRevision } from './port';
 
-/** An event validated and completed for storage. */
+/** An event validated and completed for storage, in its stored form (reads fill back what it leaves out). */
 export interface PreparedEvent {
   readonly eventId: string;
   readonly type: string;
+  /** The data without the values its schema fills back on read (`EventRegistry.storedForm`). */
   readonly data: unknown;
-  readonly metadata: EventMetadata;
+  readonly metadata: StoredMetadata;
   /** sha256 of the event's canonical content; adapters chain it into `metadata.prevHash` / `metadata.hash`. */
   readonly contentHash: string;
   /** Canonical JSON of `data` and of `metadata` as written (no links), made for the content hash; adapters may send it. */
@@ -66,20 +68,23 @@ export function checkAppendRequest(
 
 /**
  * Validates envelope and data of each event against the registry, fills in the schema version, drops hash keys
- * a caller passed (only the store writes them) and computes each event's content hash.
+ * a caller passed (only the store writes them), leaves out what reads fill back (`storedForm` of the data: its
+ * schema's defaults; `storedMetadata`) and computes each event's content hash over that stored form.
  */
 export function prepareEvents(registry: EventRegistry, events: readonly NewEvent[]): PreparedEvent[] {
   return events.map((event) => {
     parseOrThrow(eventIdSchema, event.eventId, 'EVENT.ID_INVALID', 'Event id');
     const schemaVersion = event.metadata.schemaVersion ?? registry.latestVersion(event.type);
     // Written metadata has no hash keys: the schema drops any a caller copied from a recorded event.
-    const metadata = parseOrThrow(
+    const parsed = parseOrThrow(
       eventMetadataSchema,
       { ...event.metadata, schemaVersion },
       'EVENT.METADATA_INVALID',
       `Metadata of ${event.type}`,
     );
-    const data = registry.validate(event.type, schemaVersion, event.data);
+    const metadata = storedMetadata(parsed);
+    const valid = registry.validate(event.type, schemaVersion, event.data);
+    const data = registry.storedForm(event.type, schemaVersion, valid);
     const json = { data: canonicalJson(data), metadata: canonicalJson(metadata) };
     // a NUL is escaped as \u0000 in JSON; the walk (exact) runs only when that text is there at all
     if (json.data.includes('\\u0000')) rejectNul(data, 'EVENT.SCHEMA_INVALID', `Event ${event.type}`);
@@ -111,16 +116,13 @@ export function decodeEvent<E extends EventBody>(
   raw: RawEvent,
   links?: StoredLinks,
 ): RecordedOf<E> {
-  const written = parseOrThrow(
-    eventMetadataSchema,
-    raw.metadata,
-    'EVENT.METADATA_INVALID',
-    `Stored ${raw.type}`,
+  const written = fullMetadata(
+    parseOrThrow(storedMetadataSchema, raw.metadata, 'EVENT.METADATA_INVALID', `Stored ${raw.type}`),
   );
   const data = registry.validate(raw.type, written.schemaVersion, raw.data);
   const found = links ?? linksIn(raw.metadata);
   if (found) {
-    // zod's output is ours: setting the links on it is several times cheaper than copying it
+    // the metadata is a fresh object: setting the links on it is several times cheaper than copying it
     const metadata = written as { -readonly [K in keyof EventMetadata]: EventMetadata[K] };
     metadata.prevHash = found.prevHash;
     metadata.hash = found.hash;

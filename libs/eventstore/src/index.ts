@@ -1,6 +1,7 @@
 export * from './port';
 export * from './errors';
 export * from './codec';
+export * from './stored-metadata';
 export * from './filter';
 export * from './revision';
 export * from './retention';

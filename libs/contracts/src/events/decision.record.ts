@@ -62,11 +62,12 @@ export const decisionBasisSchema = z.object({
 });
 
 /**
- * A scheduling decision as recorded inside its outcome event (`AllocationPlaced` or `WorkloadUnschedulable`):
- * every hop and rejection compactly, the record's `topK` and sample limit, and the basis the replay starts from.
- * The seed is not stored: the scheduler derives it from (workload id, instance), both in the event.
+ * A scheduling decision as recorded inside its outcome event (`AllocationPlaced` or `WorkloadUnschedulable`), in
+ * the full form every reader gets: every hop and rejection compactly, the record's `topK` and sample limit, and the
+ * basis the replay starts from. The seed is not stored: the scheduler derives it from (workload id, instance), both
+ * in the event. What the store keeps of it: `compactDecisionSchema` (decision.stored.ts).
  */
-export const compactDecisionSchema = z.object({
+export const fullDecisionSchema = z.object({
   hops: z.array(compactHopSchema).max(64),
   rejections: z.array(compactRejectionSchema).max(1000).optional(),
   topK: z.number().int().min(0),
@@ -75,7 +76,7 @@ export const compactDecisionSchema = z.object({
 });
 
 /** A compact decision record. */
-export type CompactDecision = z.output<typeof compactDecisionSchema>;
+export type CompactDecision = z.output<typeof fullDecisionSchema>;
 /** A compact verdict. */
 export type CompactVerdict = z.output<typeof compactVerdictSchema>;
 /** What a decision's hub view had applied. */

@@ -20,6 +20,7 @@ export * from './service.spec';
 export * from './model.spec';
 export * from './workload.events';
 export * from './decision.record';
+export * from './decision.stored';
 export * from './template.events';
 export * from './admission.events';
 export * from './taskqueue.events';

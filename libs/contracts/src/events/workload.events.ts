@@ -5,7 +5,8 @@ import { resourcesSchema, schedulingPolicySchema } from './resources.schemas';
 import { workloadSpecSchema } from './workload.spec';
 import { measuredUsageSchema, publishedPortSchema } from './container.spec';
 import { placedDevicesSchema } from '../devices/device-request.schema';
-import { compactDecisionSchema } from './decision.record';
+import { compactDecisionSchema, renameChosen } from './decision.stored';
+import { withStoredForm, withoutDefaults } from '../util/without-defaults';
 
 const id = z.string().uuid();
 const at = z.string().datetime({ offset: true });
@@ -40,7 +41,12 @@ const sampling = {
 export const WorkloadSubmitted = defineEvent(
   'WorkloadSubmitted',
   1,
-  z.object({ workloadId: id, spec: workloadSpecSchema, idempotencyKey: z.string().max(128).nullable() }),
+  z.object({
+    workloadId: id,
+    spec: workloadSpecSchema,
+    /** Absent in newer logs when null (stored without defaults). */
+    idempotencyKey: z.string().max(128).nullable().default(null),
+  }),
 );
 /**
  * One hop of a delegation chain: a scope handed an instance down to a child domain or a node. Older logs only: a
@@ -77,24 +83,38 @@ export const DelegationRejected = defineEvent(
     ...sampling,
   }),
 );
-/** An instance has capacity reserved on a node and will run there. */
+/**
+ * An instance has capacity reserved on a node and will run there. Stored without defaults, its decision compact
+ * (`compactDecisionSchema`) with the chosen node, which `nodeId` names, as '' (filled back on read).
+ */
 export const AllocationPlaced = defineEvent(
   'AllocationPlaced',
   1,
-  z.object({
-    workloadId: id,
-    allocationId: id,
-    instance,
-    attempt,
-    generation: z.number().int().min(1),
-    nodeId: nodeIdSchema,
-    domainId: domainIdSchema,
-    resources: resourcesSchema,
-    /** The devices chosen, and how each device scorer rated them, when the workload asked for devices. */
-    devices: placedDevicesSchema.optional(),
-    /** The decision (hops, rejections, basis); absent in older logs, whose hops are WorkloadDelegated events. */
-    decision: compactDecisionSchema.optional(),
-  }),
+  withStoredForm(
+    z
+      .object({
+        workloadId: id,
+        allocationId: id,
+        instance,
+        attempt,
+        generation: z.number().int().min(1),
+        nodeId: nodeIdSchema,
+        domainId: domainIdSchema,
+        resources: resourcesSchema,
+        /** The devices chosen, and how each device scorer rated them, when the workload asked for devices. */
+        devices: placedDevicesSchema.optional(),
+        /** The decision (hops, rejections, basis); absent in older logs, whose hops are WorkloadDelegated events. */
+        decision: compactDecisionSchema.optional(),
+      })
+      .overwrite((d) => (d.decision ? { ...d, decision: renameChosen(d.decision, '', d.nodeId) } : d)),
+    (d, stripped) =>
+      d.decision
+        ? {
+            ...stripped,
+            decision: withoutDefaults(compactDecisionSchema, renameChosen(d.decision, d.nodeId, '')),
+          }
+        : stripped,
+  ),
 );
 /** No node can take an instance now; it is retried when capacity appears. */
 export const WorkloadUnschedulable = defineEvent(

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { domainIdSchema, nodeIdSchema } from './node.events';
 import { namespaceSchema, resourcesSchema } from './resources.schemas';
@@ -13,6 +14,7 @@ import {
 import { checkServiceFields, isServiceType, probeSchema, runtimeOf } from './service.spec';
 import { checkModelFields, frameworkNameSchema } from './model.spec';
 import { compileLabelPattern } from '../util/label-pattern';
+import { withStoredForm } from '../util/without-defaults';
 
 /** One label constraint on the node a workload may run on; `regex` values are RE2 syntax, matched whole. */
 export const labelConstraintSchema = z
@@ -54,8 +56,9 @@ const affinitySchema = z
 export const constraintsSchema = z
   .object({
     labels: z.array(labelConstraintSchema).max(64).default([]),
-    domains: affinitySchema.default({ affinity: [], antiAffinity: [] }),
-    regions: affinitySchema.default({ affinity: [], antiAffinity: [] }),
+    // defaults as functions: a spec read without them gets arrays of its own, shared with no other spec
+    domains: affinitySchema.default(() => ({ affinity: [], antiAffinity: [] })),
+    regions: affinitySchema.default(() => ({ affinity: [], antiAffinity: [] })),
     nodeBlacklist: z.array(nodeIdSchema).max(1000).default([]),
     /** When given, only these nodes may run it (a task queue pins each node's instances this way). */
     nodes: z.array(nodeIdSchema).min(1).max(1000).optional(),
@@ -103,8 +106,12 @@ const withoutDotDot = (p: string): boolean => !p.split('/').includes('..');
 /** Fields only a container workload may carry. */
 const CONTAINER_ONLY = ['image', 'pullPolicy', 'user', 'ports', 'volumes'] as const;
 
-/** The full, validated specification of a workload. */
-export const workloadSpecSchema = z
+/**
+ * The full, validated specification of a workload. Stored without what parsing fills back (`withoutDefaults`):
+ * members equal to their default, the restart policy when it is its type's default, a service's runtime when it is
+ * the one its image implies.
+ */
+const specSchema = z
   .object({
     name: z.string().regex(/^[a-z0-9]([a-z0-9.-]{0,61}[a-z0-9])?$/, 'names: a-z, 0-9, dots, dashes'),
     namespace: namespaceSchema.default('default'),
@@ -159,14 +166,14 @@ export const workloadSpecSchema = z
     resources: resourcesSchema,
     /** Accelerator devices wanted beyond `resources.accelerators` (whole devices or one memory slice). */
     devices: deviceRequestSchema.optional(),
-    constraints: constraintsSchema.default({
+    constraints: constraintsSchema.default(() => ({
       labels: [],
       domains: { affinity: [], antiAffinity: [] },
       regions: { affinity: [], antiAffinity: [] },
       nodeBlacklist: [],
       preferDomains: [],
       preferRegions: [],
-    }),
+    })),
     replicas: z.number().int().min(1).max(1000).default(1),
     priority: z.number().int().min(-1000).max(1000).default(0),
     /**
@@ -195,6 +202,16 @@ export const workloadSpecSchema = z
     restartPolicy: spec.restartPolicy ?? defaultRestartPolicy(spec.type),
     ...(isServiceType(spec.type) ? { runtime: runtimeOf(spec) } : {}),
   }));
+/** The full, validated specification of a workload (see `specSchema`). */
+export const workloadSpecSchema = withStoredForm(specSchema, (spec, stripped) => {
+  const { restartPolicy, runtime, ...rest } = stripped;
+  const implied = isServiceType(spec.type) ? runtimeOf({ ...spec, runtime: undefined }) : undefined;
+  return {
+    ...rest,
+    ...(isDeepStrictEqual(spec.restartPolicy, defaultRestartPolicy(spec.type)) ? {} : { restartPolicy }),
+    ...(runtime === undefined || runtime === implied ? {} : { runtime }),
+  };
+});
 
 type SpecShape = Parameters<typeof checkServiceFields>[0] & {
   args?: string[];

@@ -89,7 +89,7 @@ async function write(
       metadata: {
         ...e.metadata,
         $correlationId: e.metadata.correlationId,
-        $causationId: e.metadata.causationId,
+        $causationId: e.metadata.causationId ?? e.metadata.correlationId,
       },
     });
   });

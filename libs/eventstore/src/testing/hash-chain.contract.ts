@@ -4,14 +4,21 @@ import { chainHash, contentHash, genesisHash } from '../hash-chain';
 import { verifyHashChain } from '../verify/verify-hash-chain';
 import { TestEventStore, thing, uniqueStream } from './test-events';
 
-/** Asserts that a stream's events form an unbroken chain from its genesis hash. */
-function expectChained(stream: string, events: readonly RecordedEvent[]): void {
+/**
+ * Asserts that a stream's events form an unbroken chain from its genesis hash; each content hash covers the event
+ * as stored (without what reads fill back, such as schema version 1), so it is recomputed from the raw read.
+ */
+async function expectChained(store: TestEventStore, stream: string): Promise<RecordedEvent[]> {
+  const events = await store.readStream(stream);
+  const raw = (await store.readRaw({ streamId: stream, maxCount: 10_000 })).events;
+  expect(raw.map((e) => e.eventId)).toEqual(events.map((e) => e.eventId));
   let prev = genesisHash(stream);
-  for (const event of events) {
+  events.forEach((event, i) => {
     expect(event.metadata.prevHash).toBe(prev);
-    expect(event.metadata.hash).toBe(chainHash(prev, contentHash(event)));
+    expect(event.metadata.hash).toBe(chainHash(prev, contentHash(raw[i])));
     prev = event.metadata.hash!;
-  }
+  });
+  return events;
 }
 
 /** Hash-chain cases of the EventStore contract: every adapter links each stream's events. */
@@ -22,10 +29,26 @@ export function hashChainContract(getStore: () => TestEventStore): void {
     await store.append(stream, [thing(1), thing(2), thing(3)], 'no_stream');
     await store.append(stream, [thing(4)], 2);
     await store.append(stream, [thing(5), thing(6)], 'any');
-    const events = await store.readStream(stream);
+    const events = await expectChained(store, stream);
     expect(events).toHaveLength(6);
-    expectChained(stream, events);
     expect(new Set(events.map((e) => e.metadata.hash)).size).toBe(6);
+  });
+
+  it('stores metadata without schema version 1 and a causation equal to the correlation, and reads both back', async () => {
+    const store = getStore();
+    const stream = uniqueStream('c-hash-stored');
+    const own = thing(2);
+    const selfCaused = { ...own, metadata: { ...own.metadata, causationId: own.metadata.correlationId } };
+    await store.append(stream, [thing(1), selfCaused], 'no_stream');
+    const raw = (await store.readRaw({ streamId: stream, maxCount: 10 })).events;
+    expect(raw[0].metadata).not.toHaveProperty('schemaVersion');
+    expect(raw[0].metadata).toMatchObject({ causationId: 'cause-1', correlationId: 'corr-1' });
+    expect(raw[1].metadata).not.toHaveProperty('causationId');
+    const read = await expectChained(store, stream);
+    expect(read.map((e) => e.metadata)).toEqual([
+      expect.objectContaining({ schemaVersion: 1, causationId: 'cause-1', correlationId: 'corr-1' }),
+      expect.objectContaining({ schemaVersion: 1, causationId: 'corr-1', correlationId: 'corr-1' }),
+    ]);
   });
 
   it('chains appendMany on every path (expected revisions; all "any" with one event each; all "any" with more)', async () => {
@@ -50,7 +73,7 @@ export function hashChainContract(getStore: () => TestEventStore): void {
       { streamId: c, events: [thing(40)], expectedRevision: 'any' },
       { streamId: d, events: [thing(50), thing(51)], expectedRevision: 'any' },
     ]);
-    for (const stream of [a, b, c, d, e]) expectChained(stream, await store.readStream(stream));
+    for (const stream of [a, b, c, d, e]) await expectChained(store, stream);
     expect((await store.readStream(d)).map((x) => x.revision)).toEqual([0, 1, 2, 3]);
     expect((await store.readStream(e)).map((x) => x.revision)).toEqual([0, 1]);
   });
@@ -63,7 +86,7 @@ export function hashChainContract(getStore: () => TestEventStore): void {
       metadata: { ...thing(1).metadata, prevHash: 'f'.repeat(64), hash: 'e'.repeat(64) },
     };
     await store.append(stream, [forged as NewEvent], 'no_stream');
-    expectChained(stream, await store.readStream(stream));
+    await expectChained(store, stream);
   });
 
   it('verifies a stream, and the whole log, as unbroken', async () => {
