@@ -122,9 +122,7 @@ describeWithPostgres('two hubs scheduling at once (processes, real Kafka + Postg
         }),
       );
       const batchResults = await Promise.all(batches);
-      expect(batchResults.filter((r) => r.status !== 201).map((r) => [r.status, r.body.code])).toEqual(
-        [],
-      );
+      expect(batchResults.filter((r) => r.status !== 201).map((r) => [r.status, r.body.code])).toEqual([]);
       const results = [
         ...(await Promise.all(singles)),
         ...batchResults.flatMap((r) =>

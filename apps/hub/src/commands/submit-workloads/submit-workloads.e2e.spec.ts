@@ -50,10 +50,7 @@ describeWithPostgres('batch submission: POST /v1/workloads/batch (hub + projecto
     expect(statuses.filter((s: string) => s === 'unschedulable')).toHaveLength(3);
     expect(await reservedCpuByNode()).toEqual([4000, 4000, 4000]);
     const first = await h.store.readStream(workloadStream(response.body.workloads[0].workloadId));
-    expect(first.map((e) => e.type)).toEqual([
-      'WorkloadSubmitted',
-      'AllocationPlaced',
-    ]);
+    expect(first.map((e) => e.type)).toEqual(['WorkloadSubmitted', 'AllocationPlaced']);
     // the quota of the whole batch was held in one append: 15 holdings at one revision range, one transaction
     const held = (await h.store.readStream(quotaStream('team-a'))).filter((e) => e.type === 'QuotaConsumed');
     expect(held).toHaveLength(15);
