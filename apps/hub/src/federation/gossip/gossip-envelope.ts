@@ -12,26 +12,38 @@ import { z } from 'zod';
 /** Most members one gossip message carries. */
 export const MAX_GOSSIP_MEMBERS = 2000;
 
-/** One member as gossip carries it: its id, address, heartbeat (its own growing version), hops left, summary. */
+/**
+ * One member as gossip carries it: its id, address, heartbeat (its own growing liveness counter), hops left, and the
+ * version of its summary (grown by the member itself when its summary changes materially; 0: none yet). The summary
+ * itself travels only with a change (a rumour, a bounded number of rounds) or when the other side lacks it
+ * (anti-entropy); without it an entry is a heartbeat and a digest line (member -> version).
+ */
 export const gossipMemberSchema = z
   .object({
     siteId: siteIdSchema,
     url: siteUrlSchema,
     heartbeat: z.number().int().nonnegative(),
     hops: z.number().int().min(0).max(32),
-    summary: siteSummarySchema.nullable(),
+    version: z.number().int().nonnegative(),
+    summary: siteSummarySchema.optional(),
   })
   .strict();
 
 /** A member as gossip carries it. */
 export type GossipMember = z.output<typeof gossipMemberSchema>;
 
-/** What a gossip message says: who sends it, push (rumours) or sync (anti-entropy: full state, answered in kind). */
+/**
+ * What a gossip message says: who sends it, and its kind. `push`: heartbeats and summary rumours (answered with a
+ * count). `sync` (anti-entropy): the sender's digest, every live member without summaries, answered with a `reply`:
+ * the answering site's digest with the summaries the sender lacks or has older, and in `want` the members whose newer
+ * summaries the sender holds (it sends them next, as a `reply`: a delta, taken but not pushed on).
+ */
 export const gossipPayloadSchema = z
   .object({
     from: siteIdSchema,
-    kind: z.enum(['push', 'sync']),
+    kind: z.enum(['push', 'sync', 'reply']),
     members: z.array(gossipMemberSchema).max(MAX_GOSSIP_MEMBERS),
+    want: z.array(siteIdSchema).max(MAX_GOSSIP_MEMBERS).optional(),
   })
   .strict();
 

@@ -58,14 +58,13 @@ describeWithPostgres('federation gossip: four sites', () => {
   it('makes a site that joined through one peer known to every member within the bound', async () => {
     const started = Date.now();
     await eventually(
-      'every site knows every other',
+      'every site knows every other, with its summary',
       async () => {
         for (const id of ids) {
           const members = await sites.get(id)!.request('GET', '/v1/federation/members');
-          const alive = members.body.items
-            .filter((m: { alive: boolean }) => m.alive)
-            .map((m: { siteId: string }) => m.siteId);
+          const alive = members.body.items.filter((m: { alive: boolean }) => m.alive);
           if (alive.length !== 3) return false;
+          if (alive.some((m: { summary: unknown }) => m.summary === null)) return false; // summaries travel too
         }
         return true;
       },
@@ -91,7 +90,7 @@ describeWithPostgres('federation gossip: four sites', () => {
     const payload = {
       from: 'site-x',
       kind: 'push' as const,
-      members: [{ siteId: 'site-x', url: 'http://127.0.0.1:1', heartbeat: 1, hops: 3, summary: null }],
+      members: [{ siteId: 'site-x', url: 'http://127.0.0.1:1', heartbeat: 1, hops: 3, version: 0 }],
     };
     const forged = sealGossip('another-secret-0123456789-0123456789-0123', payload, new Date());
     const stale = sealGossip(SECRET, payload, new Date(Date.now() - 10 * 60_000));

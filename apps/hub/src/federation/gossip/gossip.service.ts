@@ -7,13 +7,15 @@ import type { SiteLiveness } from '../site-liveness';
 import type { SummarySource } from '../site-link';
 import {
   GossipEnvelope,
-  GossipMember,
   GossipPayload,
   gossipEnvelopeSchema,
   openGossip,
   sealGossip,
 } from './gossip-envelope';
-import { MemberTable } from './member-table';
+import { GossipProtocol, Taken } from './gossip-protocol';
+
+/** A changed summary is pushed on in this many x ceil(log10(members + 2)) rounds (memberlist's retransmit mult). */
+const SUMMARY_PUSH_MULT = 3;
 
 const logger = new Logger('gossip');
 
@@ -47,29 +49,38 @@ export interface GossipDeps {
 }
 
 /**
- * Discovery without a centre (iarnet's gossip): every interval a site pushes its own entry and fresh rumours (TTL,
- * hop limit) to a few random live members; every anti-entropy interval it swaps its full member list with one random
- * member (push-pull), so membership converges. Static peers seed it. Every message is signed with the federation's
+ * Discovery without a centre (iarnet's gossip): every interval a site pushes its heartbeat, fresh heartbeats (TTL, hop
+ * limit) and the rumours of changed summaries (a bounded number of rounds) to a few random live members; every
+ * anti-entropy interval it swaps digests with one random member and each side gets only the summaries it lacks
+ * (push-pull of deltas, `GossipProtocol`), so membership and summaries converge while a steady federation sends no
+ * summary at all. This site's own summary is refreshed every summary interval and spread only when it changed
+ * materially (`materiallyChanged`). Static peers seed it. Every message is signed with the federation's
  * shared secret and checked on arrival (never trust the network). Membership changes go to the log through site
  * liveness (SiteDiscovered, SiteWentOffline, SiteCameOnline); gossip messages themselves do not.
  */
 export class GossipService {
-  private readonly table: MemberTable;
+  private readonly protocol: GossipProtocol;
   private timers: NodeJS.Timeout[] = [];
   private running = false;
-  private own: { summary: SiteSummary; atMs: number } | undefined;
+  private summarisedAtMs: number | undefined;
   private merging: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly settings: GossipSettings,
     private readonly deps: GossipDeps,
   ) {
-    this.table = new MemberTable(deps.siteId, {
-      hops: settings.hops,
-      ttlMs: deps.ttlMs,
-      rumourTtlMs: settings.rumourTtlMs,
-      forgetAfterMs: deps.ttlMs * 10,
-    });
+    this.protocol = new GossipProtocol(
+      deps.siteId,
+      deps.url,
+      {
+        hops: settings.hops,
+        ttlMs: deps.ttlMs,
+        rumourTtlMs: settings.rumourTtlMs,
+        forgetAfterMs: deps.ttlMs * 10,
+        summaryPushMult: SUMMARY_PUSH_MULT,
+      },
+      (id) => deps.liveness.isDeregistered(id),
+    );
   }
 
   /** Starts gossiping (a first push and sync at once). */
@@ -94,19 +105,22 @@ export class GossipService {
     await this.merging;
   }
 
-  /** Takes a message from another site: a push is merged; a sync is merged and answered with this site's state. */
+  /**
+   * Takes a message from another site: a push is merged; a sync is merged and answered with this site's digest and
+   * the summaries the other lacks.
+   */
   async receive(envelope: GossipEnvelope): Promise<GossipEnvelope | { accepted: number }> {
     if (!this.running) throw new HcnError('FEDERATION.GOSSIP_UNAVAILABLE', 'This site is not gossiping now');
     const payload = openGossip(this.settings.secret, envelope, this.deps.clock(), this.settings.maxSkewMs);
-    const fresh = await this.merge(payload);
-    if (payload.kind === 'push') return { accepted: fresh };
-    return this.seal({ from: this.deps.siteId, kind: 'sync', members: this.fullState() });
+    this.summarise();
+    const taken = await this.merge((nowMs) => this.protocol.receive(payload, nowMs));
+    return taken.send ? this.seal(taken.send) : { accepted: taken.fresh.length };
   }
 
   /** The members this site holds, live or aged out. */
   members(): MemberView[] {
     const now = this.deps.clock().getTime();
-    return this.table
+    return this.protocol.table
       .all()
       .map((m) => ({
         siteId: m.siteId,
@@ -123,10 +137,11 @@ export class GossipService {
   private async pushRound(): Promise<void> {
     if (!this.running) return;
     const now = this.deps.clock().getTime();
-    this.table.forget(now, (id) => this.deps.liveness.isDeregistered(id));
-    const members = [this.self(), ...this.table.rumours(now)];
+    this.protocol.table.forget(now, (id) => this.deps.liveness.isDeregistered(id));
+    this.summarise();
     const targets = this.pick(this.settings.fanout);
-    const message = this.seal({ from: this.deps.siteId, kind: 'push', members });
+    if (!targets.length) return;
+    const message = this.seal(this.protocol.push(now));
     await Promise.all(targets.map((url) => this.send(url, message)));
   }
 
@@ -134,14 +149,19 @@ export class GossipService {
     if (!this.running) return;
     const [target] = this.pick(1);
     if (!target) return;
-    const reply = await this.send(
-      target,
-      this.seal({ from: this.deps.siteId, kind: 'sync', members: this.fullState() }),
-    );
+    this.summarise();
+    const reply = await this.send(target, this.seal(this.protocol.sync(this.deps.clock().getTime())));
     const envelope = gossipEnvelopeSchema.safeParse(reply);
     if (!envelope.success || !this.running) return;
-    const now = this.deps.clock();
-    await this.merge(openGossip(this.settings.secret, envelope.data, now, this.settings.maxSkewMs));
+    const payload = openGossip(
+      this.settings.secret,
+      envelope.data,
+      this.deps.clock(),
+      this.settings.maxSkewMs,
+    );
+    if (payload.kind !== 'reply') return;
+    const taken = await this.merge((nowMs) => this.protocol.settle(payload, nowMs));
+    if (taken.send) await this.send(target, this.seal(taken.send));
   }
 
   private async send(url: string, message: GossipEnvelope): Promise<unknown> {
@@ -159,7 +179,10 @@ export class GossipService {
   /** Up to `n` distinct addresses: live members and the static peers, chosen at random. */
   private pick(n: number): string[] {
     const now = this.deps.clock().getTime();
-    const urls = new Set([...this.table.live(now).map((m) => m.url), ...this.deps.peers.map((p) => p.url)]);
+    const urls = new Set([
+      ...this.protocol.table.live(now).map((m) => m.url),
+      ...this.deps.peers.map((p) => p.url),
+    ]);
     urls.delete(this.deps.url());
     const pool = [...urls];
     for (let i = pool.length - 1; i > 0; i--) {
@@ -170,13 +193,11 @@ export class GossipService {
   }
 
   /** Merges one message at a time; membership changes go to the log through liveness. */
-  private merge(payload: GossipPayload): Promise<number> {
+  private merge(take: (nowMs: number) => Taken): Promise<Taken> {
     const run = this.merging.then(async () => {
       const now = this.deps.clock();
-      const fresh = this.table.merge(payload.members, payload.from, now.getTime(), (id) =>
-        this.deps.liveness.isDeregistered(id),
-      );
-      for (const m of fresh)
+      const taken = take(now.getTime());
+      for (const m of taken.fresh)
         await this.deps.liveness
           .heardMember(m.siteId, m.url, m.via, now)
           .catch((error: unknown) =>
@@ -184,7 +205,7 @@ export class GossipService {
               `recording ${m.siteId} failed: ${(error as Error).message}`,
             ),
           );
-      return fresh.length;
+      return taken;
     });
     this.merging = run.then(
       () => undefined,
@@ -193,15 +214,12 @@ export class GossipService {
     return run;
   }
 
-  private self(): GossipMember {
+  /** Refreshes this site's summary every summary interval; gossip spreads it only when it changed materially. */
+  private summarise(): void {
     const now = this.deps.clock().getTime();
-    if (!this.own || now - this.own.atMs >= this.deps.summaryIntervalMs)
-      this.own = { summary: this.deps.summaries.next(), atMs: now };
-    return this.table.beat(this.deps.url(), now, this.own.summary);
-  }
-
-  private fullState(): GossipMember[] {
-    return [this.self(), ...this.table.fullState(this.deps.clock().getTime())];
+    if (this.summarisedAtMs !== undefined && now - this.summarisedAtMs < this.deps.summaryIntervalMs) return;
+    this.summarisedAtMs = now;
+    this.protocol.publish(this.deps.summaries.next(), now);
   }
 
   private seal(payload: GossipPayload): GossipEnvelope {
