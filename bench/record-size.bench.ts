@@ -1,6 +1,7 @@
 import { PostgresEventStore, SubscriptionHealth } from '@hcn/eventstore';
 import { MemoryMessageBus } from '@hcn/messaging';
 import { openReadModels } from '@hcn/read-models';
+import { writeFileSync } from 'node:fs';
 import { Pool } from 'pg';
 import { loadHubConfig } from '../apps/hub/src/config';
 import { startHub } from '../apps/hub/src/hub';
@@ -38,6 +39,16 @@ async function eventSizes(pool: Pool, afterSeq: string) {
     [afterSeq],
   );
   return rows.map((r) => ({ type: r.type, events: +r.n, jsonBytes: +r.json, storedBytes: +r.stored }));
+}
+
+/** The decision basis of each AllocationPlaced appended after `afterSeq`, as stored (where the variable bytes go). */
+async function bases(pool: Pool, afterSeq: string): Promise<string[]> {
+  const { rows } = await pool.query<{ basis: string }>(
+    `SELECT (data->'decision'->'basis')::text AS basis FROM hcn_events
+     WHERE seq > $1::bigint AND type = 'AllocationPlaced' ORDER BY seq`,
+    [afterSeq],
+  );
+  return rows.map((r) => r.basis ?? '');
 }
 
 /** One event of each type appended after `afterSeq`, as stored (data and metadata): where the bytes go. */
@@ -96,6 +107,8 @@ export async function run(): Promise<void> {
       progress('submitting', i + workloads.length, WORKLOADS);
     }
     const byType = await eventSizes(pool, rows[0].seq);
+    const basisTexts = await bases(pool, rows[0].seq);
+    if (process.env.BENCH_RECORD_BASES) writeFileSync(process.env.BENCH_RECORD_BASES, basisTexts.join('\n'));
     const placements = byType.find((t) => t.type === 'AllocationPlaced')?.events ?? 0;
     const sum = (key: 'events' | 'jsonBytes' | 'storedBytes') => byType.reduce((s, t) => s + t[key], 0);
     const perPlacement = (n: number) => +(n / Math.max(1, placements)).toFixed(1);
@@ -111,6 +124,7 @@ export async function run(): Promise<void> {
         jsonBytesPerEvent: Math.round(t.jsonBytes / t.events),
         perPlacement: perPlacement(t.events),
       })),
+      basisBytesPerPlacement: perPlacement(basisTexts.reduce((n, b) => n + Buffer.byteLength(b), 0)),
       examples: await examples(pool, rows[0].seq),
       target: {
         jsonBytesPerPlacement: TARGET_BYTES,
