@@ -9,6 +9,7 @@ import type { DataSource } from 'typeorm';
 import { AgentCredentials } from './auth/agent-credentials';
 import { HotStreams } from './common/hot-streams';
 import { RequireBodyInterceptor } from './common/require-body.interceptor';
+import { AnswerSchemaCheck } from './common/answer-check';
 import { HubRootModule, useHubLogger } from './common/logging.module';
 import { httpTracing, requestLogging } from './common/request-logging';
 import { requestIds } from './common/request-scope';
@@ -72,6 +73,8 @@ export interface HubPorts {
   readonly subscriptions?: SubscriptionHealth;
   /** Where the hub logs; unset: a new `hub` logger on stdout at the configured LOG_LEVEL. */
   readonly logger?: Logger;
+  /** Tests only: answers must match their documented schemas, else 500 `API.ANSWER_SCHEMA` (AnswerSchemaCheck). */
+  readonly checkAnswers?: boolean;
 }
 
 /**
@@ -184,6 +187,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
   app.use(apiAnswersNotCached()); // ETags serve If-Match; GETs show live figures, so never a 304
   app.useGlobalFilters(new HcnExceptionFilter());
   app.useGlobalInterceptors(new RequireBodyInterceptor());
+  if (ports.checkAnswers) app.useGlobalInterceptors(new AnswerSchemaCheck());
   serveDashboard(app);
   app.enableShutdownHooks();
   const document = openApiDocument(app);

@@ -24,18 +24,50 @@ export async function use(): Promise<void> {
   const detail: string | undefined = workload.error?.detail;
   const status: number | undefined = workload.error?.status;
   void [code, detail, status];
-  // a single GET: a typed answer (an object)
+  // a single GET: its answer typed from the zod schema that defines it
+  if (workload.data) {
+    const cpuMillis: number = workload.data.spec.resources.cpuMillis;
+    const status: 'running' | 'failed' | string = workload.data.status;
+    const node: string = workload.data.allocations[0].nodeId;
+    const endpoints: Record<string, string[]> | undefined = workload.data.service?.endpoints;
+    void [cpuMillis, status, node, endpoints];
+    // @ts-expect-error the spec has no such field
+    void workload.data.spec.resources.cpuCores;
+    // @ts-expect-error status is a string, not a number
+    const wrongStatus: number = workload.data.status;
+    void wrongStatus;
+  }
   const domain = await client.GET('/v1/domains/{id}', { params: { path: { id: 'site-a' } } });
-  const definition: Record<string, unknown> | undefined = domain.data;
-  void definition;
-  // a list: typed query parameters (limit a number, cursor a string) and the Page answer
+  const parent: string | null | undefined = domain.data?.parentId;
+  void parent;
+  const node = await client.GET('/v1/nodes/{id}', { params: { path: { id: 'n-1' } } });
+  const nodeStatus: 'online' | 'offline' | 'deregistered' | undefined = node.data?.status;
+  const runtime: 'idle' | 'running' | 'error' | undefined = node.data?.runtime.state;
+  void [nodeStatus, runtime];
+  // @ts-expect-error a node's status is one of three
+  const unknownStatus: 'draining' | undefined = node.data?.status;
+  void unknownStatus;
+  // a list: typed query parameters (limit a number, cursor a string) and a page of typed items
   const page = await client.GET('/v1/workloads', {
     params: { query: { namespace: 'team-a', limit: 50, cursor: 'abc', sort: 'name', order: 'asc' } },
   });
   const next: string | null | undefined = page.data?.nextCursor;
-  const items: Array<Record<string, unknown>> | undefined = page.data?.items;
   const total: number | undefined = page.data?.total;
-  void [next, items, total];
+  const first = page.data?.items[0];
+  const firstStatus: string | undefined = first?.status;
+  const firstCpu: number | undefined = first?.resources.cpuMillis;
+  void [next, total, firstStatus, firstCpu];
+  // @ts-expect-error list items carry no spec (the single workload does)
+  void first?.spec;
+  // a command's answer
+  const stopped = await client.POST('/v1/workloads/{id}/stop', { params: { path: { id: 'w-1' } } });
+  const events: string[] | undefined = stopped.data?.events;
+  const revision: number | undefined = stopped.data?.revision;
+  void [events, revision];
+  const batch = await client.POST('/v1/workloads/batch', { body: { workloads: [] } as never });
+  const created: number | undefined = batch.data?.created;
+  const firstId: string | undefined = batch.data?.workloads[0]?.workloadId;
+  void [created, firstId];
   // @ts-expect-error limit is a number
   await client.GET('/v1/workloads', { params: { query: { limit: 'ten' } } });
   // @ts-expect-error sort is one of the listing's fields
@@ -68,7 +100,7 @@ export async function use(): Promise<void> {
 describe('a TypeScript client generated from openapi.json (openapi-typescript + openapi-fetch)', () => {
   afterAll(() => rmSync(DIR, { recursive: true, force: true }));
 
-  it('generates and compiles with tsc (strict), typed paths, query parameters, bodies, answers and problems', () => {
+  it('generates and compiles with tsc (strict): typed paths, query parameters, bodies, answers (fields) and problems', () => {
     rmSync(DIR, { recursive: true, force: true });
     mkdirSync(DIR, { recursive: true });
     const cli = join(ROOT, 'node_modules', 'openapi-typescript', 'bin', 'cli.js');

@@ -128,7 +128,7 @@ describeWithPostgres(
       }
       const list = served.paths['/v1/workloads'].get;
       expect(list.responses['200'].content['application/json'].schema).toEqual({
-        $ref: '#/components/schemas/Page',
+        $ref: '#/components/schemas/WorkloadPage',
       });
       expect(served.paths['/v1/workloads/{id}'].get.responses['200'].headers.ETag).toBeDefined();
       for (const [path, method] of [
@@ -147,6 +147,65 @@ describeWithPostgres(
         ]);
         expect(operation.parameters).toContainEqual({ $ref: '#/components/parameters/If-Match' });
       }
+    });
+
+    it('answers typed bodies from the zod schemas: every list a page of typed items, the resources and commands by name', () => {
+      const schemas = served.components.schemas;
+      const answerOf = (key: string) => {
+        const [method, path] = key.split(' ');
+        const responses = served.paths[path][method.toLowerCase()].responses;
+        const status = Object.keys(responses).find((s) => s.startsWith('2'))!;
+        return responses[status].content['application/json'].schema;
+      };
+      // every list: a named page whose items are a named schema with declared members
+      for (const [key, operation] of operations(served)) {
+        if (!(operation.parameters ?? []).some((p: any) => p.name === 'cursor')) continue;
+        const ref: string = answerOf(key).$ref ?? '';
+        expect([key, ref]).toEqual([key, expect.stringMatching(/^#\/components\/schemas\/\w+Page$/)]);
+        const page = schemas[ref.split('/').pop()!];
+        expect(page.required).toEqual(['items', 'nextCursor', 'total']);
+        const item = schemas[page.properties.items.items.$ref.split('/').pop()];
+        expect([key, Object.keys(item.properties).length > 3]).toEqual([key, true]);
+      }
+      for (const [key, id] of [
+        ['GET /v1/workloads/{id}', 'Workload'],
+        ['GET /v1/nodes/{id}', 'Node'],
+        ['GET /v1/domains/{id}', 'Domain'],
+        ['GET /v1/quotas/{namespace}', 'Quota'],
+        ['GET /v1/templates/{id}', 'Template'],
+        ['GET /v1/taskqueues/{id}', 'TaskQueue'],
+        ['GET /v1/federation/sites/{id}', 'Site'],
+        ['POST /v1/workloads', 'SubmitWorkloadResult'],
+        ['POST /v1/workloads/batch', 'BatchSubmission'],
+        ['POST /v1/workloads/{id}/stop', 'WorkloadCommandResult'],
+        ['POST /v1/nodes/{id}/drain', 'NodeCommandResult'],
+        ['PUT /v1/quotas/{namespace}', 'QuotaCommandResult'],
+      ]) {
+        expect([key, answerOf(key)]).toEqual([key, { $ref: `#/components/schemas/${id}` }]);
+      }
+      // the shapes clients read: a workload's spec (the submitted schema) and status, a list item's resources
+      expect(schemas.Workload.properties.spec).toEqual({ $ref: '#/components/schemas/WorkloadSpec' });
+      expect(schemas.WorkloadSpec.properties.resources).toBeDefined();
+      expect(schemas.Workload.required).toEqual(expect.arrayContaining(['workloadId', 'status', 'spec']));
+      expect(schemas.WorkloadListItem.properties.status.enum).toContain('running');
+      expect(schemas.Node.properties.status.enum).toEqual(['online', 'offline', 'deregistered']);
+      expect(JSON.stringify(served)).not.toContain('x-hcn-answer');
+    });
+
+    it('serves answers that match their schemas (harness hubs check every answer: a drift answers 500)', async () => {
+      for (const path of [
+        '/v1/workloads',
+        '/v1/nodes',
+        '/v1/domains',
+        '/v1/quotas',
+        '/v1/templates',
+        '/v1/devices',
+      ]) {
+        const response = await h.request('GET', path);
+        expect([path, response.status, response.body.code]).toEqual([path, 200, undefined]);
+      }
+      const quota = await h.request('GET', '/v1/quotas/team-a');
+      expect([quota.status, quota.body.limitsSource]).toEqual([200, 'none']);
     });
 
     it('is the committed openapi.json', () => {

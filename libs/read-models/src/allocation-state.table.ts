@@ -1,3 +1,4 @@
+import { z } from '@hcn/contracts';
 import { defineTable } from './table';
 
 /** Status of an allocation: placed, running, stopping, then one terminal status. */
@@ -80,25 +81,34 @@ export const ALLOCATION_STATE = defineTable<AllocationStateRecord>({
 });
 
 /** An allocation as the API shows it: the row's columns in camelCase (but updated_at), times as ISO-8601. */
-export interface AllocationFields {
-  allocationId: string;
-  workloadId: string;
-  namespace: string;
-  instance: number;
-  attempt: number;
-  generation: number;
-  nodeId: string;
-  domainId: string;
-  status: string;
-  resources: { cpuMillis: number; memoryBytes: number; accelerators: number };
-  exitCode: number | null;
-  signal: string | null;
-  reason: string | null;
-  pid: number | null;
-  placedAt: string;
-  startedAt: string | null;
-  endedAt: string | null;
-}
+export const allocationFieldsSchema = z
+  .object({
+    allocationId: z.string(),
+    workloadId: z.string(),
+    namespace: z.string(),
+    instance: z.number().int(),
+    attempt: z.number().int(),
+    generation: z.number().int().describe('the spec generation it runs'),
+    nodeId: z.string(),
+    domainId: z.string(),
+    status: z.enum(ALLOCATION_STATUSES),
+    resources: z.object({
+      cpuMillis: z.number().int(),
+      memoryBytes: z.number().int(),
+      accelerators: z.number().int(),
+    }),
+    exitCode: z.number().int().nullable(),
+    signal: z.string().nullable(),
+    reason: z.string().nullable().describe('why it failed or was lost'),
+    pid: z.number().int().nullable(),
+    placedAt: z.string(),
+    startedAt: z.string().nullable(),
+    endedAt: z.string().nullable(),
+  })
+  .meta({ id: 'Allocation' });
+
+/** An allocation as the API shows it (see allocationFieldsSchema). */
+export type AllocationFields = z.output<typeof allocationFieldsSchema>;
 
 /** Maps one allocation_state row to the allocation the API answers. */
 export function allocationFromRow(row: AllocationStateRecord): AllocationFields {

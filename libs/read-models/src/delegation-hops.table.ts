@@ -1,3 +1,4 @@
+import { z } from '@hcn/contracts';
 import { defineTable } from './table';
 
 /** Kinds of delegation_hops rows. */
@@ -57,25 +58,33 @@ export const DELEGATION_HOPS = defineTable<DelegationHopRecord>({
 });
 
 /** One recorded scheduling step, as `GET /v1/delegations` lists it. */
-export interface DelegationStepView {
-  workloadId: string;
-  revision: number;
-  step: number;
-  namespace: string;
-  instance: number;
-  attempt: number;
-  type: DelegationStepType;
-  hop: number | null;
-  scope: string | null;
-  target: string | null;
-  targetKind: string | null;
-  reason: string | null;
-  detail: string | null;
-  considered: number;
-  filtered: number;
-  candidates: unknown[];
-  recordedAt: string;
-}
+export const delegationStepViewSchema = z
+  .object({
+    workloadId: z.string(),
+    revision: z.number().int().describe("the workload stream's revision of the event that records it"),
+    step: z.number().int().describe('its place in that event'),
+    namespace: z.string(),
+    instance: z.number().int(),
+    attempt: z.number().int(),
+    type: z.enum(DELEGATION_STEP_TYPES),
+    hop: z.number().int().nullable(),
+    scope: z
+      .string()
+      .nullable()
+      .describe("the deciding scope: a hop's parent, a rejecting scope, a placement's domain"),
+    target: z.string().nullable().describe("a hop's child domain or node, a placement's node"),
+    targetKind: z.string().nullable(),
+    reason: z.string().nullable(),
+    detail: z.string().nullable(),
+    considered: z.number().int(),
+    filtered: z.number().int(),
+    candidates: z.array(z.unknown()).describe('the top candidates and their scores, as recorded'),
+    recordedAt: z.string(),
+  })
+  .meta({ id: 'DelegationStep' });
+
+/** One recorded scheduling step, as `GET /v1/delegations` lists it (see delegationStepViewSchema). */
+export type DelegationStepView = z.output<typeof delegationStepViewSchema>;
 
 /** Maps a delegation_hops row (as selected with `selectList`) to the view the API answers. */
 export function delegationStepFromRow(r: DelegationHopRecord): DelegationStepView {

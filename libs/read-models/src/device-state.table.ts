@@ -1,3 +1,4 @@
+import { z } from '@hcn/contracts';
 import { defineTable } from './table';
 
 /**
@@ -49,21 +50,26 @@ export interface DeviceNodeColumns {
 }
 
 /** One accelerator device as `GET /v1/devices` lists it. */
-export interface DeviceStateView {
-  nodeId: string;
-  hostname: string;
-  domainId: string;
-  nodeStatus: string;
-  vendor: string;
-  index: number;
-  model: string;
-  memoryBytes: number | null;
-  health: number;
-  utilization: number | null;
-  memoryUsedBytes: number | null;
-  temperatureC: number | null;
-  updatedAt: string;
-}
+export const deviceStateViewSchema = z
+  .object({
+    nodeId: z.string(),
+    hostname: z.string(),
+    domainId: z.string(),
+    nodeStatus: z.string(),
+    vendor: z.string(),
+    index: z.number().int(),
+    model: z.string(),
+    memoryBytes: z.number().nullable(),
+    health: z.number().describe('0-100'),
+    utilization: z.number().nullable().describe('0-1, from the latest heartbeat'),
+    memoryUsedBytes: z.number().nullable(),
+    temperatureC: z.number().nullable(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'Device' });
+
+/** One accelerator device as `GET /v1/devices` lists it (see deviceStateViewSchema). */
+export type DeviceStateView = z.output<typeof deviceStateViewSchema>;
 
 const numberOrNull = (v: number | string | null): number | null => (v === null ? null : Number(v));
 

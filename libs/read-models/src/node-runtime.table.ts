@@ -1,3 +1,4 @@
+import { z } from '@hcn/contracts';
 import { defineTable } from './table';
 
 /**
@@ -41,22 +42,29 @@ export const NODE_RUNTIME = defineTable<NodeRuntimeRecord>({
 });
 
 /** The failure a node's runtime state shows. */
-export interface NodeRuntimeError {
-  allocationId: string;
-  workloadId: string;
-  reason: string;
-  /** When the allocation ended (ISO-8601). */
-  at: string;
-}
+export const nodeRuntimeErrorSchema = z.object({
+  allocationId: z.string(),
+  workloadId: z.string(),
+  reason: z.string(),
+  at: z.string().describe('when the allocation ended (ISO-8601)'),
+});
+
+/** The failure a node's runtime state shows. */
+export type NodeRuntimeError = z.output<typeof nodeRuntimeErrorSchema>;
 
 /** A node's runtime as the API shows it. */
-export interface NodeRuntime {
-  state: NodeRuntimeState;
-  /** Allocations placed, running or stopping on the node. */
-  activeInstances: number;
-  /** The failure that ended the node's most recent allocation (kept while others run; cleared by a new one). */
-  lastError?: NodeRuntimeError;
-}
+export const nodeRuntimeSchema = z
+  .object({
+    state: z.enum(NODE_RUNTIME_STATES),
+    activeInstances: z.number().int().describe('allocations placed, running or stopping on the node'),
+    lastError: nodeRuntimeErrorSchema
+      .optional()
+      .describe("the failure that ended the node's most recent allocation (kept while others run)"),
+  })
+  .meta({ id: 'NodeRuntime' });
+
+/** A node's runtime as the API shows it (see nodeRuntimeSchema). */
+export type NodeRuntime = z.output<typeof nodeRuntimeSchema>;
 
 /** The columns a node query selects from node_runtime `r` (a node without a row reads as idle). */
 export const NODE_RUNTIME_COLUMNS = `COALESCE(r.state, 'idle') AS runtime_state,

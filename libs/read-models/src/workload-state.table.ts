@@ -1,4 +1,4 @@
-import type { WorkloadSpec } from '@hcn/contracts';
+import { type WorkloadSpec, z } from '@hcn/contracts';
 import type { WorkloadState } from '@hcn/domain';
 import { defineTable, selectList } from './table';
 
@@ -40,19 +40,28 @@ export const INSTANCE_STATUSES = [
 export type InstanceStatus = (typeof INSTANCE_STATUSES)[number];
 
 /** One instance of a workload as kept in workload_state.instances (its current or last allocation). */
-export interface WorkloadInstance {
-  instance: number;
-  attempt: number;
-  status: InstanceStatus;
-  allocationId: string | null;
-  nodeId: string | null;
-  /** Restarts the restart policy has used so far. */
-  retries: number;
-  /** A fresh allocation replaces the current one once it has ended (after a restart request or a spec change). */
-  replace: boolean;
-  /** Services only: its allocation counts as an endpoint (running, readiness probe passing). */
-  ready?: boolean;
-}
+export const workloadInstanceSchema = z
+  .object({
+    instance: z.number().int(),
+    attempt: z.number().int(),
+    status: z.enum(INSTANCE_STATUSES),
+    allocationId: z.string().nullable(),
+    nodeId: z.string().nullable(),
+    retries: z.number().int().describe('restarts the restart policy has used so far'),
+    replace: z
+      .boolean()
+      .describe(
+        'a fresh allocation replaces the current one once it has ended (restart request, spec change)',
+      ),
+    ready: z
+      .boolean()
+      .optional()
+      .describe('services only: its allocation counts as an endpoint (running, readiness probe passing)'),
+  })
+  .meta({ id: 'WorkloadInstance' });
+
+/** One instance of a workload as kept in workload_state.instances (see workloadInstanceSchema). */
+export type WorkloadInstance = z.output<typeof workloadInstanceSchema>;
 
 /** The workload decider's folded state as workload_state.state keeps it: all but the spec (in its own column). */
 export type StoredWorkloadState = Omit<WorkloadState, 'spec'>;
@@ -111,23 +120,32 @@ export const WORKLOAD_STATE = defineTable<WorkloadStateRecord>({
 });
 
 /** A workload as lists show it (no spec: commands and environment stay in the single-workload view). */
-export interface WorkloadListItem {
-  workloadId: string;
-  namespace: string;
-  name: string;
-  type: string;
-  status: string;
-  priority: number;
-  replicas: number;
-  generation: number;
-  resources: { cpuMillis: number; memoryBytes: number; accelerators: number };
-  instances: WorkloadInstance[];
-  hops: number;
-  stopRequested: boolean;
-  deleted: boolean;
-  submittedAt: string;
-  updatedAt: string;
-}
+export const workloadListItemSchema = z
+  .object({
+    workloadId: z.string(),
+    namespace: z.string(),
+    name: z.string(),
+    type: z.string().describe('job, service, model, ...'),
+    status: z.enum(WORKLOAD_STATUSES),
+    priority: z.number().int(),
+    replicas: z.number().int(),
+    generation: z.number().int(),
+    resources: z.object({
+      cpuMillis: z.number().int(),
+      memoryBytes: z.number().int(),
+      accelerators: z.number().int(),
+    }),
+    instances: z.array(workloadInstanceSchema),
+    hops: z.number().int().describe('delegation hops recorded (all instances and attempts)'),
+    stopRequested: z.boolean(),
+    deleted: z.boolean(),
+    submittedAt: z.string().describe('ISO-8601'),
+    updatedAt: z.string().describe('ISO-8601'),
+  })
+  .meta({ id: 'WorkloadListItem' });
+
+/** A workload as lists show it (see workloadListItemSchema). */
+export type WorkloadListItem = z.output<typeof workloadListItemSchema>;
 
 /** The workload_state columns a list reads, with `resources` taken out of the spec. */
 export type WorkloadListRecord = Omit<WorkloadStateRecord, 'spec' | 'state' | 'last_revision'> & {

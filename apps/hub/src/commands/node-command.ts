@@ -3,6 +3,7 @@ import { NodeCommand, NodeEvent, NodeState } from '@hcn/domain';
 import { CommandEngine } from '@hcn/commands';
 import type { Clock } from '../tokens';
 import { httpCommandContext } from '../common/request-scope';
+import type { NodeCommandResult } from '../common/command-results';
 
 /** Body of drain and stop requests. */
 export const reasonBodySchema = z.object({ reason: z.string().max(500).default('') }).strict();
@@ -10,12 +11,8 @@ export const reasonBodySchema = z.object({ reason: z.string().max(500).default('
 /** Body of a labels replacement. */
 export const labelsBodySchema = z.object({ labels: labelsSchema }).strict();
 
-/** Result of an operator command on a node. */
-export interface NodeCommandResult {
-  nodeId: string;
-  revision: number;
-  events: string[];
-}
+/** Result of an operator command on a node (its schema: common/command-results.ts). */
+export type { NodeCommandResult };
 
 /** Runs one operator command through the hub's node engine on `node-<id>` (shared by the node use cases). */
 export async function runNodeCommand(

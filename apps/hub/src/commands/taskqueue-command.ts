@@ -12,6 +12,7 @@ import { Principal, requireNamespace } from '../auth/principal';
 import { parseBody } from '../common/parse-body';
 import type { Clock } from '../tokens';
 import { httpCommandContext } from '../common/request-scope';
+import type { TaskQueueCommandResult } from '../common/command-results';
 
 /** A task queue or task id path parameter. */
 export const taskQueueIdSchema = z.string().uuid();
@@ -26,15 +27,8 @@ export function parseTaskId(id: string): string {
   return parseBody(taskQueueIdSchema, id, 'TASKQUEUE.TASK_ID');
 }
 
-/** What a task queue command answers. */
-export interface TaskQueueCommandResult {
-  queueId: string;
-  status: string;
-  /** The running task, if any. */
-  current: string | null;
-  revision: number;
-  events: string[];
-}
+/** What a task queue command answers (its schema: common/command-results.ts). */
+export type { TaskQueueCommandResult };
 
 /** A change to a task queue by a user: checked against the principal's namespace, then decided. */
 export class TaskQueueChangeCommand {

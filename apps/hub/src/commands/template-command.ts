@@ -4,6 +4,7 @@ import type { EventStore } from '@hcn/eventstore';
 import type { CommandBus } from '@nestjs/cqrs';
 import { Principal, requireNamespace } from '../auth/principal';
 import { parseBody } from '../common/parse-body';
+import type { TemplateCommandResult } from '../common/command-results';
 import type { TemplateCatalog } from '../scheduling/template-catalog';
 import { TemplateChangeCommand } from './define-template/define-template.command';
 
@@ -44,12 +45,11 @@ export async function changeTemplate(
   namespace: string,
   change: TemplateCommand,
   ifRevision?: readonly number[],
-): Promise<{ templateId: string; revision: number; events: string[] }> {
+): Promise<TemplateCommandResult> {
   requireNamespace(principal, namespace);
-  const result = await commands.execute<
-    TemplateChangeCommand,
-    { templateId: string; revision: number; events: string[] }
-  >(new TemplateChangeCommand(change, principal.name, ifRevision));
+  const result = await commands.execute<TemplateChangeCommand, TemplateCommandResult>(
+    new TemplateChangeCommand(change, principal.name, ifRevision),
+  );
   if (change.type === 'DeleteTemplate')
     catalog.apply({ type: 'TemplateDeleted', data: { templateId: change.templateId } });
   else catalog.apply({ type: 'TemplateDefined', data: change.definition });

@@ -27,19 +27,15 @@ import { CommandContext, CommandEngine, toNewEvents } from '@hcn/commands';
 import type { Clock } from '../tokens';
 import { Logger } from '@nestjs/common';
 import { httpCommandContext } from '../common/request-scope';
+import type { WorkloadCommandResult } from '../common/command-results';
 
 const logger = new Logger('quota');
 
 /** A workload id path parameter. */
 export const workloadIdSchema = z.string().uuid();
 
-/** What a workload command answers: the workload's state after it. */
-export interface WorkloadCommandResult {
-  workloadId: string;
-  status: string;
-  revision: number;
-  events: string[];
-}
+/** What a workload command answers: the workload's state after it (its schema: common/command-results.ts). */
+export type { WorkloadCommandResult };
 
 /** A workload's folded state and its recorded events. */
 export interface LoadedWorkload {

@@ -46,6 +46,7 @@ const EXACT: Record<string, number> = {
   'FEDERATION.GOSSIP_MALFORMED': 400,
   'FEDERATION.GOSSIP_UNAVAILABLE': 503,
   'FEDERATION.GOSSIP_OFF': 404,
+  'API.ANSWER_SCHEMA': 500, // tests only: an answer outside its documented schema (common/answer-check.ts)
 };
 
 /** The one mapping from dotted error codes to HTTP status codes. */

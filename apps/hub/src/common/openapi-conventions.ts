@@ -1,13 +1,15 @@
 import { z } from '@hcn/contracts';
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { ANSWER_EXTENSION, type AnswerDocument } from './api-answer';
 import { PROBLEM_CONTENT_TYPE, RETRY_AFTER_SECONDS, problemSchema } from './problem';
 
 type Operation = {
+  [ANSWER_EXTENSION]?: AnswerDocument;
   parameters?: Array<{ name: string; in: string }>;
   responses: Record<string, { description?: string; content?: object; headers?: object }>;
 };
 
-/** One page of every list (`?limit=&cursor=`), as zod defines it; the items' own shape is the listing's. */
+/** One page of a list whose items have no declared schema (`?limit=&cursor=`); typed lists answer `<Item>Page`. */
 const pageSchema = z
   .object({
     items: z.array(z.looseObject({})).describe('this page, in the listing order'),
@@ -33,22 +35,46 @@ function componentOf(schema: z.ZodType, id: string): object {
   return z.toJSONSchema(schema, { io: 'output' }).$defs?.[id] as object;
 }
 
+/** Adds an answer's components to `schemas`; one id naming two different schemas is a mistake in the code. */
+function addComponents(schemas: Record<string, object>, components: Record<string, object>): void {
+  for (const [id, schema] of Object.entries(components)) {
+    if (id in schemas && JSON.stringify(schemas[id]) !== JSON.stringify(schema))
+      throw new Error(`two different answer schemas are both named ${id}`);
+    schemas[id] = schema;
+  }
+}
+
+/**
+ * The 2xx schema of an operation: its declared answer (`@ApiAnswer`, taken out of the operation, its components
+ * added), else a `Page` for a list or a free-form object.
+ */
+function answerSchema(operation: Operation, lists: boolean, schemas: Record<string, object>): object {
+  const answer = operation[ANSWER_EXTENSION];
+  delete operation[ANSWER_EXTENSION];
+  if (answer) {
+    addComponents(schemas, answer.components);
+    return answer.schema;
+  }
+  return lists ? ref('schemas', 'Page') : { type: 'object', additionalProperties: true };
+}
+
 /**
  * The API's conventions written into the document: every error a `Problem` (default answer, 412 where If-Match is
- * honoured, 503 with Retry-After everywhere), list pages a `Page`, Location on 201, ETag on single-resource GETs,
- * If-Match on the PUT/DELETEs that honour it, X-Request-Id on every answer; a 2xx without a schema is declared a
- * free-form object.
+ * honoured, 503 with Retry-After everywhere), each 2xx its declared answer schema (`@ApiAnswer`: typed pages
+ * `<Item>Page`) or, undeclared, a `Page` for lists and a free-form object otherwise, Location on 201, ETag on
+ * single-resource GETs, If-Match on the PUT/DELETEs that honour it, X-Request-Id on every answer.
  */
 export function withApiConventions(document: OpenAPIObject): OpenAPIObject {
   const problem = { [PROBLEM_CONTENT_TYPE]: { schema: ref('schemas', 'Problem') } };
   const requestId = { 'X-Request-Id': ref('headers', 'X-Request-Id') };
+  const schemas: Record<string, object> = {
+    ...(document.components?.schemas as Record<string, object> | undefined),
+    Problem: componentOf(problemSchema, 'Problem'),
+    Page: componentOf(pageSchema, 'Page'),
+  };
   document.components = {
     ...document.components,
-    schemas: {
-      ...document.components?.schemas,
-      Problem: componentOf(problemSchema, 'Problem'),
-      Page: componentOf(pageSchema, 'Page'),
-    },
+    schemas,
     headers: {
       'X-Request-Id': {
         description: "the request's correlation id (the caller's when safe)",
@@ -75,13 +101,10 @@ export function withApiConventions(document: OpenAPIObject): OpenAPIObject {
     for (const [method, operation] of Object.entries(methods) as Array<[string, Operation]>) {
       if (typeof operation !== 'object' || operation === null || !('responses' in operation)) continue;
       const lists = (operation.parameters ?? []).some((p) => p.name === 'cursor' && p.in === 'query');
+      const answer = answerSchema(operation, lists, schemas);
       for (const [status, response] of Object.entries(operation.responses)) {
         if (!/^2\d\d$/.test(status)) continue;
-        response.content ??= {
-          'application/json': {
-            schema: lists ? ref('schemas', 'Page') : { type: 'object', additionalProperties: true },
-          },
-        };
+        response.content ??= { 'application/json': { schema: answer } };
         const headers: Record<string, object> = { ...requestId };
         if (status === '201') headers.Location = ref('headers', 'Location');
         if (method === 'get' && /\}$/.test(path) && !lists) headers.ETag = ref('headers', 'ETag');

@@ -6,7 +6,13 @@ import { CurrentPrincipal } from '../auth/current-principal';
 import { Principal, visibleNamespaces } from '../auth/principal';
 import { parseBody } from '../common/parse-body';
 import { READ_MODELS } from '../tokens';
-import { ALLOCATION_SORTS, listAllocations, listAllocationsQuerySchema } from './allocations.query';
+import {
+  ALLOCATION_SORTS,
+  listAllocations,
+  listAllocationsQuerySchema,
+  allocationPageSchema,
+} from './allocations.query';
+import { ApiAnswer } from '../common/api-answer';
 import { ApiQueries, sortAndPageDocs } from './list-query';
 
 const filters: Array<[string, string]> = [
@@ -27,6 +33,7 @@ export class AllocationsController {
   @Get()
   @ApiOperation({ summary: 'Allocations of the namespaces the token may see (filters, sort, pagination)' })
   @ApiQueries(filters, listAllocationsQuerySchema)
+  @ApiAnswer(allocationPageSchema)
   list(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
     const parsed = parseBody(listAllocationsQuerySchema, query, 'ALLOCATIONS.QUERY');
     return listAllocations(this.db, { ...parsed, namespaces: visibleNamespaces(principal) });

@@ -4,9 +4,11 @@ import {
   ALLOCATION_STATUSES,
   AllocationFields,
   AllocationStateRecord,
+  allocationFieldsSchema,
   allocationFromRow,
   selectList,
 } from '@hcn/read-models';
+import { pageOf } from '../common/api-answer';
 import type { DataSource } from 'typeorm';
 import type { Key } from './cursor';
 import { Conditions, Page, listPage, pageShape, repeatable, sortShape } from './list-query';
@@ -43,6 +45,9 @@ export type ListAllocationsQuery = z.output<typeof listAllocationsQuerySchema> &
 
 /** An allocation as the API shows it. */
 export type AllocationListItem = AllocationFields;
+
+/** One page of `GET /v1/allocations`. */
+export const allocationPageSchema = pageOf(allocationFieldsSchema, 'AllocationPage');
 
 /** Lists allocations from allocation_state within the caller's namespaces (filters, sort, cursor pagination). */
 export async function listAllocations(

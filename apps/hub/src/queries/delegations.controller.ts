@@ -6,8 +6,14 @@ import { CurrentPrincipal } from '../auth/current-principal';
 import { Principal, visibleNamespaces } from '../auth/principal';
 import { parseBody } from '../common/parse-body';
 import { READ_MODELS } from '../tokens';
+import { ApiAnswer } from '../common/api-answer';
 import { ApiQueries, sortAndPageDocs } from './list-query';
-import { DELEGATION_SORTS, listDelegations, listDelegationsQuerySchema } from './delegations.query';
+import {
+  DELEGATION_SORTS,
+  listDelegations,
+  listDelegationsQuerySchema,
+  delegationPageSchema,
+} from './delegations.query';
 
 const filters: Array<[string, string]> = [
   ['workloadId', 'one workload (uuid)'],
@@ -34,6 +40,7 @@ export class DelegationsController {
       'Scheduling steps (hops, rejections, placements, unschedulable verdicts) of the visible namespaces',
   })
   @ApiQueries(filters, listDelegationsQuerySchema)
+  @ApiAnswer(delegationPageSchema)
   list(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
     const parsed = parseBody(listDelegationsQuerySchema, query, 'DELEGATIONS.QUERY');
     return listDelegations(this.db, { ...parsed, namespaces: visibleNamespaces(principal) });

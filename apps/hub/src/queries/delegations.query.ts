@@ -5,14 +5,19 @@ import {
   DelegationHopRecord,
   DelegationStepView,
   delegationStepFromRow,
+  delegationStepViewSchema,
   selectList,
 } from '@hcn/read-models';
+import { pageOf } from '../common/api-answer';
 import type { DataSource } from 'typeorm';
 import type { Key } from './cursor';
 import { Conditions, Page, listPage, pageShape, repeatable, sortShape } from './list-query';
 import type { NamespaceScope } from './workloads.query';
 
 export type { DelegationStepView };
+
+/** One page of `GET /v1/delegations`. */
+export const delegationPageSchema = pageOf(delegationStepViewSchema, 'DelegationStepPage');
 
 /** Sort fields of `GET /v1/delegations`, the default first. */
 export const DELEGATION_SORTS = ['recordedAt', 'filtered', 'considered'] as const;

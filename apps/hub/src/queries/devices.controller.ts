@@ -4,8 +4,9 @@ import type { DataSource } from 'typeorm';
 import { RequireRole } from '../auth/auth.guard';
 import { parseBody } from '../common/parse-body';
 import { READ_MODELS } from '../tokens';
+import { ApiAnswer } from '../common/api-answer';
 import { ApiQueries, sortAndPageDocs } from './list-query';
-import { DEVICE_SORTS, listDevices, listDevicesQuerySchema } from './devices.query';
+import { DEVICE_SORTS, listDevices, listDevicesQuerySchema, devicePageSchema } from './devices.query';
 
 const filters: Array<[string, string]> = [
   ['nodeId', 'one node (uuid)'],
@@ -29,6 +30,7 @@ export class DevicesController {
     summary: 'Accelerator devices of every node with utilization, memory in use, temperature, health',
   })
   @ApiQueries(filters, listDevicesQuerySchema)
+  @ApiAnswer(devicePageSchema)
   list(@Query() query: unknown) {
     return listDevices(this.db, parseBody(listDevicesQuerySchema, query, 'DEVICES.QUERY'));
   }

@@ -4,12 +4,17 @@ import {
   DeviceNodeColumns,
   DeviceStateRecord,
   DeviceStateView,
+  deviceStateViewSchema,
   deviceViewFromRow,
   selectList,
 } from '@hcn/read-models';
+import { pageOf } from '../common/api-answer';
 import type { DataSource } from 'typeorm';
 import type { Key } from './cursor';
 import { Conditions, Page, listPage, pageShape, sortShape } from './list-query';
+
+/** One page of `GET /v1/devices`. */
+export const devicePageSchema = pageOf(deviceStateViewSchema, 'DevicePage');
 
 /** Sort fields of `GET /v1/devices`, the default first. */
 export const DEVICE_SORTS = ['hostname', 'utilization', 'memoryUsed', 'health', 'temperature'] as const;

@@ -1,5 +1,6 @@
-import { domainIdSchema, z } from '@hcn/contracts';
+import { domainDefinitionSchema, domainIdSchema, z } from '@hcn/contracts';
 import type { DataSource } from 'typeorm';
+import { pageOf } from '../common/api-answer';
 import type { Key } from './cursor';
 import { Conditions, Page, booleanParam, listPage, pageShape, repeatable, sortShape } from './list-query';
 
@@ -41,33 +42,51 @@ export const listDomainsQuerySchema = z
   .strict();
 
 /** Capacity of one resource: everything, what reservations hold, what schedulable nodes have left. */
-export interface CapacityView {
-  total: number;
-  allocated: number;
-  allocatable: number;
-}
+const capacitySchema = z.object({ total: z.number(), allocated: z.number(), allocatable: z.number() }).meta({
+  id: 'Capacity',
+  description: 'everything, what reservations hold, what schedulable nodes have left',
+});
 
 /** A domain summary as `GET /v1/domains` shows it. */
-export interface DomainView {
-  domainId: string;
-  nodes: { online: number; offline: number; draining: number };
-  /** `available` is idle capacity from heartbeats; allocated / allocatable come from reservations. */
-  capacity: {
-    cpuCores: { total: number; available: number };
-    cpuMillis: CapacityView;
-    memoryBytes: CapacityView & { available: number };
-    accelerators: CapacityView;
-  };
-  resourceTags: string[];
-  reserved: { cpuMillis: number; memoryBytes: number; accelerators: number };
-  definition: {
-    parentId: string | null;
-    region: string | null;
-    labels: Record<string, string>;
-    policy: string | null;
-    headNodeId: string | null;
-  } | null;
-}
+export const domainViewSchema = z
+  .object({
+    domainId: z.string(),
+    nodes: z.object({ online: z.number().int(), offline: z.number().int(), draining: z.number().int() }),
+    capacity: z
+      .object({
+        cpuCores: z.object({ total: z.number(), available: z.number() }),
+        cpuMillis: capacitySchema,
+        memoryBytes: capacitySchema.extend({ available: z.number() }),
+        accelerators: capacitySchema,
+      })
+      .describe(
+        '`available` is idle capacity from heartbeats; allocated / allocatable come from reservations',
+      ),
+    resourceTags: z.array(z.string()),
+    reserved: z.object({ cpuMillis: z.number(), memoryBytes: z.number(), accelerators: z.number() }),
+    definition: z
+      .object({
+        parentId: z.string().nullable(),
+        region: z.string().nullable(),
+        labels: z.record(z.string(), z.string()),
+        policy: z.string().nullable(),
+        headNodeId: z.string().nullable(),
+      })
+      .nullable()
+      .describe('null: a domain known from its nodes alone'),
+  })
+  .meta({ id: 'DomainSummary' });
+
+/** A domain summary as `GET /v1/domains` shows it (see domainViewSchema). */
+export type DomainView = z.output<typeof domainViewSchema>;
+
+/** One page of `GET /v1/domains`. */
+export const domainPageSchema = pageOf(domainViewSchema, 'DomainSummaryPage');
+
+/** One domain as `GET /v1/domains/:id` answers it: its definition and its stream's revision. */
+export const domainSchema = domainDefinitionSchema
+  .extend({ revision: z.number().int() })
+  .meta({ id: 'Domain' });
 
 type Row = Record<string, unknown>;
 

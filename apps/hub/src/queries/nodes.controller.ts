@@ -9,9 +9,17 @@ import type { DataSource } from 'typeorm';
 import { nodeIdParamSchema } from '../commands/node-command';
 import { parseBody } from '../common/parse-body';
 import { READ_MODELS } from '../tokens';
-import { DOMAIN_SORTS, listDomains, listDomainsQuerySchema } from './domains.query';
+import { ApiAnswer } from '../common/api-answer';
+import { DOMAIN_SORTS, domainPageSchema, listDomains, listDomainsQuerySchema } from './domains.query';
 import { ApiQueries, sortAndPageDocs } from './list-query';
-import { NODE_SORTS, getNode, listNodes, listNodesQuerySchema } from './nodes.query';
+import {
+  NODE_SORTS,
+  getNode,
+  listNodes,
+  listNodesQuerySchema,
+  nodePageSchema,
+  nodeViewSchema,
+} from './nodes.query';
 
 const nodeParams: Array<[string, string]> = [
   ['id', 'only these nodes (uuid, repeatable)'],
@@ -43,12 +51,14 @@ export class NodesController {
   @Get('nodes')
   @ApiOperation({ summary: 'List nodes (filters, sort, pagination)' })
   @ApiQueries(nodeParams, listNodesQuerySchema)
+  @ApiAnswer(nodePageSchema)
   list(@Query() query: unknown) {
     return listNodes(this.db, parseBody(listNodesQuerySchema, query, 'NODES.QUERY'));
   }
 
   @Get('nodes/:id')
   @ApiOperation({ summary: 'One node' })
+  @ApiAnswer(nodeViewSchema)
   async get(@Param('id') id: string, @Res({ passthrough: true }) res: Response) {
     const node = await getNode(this.db, parseBody(nodeIdParamSchema, id, 'NODE.ID'));
     const [last] = await this.store.readStream(nodeStream(node.nodeId), {
@@ -66,6 +76,7 @@ export class NodesController {
   })
   @ApiTags('domains')
   @ApiQueries(domainParams, listDomainsQuerySchema)
+  @ApiAnswer(domainPageSchema)
   domains(@Query() query: unknown) {
     return listDomains(this.db, parseBody(listDomainsQuerySchema, query, 'DOMAINS.QUERY'));
   }

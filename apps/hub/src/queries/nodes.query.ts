@@ -1,5 +1,17 @@
-import { AcceleratorDevice, DeviceAllocationState, HcnError, z } from '@hcn/contracts';
-import { NODE_RUNTIME_COLUMNS, NODE_RUNTIME_STATES, NodeRuntime, nodeRuntimeFromRow } from '@hcn/read-models';
+import {
+  AcceleratorDevice,
+  HcnError,
+  acceleratorDeviceSchema,
+  deviceAllocationStateSchema,
+  z,
+} from '@hcn/contracts';
+import {
+  NODE_RUNTIME_COLUMNS,
+  NODE_RUNTIME_STATES,
+  nodeRuntimeFromRow,
+  nodeRuntimeSchema,
+} from '@hcn/read-models';
+import { pageOf } from '../common/api-answer';
 import type { DataSource } from 'typeorm';
 import type { Key } from './cursor';
 import { Conditions, Page, listPage, pageShape, repeatable, sortShape } from './list-query';
@@ -29,31 +41,49 @@ const SORT: Record<(typeof NODE_SORTS)[number], Key> = {
   cpuUsage: { sql: 'n.cpu_usage', type: 'numeric' },
 };
 
-/** A node as the API shows it. */
-export interface NodeView {
-  nodeId: string;
-  domainId: string;
-  hostname: string;
-  arch: string;
-  os: string;
-  cpuCores: number;
-  memoryBytes: number;
-  diskBytes: number;
-  /** Schedulable accelerator devices and the devices behind them (vendor, model, memory, health). */
-  accelerators: number;
-  devices: Array<AcceleratorDevice & { allocation: DeviceAllocationState }>;
-  labels: Record<string, string>;
-  isHead: boolean;
-  agentVersion: string;
-  status: string;
-  draining: boolean;
-  stopRequested: boolean;
-  registeredAt: string;
-  lastSeenAt: string | null;
-  usage: { cpuUsage: number; memoryUsedBytes: number; diskUsedBytes: number } | null;
-  /** What runs on the node (GridCore's runtime status): state, active allocations, the last failure. */
-  runtime: NodeRuntime;
-}
+/** A node as the API shows it (the list's items and `GET /v1/nodes/:id`). */
+export const nodeViewSchema = z
+  .object({
+    nodeId: z.string(),
+    domainId: z.string(),
+    hostname: z.string(),
+    arch: z.string(),
+    os: z.string(),
+    cpuCores: z.number(),
+    memoryBytes: z.number(),
+    diskBytes: z.number(),
+    accelerators: z.number().int().describe('schedulable accelerator devices'),
+    devices: z
+      .array(
+        acceleratorDeviceSchema.extend({ allocation: deviceAllocationStateSchema }).meta({
+          id: 'NodeDevice',
+          description: 'a device (vendor, model, memory, health) and who holds it',
+        }),
+      )
+      .describe('the devices behind `accelerators`'),
+    labels: z.record(z.string(), z.string()),
+    isHead: z.boolean(),
+    agentVersion: z.string(),
+    status: z.enum(['online', 'offline', 'deregistered']),
+    draining: z.boolean(),
+    stopRequested: z.boolean(),
+    registeredAt: z.string(),
+    lastSeenAt: z.string().nullable(),
+    usage: z
+      .object({ cpuUsage: z.number(), memoryUsedBytes: z.number(), diskUsedBytes: z.number() })
+      .nullable()
+      .describe('from the latest heartbeat; null before the first'),
+    runtime: nodeRuntimeSchema.describe(
+      "what runs on the node (GridCore's runtime status): state, active allocations, the last failure",
+    ),
+  })
+  .meta({ id: 'Node' });
+
+/** A node as the API shows it (see nodeViewSchema). */
+export type NodeView = z.output<typeof nodeViewSchema>;
+
+/** One page of `GET /v1/nodes`. */
+export const nodePageSchema = pageOf(nodeViewSchema, 'NodePage');
 
 /** node_state `n` with each node's runtime from node_runtime `r` (the workloads projection's). */
 const NODES_FROM = 'node_state n LEFT JOIN node_runtime r USING (node_id)';
@@ -134,7 +164,7 @@ function toView(row: Row, grants: ReturnType<Grants['get']>): NodeView {
     labels: row.labels as Record<string, string>,
     isHead: row.is_head as boolean,
     agentVersion: row.agent_version as string,
-    status: row.status as string,
+    status: row.status as NodeView['status'],
     draining: row.draining as boolean,
     stopRequested: row.stop_requested as boolean,
     registeredAt: iso(row.registered_at) as string,

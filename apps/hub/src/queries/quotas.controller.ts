@@ -12,8 +12,16 @@ import { Principal, requireNamespace, visibleNamespaces } from '../auth/principa
 import { parseBody } from '../common/parse-body';
 import type { HubConfig } from '../config';
 import { HUB_CONFIG, READ_MODELS } from '../tokens';
+import { ApiAnswer } from '../common/api-answer';
 import { ApiQueries, sortAndPageDocs } from './list-query';
-import { QUOTA_SORTS, listQuotaUsage, listQuotasQuerySchema } from './quotas.query';
+import {
+  QUOTA_SORTS,
+  QuotaView,
+  listQuotaUsage,
+  listQuotasQuerySchema,
+  quotaPageSchema,
+  quotaSchema,
+} from './quotas.query';
 
 const listParams: Array<[string, string]> = [
   ['namespace', 'only these namespaces (repeatable; within the token scope)'],
@@ -37,6 +45,7 @@ export class QuotaQueriesController {
     summary: 'Limits and usage of the namespaces the token may see (read model; filters, sort, pagination)',
   })
   @ApiQueries(listParams, listQuotasQuerySchema)
+  @ApiAnswer(quotaPageSchema)
   list(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
     const parsed = parseBody(listQuotasQuerySchema, query, 'QUOTAS.QUERY');
     return listQuotaUsage(this.db, visibleNamespaces(principal), parsed);
@@ -49,11 +58,12 @@ export class QuotaQueriesController {
       'Limits and current usage of a namespace (from its quota stream); without limits of its own, the ' +
       'default quota (HCN_DEFAULT_QUOTA) when configured: limitsSource namespace, default or none',
   })
+  @ApiAnswer(quotaSchema)
   async get(
     @CurrentPrincipal() principal: Principal,
     @Param('namespace') ns: string,
     @Res({ passthrough: true }) res: Response,
-  ) {
+  ): Promise<QuotaView> {
     const namespace = parseBody(namespaceSchema, ns, 'QUOTA.NAMESPACE');
     requireNamespace(principal, namespace);
     const events = await this.store.readStream(quotaStream(namespace));

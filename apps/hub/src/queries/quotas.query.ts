@@ -1,5 +1,6 @@
-import { QuotaLimits, namespaceSchema, parseOrThrow, z } from '@hcn/contracts';
+import { QuotaLimits, namespaceSchema, parseOrThrow, quotaLimitsSchema, z } from '@hcn/contracts';
 import type { DataSource } from 'typeorm';
+import { pageOf } from '../common/api-answer';
 import type { Key } from './cursor';
 import { Conditions, Page, listPage, pageShape, repeatable, sortShape } from './list-query';
 import { NamespaceScope, namespaceScopeSchema } from './workloads.query';
@@ -49,26 +50,64 @@ export type ListQuotasQuery = z.output<typeof listQuotasQuerySchema>;
 export const quotaNamespaceParamSchema = namespaceSchema;
 
 /** Amounts a namespace uses (or may still use), per resource. */
-export interface QuotaAmounts {
-  cpuMillis: number;
-  memoryBytes: number;
-  accelerators: number;
-  acceleratorMemoryBytes: number;
-  computeUnits: number;
-  workloads: number;
-}
+const quotaAmountsViewSchema = z
+  .object({
+    cpuMillis: z.number(),
+    memoryBytes: z.number(),
+    accelerators: z.number(),
+    acceleratorMemoryBytes: z.number(),
+    computeUnits: z.number(),
+    workloads: z.number(),
+  })
+  .meta({ id: 'QuotaAmounts' });
 
-/** A namespace's quota as the API shows it. */
-export interface QuotaUsageView {
-  namespace: string;
-  /** Hard limits; a missing one means unlimited. */
-  limits: QuotaLimits;
-  used: QuotaAmounts;
-  /** What is left under each limit (never below zero); null where there is no limit. */
-  remaining: { [K in keyof QuotaAmounts]: number | null };
-  /** When the namespace's quota last changed; null when it never had quota events (unlimited, nothing held). */
-  updatedAt: string | null;
-}
+/** Amounts a namespace uses (or may still use), per resource. */
+export type QuotaAmounts = z.output<typeof quotaAmountsViewSchema>;
+
+/** Hard limits of a namespace, as answers show them (a missing one means unlimited). */
+const quotaLimitsViewSchema = quotaLimitsSchema.meta({ id: 'QuotaLimits' });
+
+/** A namespace's quota as the list shows it (from the read model). */
+export const quotaUsageViewSchema = z
+  .object({
+    namespace: z.string(),
+    limits: quotaLimitsViewSchema,
+    used: quotaAmountsViewSchema,
+    remaining: z
+      .object(
+        Object.fromEntries(
+          Object.keys(quotaAmountsViewSchema.shape).map((k) => [k, z.number().nullable()]),
+        ) as Record<keyof QuotaAmounts, z.ZodNullable<z.ZodNumber>>,
+      )
+      .describe('what is left under each limit (never below zero); null where there is no limit'),
+    updatedAt: z
+      .string()
+      .nullable()
+      .describe('when the quota last changed; null when it never had quota events (unlimited, nothing held)'),
+  })
+  .meta({ id: 'QuotaUsage' });
+
+/** A namespace's quota as the list shows it (see quotaUsageViewSchema). */
+export type QuotaUsageView = z.output<typeof quotaUsageViewSchema>;
+
+/** One page of `GET /v1/quotas`. */
+export const quotaPageSchema = pageOf(quotaUsageViewSchema, 'QuotaUsagePage');
+
+/** One namespace's quota as `GET /v1/quotas/:namespace` answers it, from its stream. */
+export const quotaSchema = z
+  .object({
+    namespace: z.string(),
+    limits: quotaLimitsViewSchema,
+    limitsSource: z
+      .enum(['namespace', 'default', 'none'])
+      .describe("the namespace's own limits, the default quota (HCN_DEFAULT_QUOTA), or none"),
+    used: quotaAmountsViewSchema,
+    holders: z.number().int().describe('workloads holding quota'),
+  })
+  .meta({ id: 'Quota' });
+
+/** One namespace's quota as `GET /v1/quotas/:namespace` answers it (see quotaSchema). */
+export type QuotaView = z.output<typeof quotaSchema>;
 
 type Row = Record<string, unknown>;
 

@@ -1,4 +1,4 @@
-import { servicePortsOf } from '@hcn/contracts';
+import { servicePortsOf, z } from '@hcn/contracts';
 import { WorkloadState, isService, readyReplicas } from '@hcn/domain';
 import type { ClusterView } from '../scheduling/cluster-view';
 
@@ -14,26 +14,38 @@ export function nodeAddresses(view: Pick<ClusterView, 'node'>): NodeAddresses {
 }
 
 /** A ready replica of a service: where it runs and its ports by name. */
-export interface ReadyReplicaView {
-  instance: number;
-  allocationId: string;
-  nodeId: string;
-  /** The node's address (or hostname); null when the hub does not know the node (any more). */
-  host: string | null;
-  generation: number;
-  /** Host port of each named port. */
-  ports: Record<string, number>;
-}
+const readyReplicaViewSchema = z
+  .object({
+    instance: z.number().int(),
+    allocationId: z.string(),
+    nodeId: z.string(),
+    host: z
+      .string()
+      .nullable()
+      .describe("the node's address (or hostname); null when the hub does not know the node (any more)"),
+    generation: z.number().int(),
+    ports: z.record(z.string(), z.number().int()).describe('host port of each named port'),
+  })
+  .meta({ id: 'ReadyReplica' });
+
+/** A ready replica of a service (see readyReplicaViewSchema). */
+export type ReadyReplicaView = z.output<typeof readyReplicaViewSchema>;
 
 /** What a service answers besides its workload: replicas ready, and where clients reach them. */
-export interface ServiceView {
-  runtime: string;
-  replicas: number;
-  readyReplicas: number;
-  /** `host:port` of every ready replica, per named port (in instance order). */
-  endpoints: Record<string, string[]>;
-  ready: ReadyReplicaView[];
-}
+export const serviceViewSchema = z
+  .object({
+    runtime: z.string(),
+    replicas: z.number().int(),
+    readyReplicas: z.number().int(),
+    endpoints: z
+      .record(z.string(), z.array(z.string()))
+      .describe('`host:port` of every ready replica, per named port (in instance order)'),
+    ready: z.array(readyReplicaViewSchema),
+  })
+  .meta({ id: 'ServiceStatus' });
+
+/** What a service answers besides its workload (see serviceViewSchema). */
+export type ServiceView = z.output<typeof serviceViewSchema>;
 
 /** `host:port`, an IPv6 address in brackets. */
 function hostPort(host: string, port: number): string {

@@ -9,7 +9,8 @@ import { ClusterView } from '../scheduling/cluster-view';
 import { READ_MODELS } from '../tokens';
 import { ApiQueries, pageDocs } from './list-query';
 import { nodeAddresses } from './service-view';
-import { listServices, listServicesQuerySchema } from './services.query';
+import { ApiAnswer } from '../common/api-answer';
+import { listServices, listServicesQuerySchema, servicePageSchema } from './services.query';
 
 /** `GET /v1/services`: the services of the namespaces a token may see, with the endpoints of their ready replicas. */
 @ApiTags('services')
@@ -33,6 +34,7 @@ export class ServicesController {
     ],
     listServicesQuerySchema,
   )
+  @ApiAnswer(servicePageSchema)
   list(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
     const parsed = parseBody(listServicesQuerySchema, query, 'SERVICES.QUERY');
     return listServices(

@@ -1,17 +1,24 @@
 import {
   namespaceSchema,
   parseOrThrow,
+  portMappingSchema,
   servicePortsOf,
   z,
-  type PortMapping,
   type WorkloadSpec,
 } from '@hcn/contracts';
 import type { WorkloadState } from '@hcn/domain';
-import { StoredWorkloadState, WORKLOAD_STATE, selectList } from '@hcn/read-models';
+import {
+  StoredWorkloadState,
+  WORKLOAD_STATE,
+  WORKLOAD_STATUSES,
+  WorkloadStatus,
+  selectList,
+} from '@hcn/read-models';
+import { pageOf } from '../common/api-answer';
 import type { DataSource } from 'typeorm';
 import type { Keyset } from './cursor';
 import { Conditions, Page, listPage, pageShape } from './list-query';
-import { NodeAddresses, ServiceView, serviceView } from './service-view';
+import { NodeAddresses, serviceView, serviceViewSchema } from './service-view';
 import { NamespaceScope, namespaceScopeSchema } from './workloads.query';
 
 /** Query parameters of `GET /v1/services` (the caller's namespaces come from its token). */
@@ -28,15 +35,23 @@ export const listServicesQuerySchema = z
   .strict();
 
 /** A service as `GET /v1/services` lists it: the workload, its named ports, its ready replicas and endpoints. */
-export interface ServiceListItem extends ServiceView {
-  workloadId: string;
-  namespace: string;
-  name: string;
-  status: string;
-  generation: number;
-  ports: PortMapping[];
-  updatedAt: string;
-}
+export const serviceListItemSchema = serviceViewSchema
+  .extend({
+    workloadId: z.string(),
+    namespace: z.string(),
+    name: z.string(),
+    status: z.enum(WORKLOAD_STATUSES),
+    generation: z.number().int(),
+    ports: z.array(portMappingSchema),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'Service' });
+
+/** A service as `GET /v1/services` lists it (see serviceListItemSchema). */
+export type ServiceListItem = z.output<typeof serviceListItemSchema>;
+
+/** One page of `GET /v1/services`. */
+export const servicePageSchema = pageOf(serviceListItemSchema, 'ServicePage');
 
 /** Services by namespace, then name. */
 const KEYSET: Keyset = {
@@ -53,7 +68,7 @@ interface Row {
   workload_id: string;
   namespace: string;
   name: string;
-  status: string;
+  status: WorkloadStatus;
   generation: number;
   spec: WorkloadSpec;
   state: StoredWorkloadState;

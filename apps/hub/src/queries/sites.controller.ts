@@ -8,7 +8,8 @@ import { setEtag } from '../common/http-conventions';
 import { parseBody } from '../common/parse-body';
 import { READ_MODELS } from '../tokens';
 import { ApiQueries, pageDocs } from './list-query';
-import { listSites, listSitesQuerySchema, loadSite } from './sites.query';
+import { ApiAnswer } from '../common/api-answer';
+import { listSites, listSitesQuerySchema, loadSite, sitePageSchema, siteViewSchema } from './sites.query';
 
 /** `GET /v1/federation/sites[/:id]`: the federation sites this site knows (site_state read model). */
 @ApiTags('federation')
@@ -29,6 +30,7 @@ export class SitesController {
     ],
     listSitesQuerySchema,
   )
+  @ApiAnswer(sitePageSchema)
   list(@Query() query: unknown) {
     return listSites(this.db, parseBody(listSitesQuerySchema, query, 'FEDERATION.QUERY'));
   }
@@ -37,6 +39,7 @@ export class SitesController {
   @ApiOperation({
     summary: 'One site: status, relation, address, regions, last summary (ETag: its stream revision)',
   })
+  @ApiAnswer(siteViewSchema)
   async get(@Param('id') id: string, @Res({ passthrough: true }) res: Response) {
     const { site, revision } = await loadSite(this.db, parseBody(siteIdSchema, id, 'FEDERATION.SITE_ID'));
     setEtag(res, revision);

@@ -1,26 +1,37 @@
-import { HcnError, SiteSummary, z } from '@hcn/contracts';
+import { HcnError, siteSummarySchema, z } from '@hcn/contracts';
 import { SITE_STATE, SiteStateRecord, selectList } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
 import type { Keyset } from './cursor';
 import { Conditions, Page, listPage, pageShape } from './list-query';
+import { pageOf } from '../common/api-answer';
 
 /** A federation site as the API shows it (digests of its secrets never included). */
-export interface SiteView {
-  siteId: string;
-  status: string;
-  relation: string;
-  name: string | null;
-  url: string | null;
-  regions: string[];
-  registeredAt: string | null;
-  discoveredVia: string | null;
-  lastSeenAt: string | null;
-  /** Until when its unspent join token is valid (invited sites). */
-  joinTokenExpiresAt: string | null;
-  summary: SiteSummary | null;
-  summaryAt: string | null;
-  updatedAt: string;
-}
+export const siteViewSchema = z
+  .object({
+    siteId: z.string(),
+    status: z.string().describe('unknown | invited | online | offline | deregistered'),
+    relation: z.string().describe('child | member | none'),
+    name: z.string().nullable(),
+    url: z.string().nullable(),
+    regions: z.array(z.string()),
+    registeredAt: z.string().nullable(),
+    discoveredVia: z.string().nullable(),
+    lastSeenAt: z.string().nullable(),
+    joinTokenExpiresAt: z
+      .string()
+      .nullable()
+      .describe('until when its unspent join token is valid (invited sites)'),
+    summary: siteSummarySchema.meta({ id: 'SiteSummary' }).nullable(),
+    summaryAt: z.string().nullable(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'Site' });
+
+/** A federation site as the API shows it (see siteViewSchema). */
+export type SiteView = z.output<typeof siteViewSchema>;
+
+/** One page of `GET /v1/federation/sites`. */
+export const sitePageSchema = pageOf(siteViewSchema, 'SitePage');
 
 /** Query parameters of `GET /v1/federation/sites`. */
 export const listSitesQuerySchema = z

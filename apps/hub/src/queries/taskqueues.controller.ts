@@ -1,4 +1,5 @@
-import { HcnError } from '@hcn/contracts';
+import { HcnError, type z } from '@hcn/contracts';
+import { ApiAnswer } from '../common/api-answer';
 import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { setEtag } from '../common/http-conventions';
@@ -20,6 +21,9 @@ import {
   loadTaskQueueRow,
   taskInstances,
   taskItem,
+  taskQueuePageSchema,
+  taskQueueSchema,
+  taskSchema,
 } from './taskqueues.query';
 
 /** `GET /v1/taskqueues[/:id[/tasks/:taskId]]`: task queues, their tasks, instances and progress. */
@@ -36,6 +40,7 @@ export class TaskQueuesController {
   @Get()
   @ApiOperation({ summary: 'List the task queues of the namespaces the token may see, oldest first' })
   @ApiQueries(pageDocs, listTaskQueuesQuerySchema)
+  @ApiAnswer(taskQueuePageSchema)
   list(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
     const page = parseBody(listTaskQueuesQuerySchema, query, 'TASKQUEUES.QUERY');
     return listTaskQueues(this.db, visibleNamespaces(principal), page);
@@ -43,11 +48,12 @@ export class TaskQueuesController {
 
   @Get(':id')
   @ApiOperation({ summary: 'One task queue: its tasks, the running one with instance counts and progress' })
+  @ApiAnswer(taskQueueSchema)
   async get(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
     @Res({ passthrough: true }) res: Response,
-  ) {
+  ): Promise<z.output<typeof taskQueueSchema>> {
     const row = await loadTaskQueueRow(this.db, principal, parseQueueId(id));
     setEtag(res, row.last_revision);
     const { state } = row;
@@ -83,11 +89,12 @@ export class TaskQueuesController {
   @ApiOperation({
     summary: "One task: its current round's instances per node (INSTANCE_ID order) and progress",
   })
+  @ApiAnswer(taskSchema)
   async task(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
     @Param('taskId') taskId: string,
-  ) {
+  ): Promise<z.output<typeof taskSchema>> {
     const row = await loadTaskQueueRow(this.db, principal, parseQueueId(id));
     const wanted = parseTaskId(taskId);
     const task = row.state.tasks.find((t) => t.taskId === wanted);

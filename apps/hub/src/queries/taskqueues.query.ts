@@ -1,35 +1,115 @@
-import { HcnError, type TaskLaunch, z } from '@hcn/contracts';
+import { HcnError, type TaskLaunch, taskSpecSchema, z } from '@hcn/contracts';
 import type { TaskView } from '@hcn/domain';
 import { TASKQUEUE_STATE, TaskQueueStateRecord, selectList } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
 import { Principal, requireNamespace } from '../auth/principal';
 import type { Keyset } from './cursor';
 import { Conditions, Page, listPage, pageShape } from './list-query';
+import { pageOf } from '../common/api-answer';
+
+const queueStatusSchema = z.string().describe('deleted | paused | running | idle');
 
 /** A task queue as lists show it. */
-export interface TaskQueueListItem {
-  queueId: string;
-  name: string;
-  namespace: string;
-  status: string;
-  currentTask: { taskId: string; name: string } | null;
-  /** Tasks per status. */
-  tasks: Record<string, number>;
-  createdAt: string;
-  updatedAt: string;
-}
+export const taskQueueListItemSchema = z
+  .object({
+    queueId: z.string(),
+    name: z.string(),
+    namespace: z.string(),
+    status: queueStatusSchema,
+    currentTask: z.object({ taskId: z.string(), name: z.string() }).nullable(),
+    tasks: z.record(z.string(), z.number().int()).describe('tasks per status'),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'TaskQueueListItem' });
+
+/** A task queue as lists show it (see taskQueueListItemSchema). */
+export type TaskQueueListItem = z.output<typeof taskQueueListItemSchema>;
+
+/** One page of `GET /v1/taskqueues`. */
+export const taskQueuePageSchema = pageOf(taskQueueListItemSchema, 'TaskQueuePage');
 
 /** One node's instances of a task round, as the read models know them. */
-export interface TaskNodeInstances {
-  nodeId: string;
-  workloadId: string;
-  launch: number;
-  /** Status of each instance, by INSTANCE_ID. */
-  instances: string[];
-}
+const taskNodeInstancesSchema = z.object({
+  nodeId: z.string(),
+  workloadId: z.string(),
+  launch: z.number().int(),
+  instances: z.array(z.string()).describe('status of each instance, by INSTANCE_ID'),
+});
+
+/** One node's instances of a task round (see taskNodeInstancesSchema). */
+export type TaskNodeInstances = z.output<typeof taskNodeInstancesSchema>;
 
 /** Counts of a task round's instances by status, over every node. */
-export type InstanceCounts = Record<string, number>;
+const instanceCountsSchema = z
+  .record(z.string(), z.number().int())
+  .describe("the current round's instances by status (submitting: launched, not projected yet)");
+
+/** Counts of a task round's instances by status, over every node. */
+export type InstanceCounts = z.output<typeof instanceCountsSchema>;
+
+/** A running task's progress sampled from its Redis queues, or why there is none (null: not sampled). */
+const taskProgressSchema = z
+  .union([
+    z.object({
+      inputLeft: z.number(),
+      outputDone: z.number(),
+      ratePerSecond: z.number(),
+      etaSeconds: z.number().nullable(),
+      fractionDone: z.number().nullable(),
+      sampledAt: z.string(),
+    }),
+    z.object({ unavailable: z.string(), sampledAt: z.string().nullable() }),
+  ])
+  .nullable()
+  .meta({ id: 'TaskProgress' });
+
+/** A task as the API shows it (its spec, status and times). */
+const taskItemSchema = z.object({
+  taskId: z.string(),
+  name: z.string(),
+  status: z.enum(['pending', 'running', 'completed', 'failed', 'cancelled']),
+  round: z.number().int().describe('how many times it started'),
+  startedAt: z.string().nullable(),
+  endedAt: z.string().nullable(),
+  reason: z.string().nullable().describe('why it ended, or what moved the queue on'),
+  nodes: z.number().int().describe("nodes of the current round's launches"),
+  spec: taskSpecSchema.meta({ id: 'TaskSpec' }),
+});
+
+/** One task queue as `GET /v1/taskqueues/:id` answers it: its tasks, the running one with instance counts. */
+export const taskQueueSchema = z
+  .object({
+    queueId: z.string(),
+    name: z.string(),
+    namespace: z.string(),
+    description: z.string(),
+    status: queueStatusSchema,
+    currentTask: z.string().nullable().describe('the running task'),
+    tasks: z.array(
+      taskItemSchema
+        .extend({ progress: taskProgressSchema, instances: instanceCountsSchema.optional() })
+        .meta({ id: 'TaskQueueTask', description: 'a task; the running one with its instance counts' }),
+    ),
+    problem: z
+      .object({ at: z.string(), message: z.string() })
+      .nullable()
+      .describe('the last thing that went wrong for the queue'),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'TaskQueue' });
+
+/** One task as `GET /v1/taskqueues/:id/tasks/:taskId` answers it: its round's instances per node, progress. */
+export const taskSchema = taskItemSchema
+  .extend({
+    instances: instanceCountsSchema,
+    nodes: z
+      .array(taskNodeInstancesSchema)
+      .describe("the current round's launches per node (INSTANCE_ID order)"),
+    progress: taskProgressSchema,
+  })
+  .meta({ id: 'Task' });
 
 /** Query parameters of `GET /v1/taskqueues`. */
 export const listTaskQueuesQuerySchema = z.object({ ...pageShape }).strict();
@@ -129,7 +209,7 @@ export function countInstances(
 }
 
 /** A task as the API shows it (its spec, status and times). */
-export function taskItem(task: TaskView) {
+export function taskItem(task: TaskView): z.output<typeof taskItemSchema> {
   return {
     taskId: task.taskId,
     name: task.spec.name,

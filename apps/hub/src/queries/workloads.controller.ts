@@ -12,11 +12,17 @@ import { loadVisibleWorkload, workloadIdSchema } from '../commands/workload-comm
 import { parseBody } from '../common/parse-body';
 import { LogStore } from '../logs/log-store';
 import { READ_MODELS } from '../tokens';
-import { liveUsage, workloadView } from './workload-view';
+import { ApiAnswer } from '../common/api-answer';
+import { WorkloadView, liveUsage, workloadView, workloadViewSchema } from './workload-view';
 import { nodeAddresses, serviceView } from './service-view';
 import { ClusterView } from '../scheduling/cluster-view';
 import { ApiQueries, sortAndPageDocs } from './list-query';
-import { WORKLOAD_SORTS, listWorkloads, listWorkloadsQuerySchema } from './workloads.query';
+import {
+  WORKLOAD_SORTS,
+  listWorkloads,
+  listWorkloadsQuerySchema,
+  workloadPageSchema,
+} from './workloads.query';
 
 const listParams: Array<[string, string]> = [
   ['namespace', 'one namespace (within the token scope)'],
@@ -50,6 +56,7 @@ export class WorkloadQueriesController {
   @Get()
   @ApiOperation({ summary: 'List workloads of the namespaces the token may see (filters, sort, pagination)' })
   @ApiQueries(listParams, listWorkloadsQuerySchema)
+  @ApiAnswer(workloadPageSchema)
   list(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
     const parsed = parseBody(listWorkloadsQuerySchema, query, 'WORKLOADS.QUERY');
     return listWorkloads(this.db, { ...parsed, namespaces: visibleNamespaces(principal) });
@@ -60,11 +67,12 @@ export class WorkloadQueriesController {
     summary:
       'One workload: state, instances, allocations and every delegation hop; a service also its ready replicas and endpoints',
   })
+  @ApiAnswer(workloadViewSchema)
   async get(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
     @Res({ passthrough: true }) res: Response,
-  ) {
+  ): Promise<WorkloadView> {
     const { state, events } = await loadVisibleWorkload(
       this.store,
       principal,

@@ -5,7 +5,9 @@ import {
   WorkloadListItem,
   WorkloadListRecord,
   workloadListItem,
+  workloadListItemSchema,
 } from '@hcn/read-models';
+import { pageOf } from '../common/api-answer';
 import type { DataSource } from 'typeorm';
 import type { Key } from './cursor';
 import { Conditions, Page, booleanParam, listPage, pageShape, repeatable, sortShape } from './list-query';
@@ -53,6 +55,9 @@ export type ListWorkloadsQuery = z.output<typeof listWorkloadsQuerySchema>;
 
 /** A workload as the list shows it (one mapping, in @hcn/read-models). */
 export type { WorkloadListItem };
+
+/** One page of `GET /v1/workloads`. */
+export const workloadPageSchema = pageOf(workloadListItemSchema, 'WorkloadPage');
 
 /** WHERE conditions of a listing (without the cursor). */
 function filters(query: ListWorkloadsQuery, scope: NamespaceScope): Conditions {

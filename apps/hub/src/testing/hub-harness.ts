@@ -72,7 +72,8 @@ export async function startHubHarness(
   const db = await openReadModels(database.url, 4);
   const subscriptions = new SubscriptionHealth(); // as embedded mode: readiness sees the projector too
   const projector = await startProjector(store, db, { health: subscriptions, retryBackoffMs: 100 });
-  const hub = await startHub(config, { store, bus, readModels: db, subscriptions });
+  // every answer of a harness hub is checked against its documented schema (a drift answers 500 API.ANSWER_SCHEMA)
+  const hub = await startHub(config, { store, bus, readModels: db, subscriptions, checkAnswers: true });
   const request: HubHarness['request'] = async (method, path, body, headers = {}) => {
     const response = await fetch(`${hub.url}${path}`, {
       method,

@@ -15,6 +15,8 @@ import { HUB_CONFIG } from '../../tokens';
 import { checkHostPaths } from '../submit-workload/host-paths';
 import { sealRedisUrls } from './seal-redis-urls';
 import { TaskQueueChangeCommand, TaskQueueCommandResult, parseQueueId } from '../taskqueue-command';
+import { ApiAnswer } from '../../common/api-answer';
+import { taskAddedResultSchema } from '../../common/command-results';
 
 /** Stands in for a node while a task's workload is checked before any node is chosen. */
 const SOME_NODE = '00000000-0000-4000-8000-000000000000';
@@ -30,6 +32,7 @@ export class AddTaskController {
   ) {}
 
   @Post(':id/tasks')
+  @ApiAnswer(taskAddedResultSchema)
   @ApiOperation({ summary: 'Add a task (pending) at the end of the queue; `next` starts it' })
   @ApiBody({ schema: z.toJSONSchema(taskSpecSchema, { io: 'input' }) as object })
   async add(

@@ -8,6 +8,8 @@ import { parseBody } from '../../common/parse-body';
 import { CLOCK, Clock } from '../../tokens';
 import { reasonBodySchema } from '../node-command';
 import { TaskQueueChangeCommand, TaskQueueCommandResult, parseQueueId } from '../taskqueue-command';
+import { ApiAnswer } from '../../common/api-answer';
+import { taskQueueCommandResultSchema } from '../../common/command-results';
 
 /** `POST /v1/taskqueues/:id/next`: GridCore's `next`. */
 @ApiTags('taskqueues')
@@ -20,6 +22,7 @@ export class AdvanceTaskQueueController {
   ) {}
 
   @Post(':id/next')
+  @ApiAnswer(taskQueueCommandResultSchema)
   @HttpCode(200)
   @ApiOperation({
     summary:

@@ -13,6 +13,8 @@ import {
   parseQueueId,
   parseTaskId,
 } from '../taskqueue-command';
+import { ApiAnswer } from '../../common/api-answer';
+import { taskQueueCommandResultSchema } from '../../common/command-results';
 
 /** `POST /v1/taskqueues/:id/tasks/:taskId/cancel`. */
 @ApiTags('taskqueues')
@@ -25,6 +27,7 @@ export class CancelTaskController {
   ) {}
 
   @Post(':id/tasks/:taskId/cancel')
+  @ApiAnswer(taskQueueCommandResultSchema)
   @HttpCode(200)
   @ApiOperation({
     summary: 'Cancel a pending or running task (a running one stops; the queue waits for next)',

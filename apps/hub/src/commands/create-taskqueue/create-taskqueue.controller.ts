@@ -10,6 +10,8 @@ import type { Principal } from '../../auth/principal';
 import { parseBody } from '../../common/parse-body';
 import { created } from '../../common/http-conventions';
 import { TaskQueueChangeCommand, TaskQueueCommandResult } from '../taskqueue-command';
+import { ApiAnswer } from '../../common/api-answer';
+import { taskQueueCommandResultSchema } from '../../common/command-results';
 
 /** `POST /v1/taskqueues`: create a task queue in a namespace. */
 @ApiTags('taskqueues')
@@ -19,6 +21,7 @@ export class CreateTaskQueueController {
   constructor(private readonly commands: CommandBus) {}
 
   @Post()
+  @ApiAnswer(taskQueueCommandResultSchema)
   @ApiOperation({
     summary: 'Create a batch task queue (GridCore): tasks run one after another on every node',
   })

@@ -10,6 +10,8 @@ import { parseBody } from '../../common/parse-body';
 import { created } from '../../common/http-conventions';
 import { DefineDomainCommand } from './define-domain.command';
 import type { DomainCommandResult } from './define-domain.handler';
+import { ApiAnswer } from '../../common/api-answer';
+import { domainCommandResultSchema } from '../../common/command-results';
 
 /** `POST /v1/domains`: define a domain (admin). */
 @ApiTags('domains')
@@ -18,6 +20,7 @@ export class DefineDomainController {
   constructor(private readonly commands: CommandBus) {}
 
   @Post()
+  @ApiAnswer(domainCommandResultSchema)
   @RequireRole('admin')
   @ApiOperation({ summary: 'Define a domain: parent, region, labels, scheduling policy, head node' })
   @ApiBody({ schema: z.toJSONSchema(domainDefinitionSchema, { io: 'input' }) as object })

@@ -17,13 +17,10 @@ import { ClusterView } from '../../scheduling/cluster-view';
 import { CLOCK, Clock } from '../../tokens';
 import { DefineDomainCommand } from './define-domain.command';
 import { httpCommandContext } from '../../common/request-scope';
+import type { DomainCommandResult } from '../../common/command-results';
 
-/** Result of a domain definition. */
-export interface DomainCommandResult {
-  domainId: string;
-  revision: number;
-  events: string[];
-}
+/** Result of a domain definition (its schema: common/command-results.ts). */
+export type { DomainCommandResult };
 
 /**
  * Checks the tree (parent defined, no cycle, head node registered), then DomainDefined / DomainUpdated through

@@ -10,6 +10,8 @@ import { parseBody } from '../../common/parse-body';
 import { created } from '../../common/http-conventions';
 import { TemplateCatalog } from '../../scheduling/template-catalog';
 import { changeTemplate } from '../template-command';
+import { ApiAnswer } from '../../common/api-answer';
+import { templateCommandResultSchema } from '../../common/command-results';
 
 /** `POST /v1/templates`: define a job template. */
 @ApiTags('templates')
@@ -22,6 +24,7 @@ export class DefineTemplateController {
   ) {}
 
   @Post()
+  @ApiAnswer(templateCommandResultSchema)
   @ApiOperation({ summary: 'Define a job template (spec with ${param} placeholders)' })
   @ApiBody({ schema: z.toJSONSchema(templateDefinitionSchema, { io: 'input' }) as object })
   async define(

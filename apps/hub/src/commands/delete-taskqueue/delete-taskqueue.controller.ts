@@ -8,6 +8,8 @@ import { parseBody } from '../../common/parse-body';
 import { CLOCK, Clock } from '../../tokens';
 import { reasonBodySchema } from '../node-command';
 import { TaskQueueChangeCommand, TaskQueueCommandResult, parseQueueId } from '../taskqueue-command';
+import { ApiAnswer } from '../../common/api-answer';
+import { taskQueueCommandResultSchema } from '../../common/command-results';
 
 /** `DELETE /v1/taskqueues/:id`: delete a queue; its running task's instances are stopped. */
 @ApiTags('taskqueues')
@@ -20,6 +22,7 @@ export class DeleteTaskQueueController {
   ) {}
 
   @Delete(':id')
+  @ApiAnswer(taskQueueCommandResultSchema)
   @ApiOperation({ summary: 'Delete a task queue (its history stays in the log)' })
   delete(
     @CurrentPrincipal() principal: Principal,

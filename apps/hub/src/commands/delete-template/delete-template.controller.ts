@@ -8,6 +8,8 @@ import type { Principal } from '../../auth/principal';
 import { ifMatchRevisions } from '../../common/http-conventions';
 import { TemplateCatalog } from '../../scheduling/template-catalog';
 import { changeTemplate, loadTemplate } from '../template-command';
+import { ApiAnswer } from '../../common/api-answer';
+import { templateCommandResultSchema } from '../../common/command-results';
 
 /** `DELETE /v1/templates/:id`: delete a job template. */
 @ApiTags('templates')
@@ -21,6 +23,7 @@ export class DeleteTemplateController {
   ) {}
 
   @Delete(':id')
+  @ApiAnswer(templateCommandResultSchema)
   @ApiOperation({ summary: 'Delete a template' })
   async remove(
     @CurrentPrincipal() principal: Principal,

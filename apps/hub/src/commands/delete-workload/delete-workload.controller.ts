@@ -8,6 +8,8 @@ import { ifMatchRevisions } from '../../common/http-conventions';
 import { parseBody } from '../../common/parse-body';
 import { WorkloadCommandResult, workloadIdSchema } from '../workload-command';
 import { DeleteWorkloadCommand } from './delete-workload.command';
+import { ApiAnswer } from '../../common/api-answer';
+import { workloadCommandResultSchema } from '../../common/command-results';
 
 /** `DELETE /v1/workloads/:id`: stop a workload and release its quota. */
 @ApiTags('workloads')
@@ -17,6 +19,7 @@ export class DeleteWorkloadController {
   constructor(private readonly commands: CommandBus) {}
 
   @Delete(':id')
+  @ApiAnswer(workloadCommandResultSchema)
   @HttpCode(202)
   @ApiOperation({ summary: 'Delete: stop every allocation and release the quota' })
   remove(

@@ -6,6 +6,8 @@ import { RequireRole } from '../../auth/auth.guard';
 import { parseBody } from '../../common/parse-body';
 import { NodeCommandResult, nodeIdParamSchema, reasonBodySchema } from '../node-command';
 import { DeregisterNodeCommand } from './deregister-node.command';
+import { ApiAnswer } from '../../common/api-answer';
+import { nodeCommandResultSchema } from '../../common/command-results';
 
 /** `DELETE /v1/nodes/:id`: deregister a node (admin); its history stays in the log. */
 @ApiTags('nodes')
@@ -15,6 +17,7 @@ export class DeregisterNodeController {
   constructor(private readonly commands: CommandBus) {}
 
   @Delete(':id')
+  @ApiAnswer(nodeCommandResultSchema)
   @ApiOperation({
     summary:
       'Deregister the node: it leaves scheduling and the fleet, its active allocations are lost (restart policy decides); its history stays',

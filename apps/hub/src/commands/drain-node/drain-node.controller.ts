@@ -6,6 +6,8 @@ import { RequireRole } from '../../auth/auth.guard';
 import { parseBody } from '../../common/parse-body';
 import { NodeCommandResult, nodeIdParamSchema, reasonBodySchema } from '../node-command';
 import { DrainNodeCommand } from './drain-node.command';
+import { ApiAnswer } from '../../common/api-answer';
+import { nodeCommandResultSchema } from '../../common/command-results';
 
 /** `POST /v1/nodes/:id/drain`: stop placing new work on a node. */
 @ApiTags('nodes')
@@ -15,6 +17,7 @@ export class DrainNodeController {
   constructor(private readonly commands: CommandBus) {}
 
   @Post('drain')
+  @ApiAnswer(nodeCommandResultSchema)
   @HttpCode(202)
   @ApiOperation({ summary: 'Stop placing new work on the node' })
   @ApiBody({ schema: z.toJSONSchema(reasonBodySchema, { io: 'input' }) as object, required: false })

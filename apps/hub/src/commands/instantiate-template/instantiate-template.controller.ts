@@ -13,6 +13,8 @@ import { created } from '../../common/http-conventions';
 import { submitOne } from '../submit-workload/submit-one';
 import type { SubmitWorkloadResult } from '../submit-workloads/submit-workloads.handler';
 import { loadTemplate } from '../template-command';
+import { ApiAnswer } from '../../common/api-answer';
+import { submitWorkloadResultSchema } from '../../common/command-results';
 
 const instantiateBodySchema = z
   .object({
@@ -32,6 +34,7 @@ export class InstantiateTemplateController {
   ) {}
 
   @Post(':id/instantiate')
+  @ApiAnswer(submitWorkloadResultSchema)
   @ApiOperation({ summary: 'Submit a workload from a template and parameter values' })
   @ApiBody({ schema: z.toJSONSchema(instantiateBodySchema, { io: 'input' }) as object })
   async instantiate(

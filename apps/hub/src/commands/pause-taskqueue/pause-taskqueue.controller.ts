@@ -8,6 +8,8 @@ import { parseBody } from '../../common/parse-body';
 import { CLOCK, Clock } from '../../tokens';
 import { reasonBodySchema } from '../node-command';
 import { TaskQueueChangeCommand, TaskQueueCommandResult, parseQueueId } from '../taskqueue-command';
+import { ApiAnswer } from '../../common/api-answer';
+import { taskQueueCommandResultSchema } from '../../common/command-results';
 
 /** `POST /v1/taskqueues/:id/pause` and `/resume`. */
 @ApiTags('taskqueues')
@@ -20,6 +22,7 @@ export class PauseTaskQueueController {
   ) {}
 
   @Post(':id/pause')
+  @ApiAnswer(taskQueueCommandResultSchema)
   @HttpCode(200)
   @ApiOperation({ summary: "Pause: the running task's instances stop, nothing starts or advances" })
   pause(
@@ -34,6 +37,7 @@ export class PauseTaskQueueController {
   }
 
   @Post(':id/resume')
+  @ApiAnswer(taskQueueCommandResultSchema)
   @HttpCode(200)
   @ApiOperation({ summary: 'Resume: the running task starts again on every eligible node' })
   resume(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<TaskQueueCommandResult> {

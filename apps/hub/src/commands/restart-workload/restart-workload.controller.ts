@@ -8,6 +8,8 @@ import { parseBody } from '../../common/parse-body';
 import { reasonBodySchema } from '../node-command';
 import { WorkloadCommandResult, workloadIdSchema } from '../workload-command';
 import { RestartWorkloadCommand } from './restart-workload.command';
+import { ApiAnswer } from '../../common/api-answer';
+import { workloadCommandResultSchema } from '../../common/command-results';
 
 /** `POST /v1/workloads/:id/restart`: replace every allocation of a workload. */
 @ApiTags('workloads')
@@ -17,6 +19,7 @@ export class RestartWorkloadController {
   constructor(private readonly commands: CommandBus) {}
 
   @Post(':id/restart')
+  @ApiAnswer(workloadCommandResultSchema)
   @HttpCode(202)
   @ApiOperation({ summary: 'Replace every allocation with a fresh one' })
   restart(

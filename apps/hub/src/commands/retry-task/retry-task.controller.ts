@@ -11,6 +11,8 @@ import {
   parseQueueId,
   parseTaskId,
 } from '../taskqueue-command';
+import { ApiAnswer } from '../../common/api-answer';
+import { taskQueueCommandResultSchema } from '../../common/command-results';
 
 /** `POST /v1/taskqueues/:id/tasks/:taskId/retry`. */
 @ApiTags('taskqueues')
@@ -23,6 +25,7 @@ export class RetryTaskController {
   ) {}
 
   @Post(':id/tasks/:taskId/retry')
+  @ApiAnswer(taskQueueCommandResultSchema)
   @HttpCode(200)
   @ApiOperation({
     summary: 'Retry a failed or cancelled task: pending again, started at once when nothing runs',

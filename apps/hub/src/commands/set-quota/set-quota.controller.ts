@@ -8,6 +8,8 @@ import type { Principal } from '../../auth/principal';
 import { ifMatchRevisions } from '../../common/http-conventions';
 import { parseBody } from '../../common/parse-body';
 import { SetQuotaCommand } from './set-quota.command';
+import { ApiAnswer } from '../../common/api-answer';
+import { quotaCommandResultSchema } from '../../common/command-results';
 
 const quotaBodySchema = z.object({ limits: quotaLimitsSchema }).strict();
 
@@ -18,6 +20,7 @@ export class SetQuotaController {
   constructor(private readonly commands: CommandBus) {}
 
   @Put(':namespace')
+  @ApiAnswer(quotaCommandResultSchema)
   @RequireRole('admin')
   @ApiOperation({
     summary: 'Set the hard limits of a namespace (cpuMillis, memoryBytes, accelerators, workloads)',

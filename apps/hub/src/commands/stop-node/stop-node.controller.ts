@@ -6,6 +6,8 @@ import { RequireRole } from '../../auth/auth.guard';
 import { parseBody } from '../../common/parse-body';
 import { NodeCommandResult, nodeIdParamSchema, reasonBodySchema } from '../node-command';
 import { StopNodeCommand } from './stop-node.command';
+import { ApiAnswer } from '../../common/api-answer';
+import { nodeCommandResultSchema } from '../../common/command-results';
 
 /** `POST /v1/nodes/:id/stop`: ask a node's agent to stop gracefully. */
 @ApiTags('nodes')
@@ -15,6 +17,7 @@ export class StopNodeController {
   constructor(private readonly commands: CommandBus) {}
 
   @Post('stop')
+  @ApiAnswer(nodeCommandResultSchema)
   @HttpCode(202)
   @ApiOperation({ summary: "Ask the node's agent to stop gracefully (relayed over its command topic)" })
   @ApiBody({ schema: z.toJSONSchema(reasonBodySchema, { io: 'input' }) as object, required: false })

@@ -8,6 +8,8 @@ import { parseBody } from '../../common/parse-body';
 import { reasonBodySchema } from '../node-command';
 import { WorkloadCommandResult, workloadIdSchema } from '../workload-command';
 import { StopWorkloadCommand } from './stop-workload.command';
+import { ApiAnswer } from '../../common/api-answer';
+import { workloadCommandResultSchema } from '../../common/command-results';
 
 /** `POST /v1/workloads/:id/stop`: stop every allocation of a workload. */
 @ApiTags('workloads')
@@ -17,6 +19,7 @@ export class StopWorkloadController {
   constructor(private readonly commands: CommandBus) {}
 
   @Post(':id/stop')
+  @ApiAnswer(workloadCommandResultSchema)
   @HttpCode(202)
   @ApiOperation({ summary: 'Stop every allocation (SIGTERM, SIGKILL after the grace period)' })
   stop(

@@ -10,6 +10,8 @@ import { parseBody } from '../../common/parse-body';
 import { created } from '../../common/http-conventions';
 import { submitOne } from './submit-one';
 import type { SubmitWorkloadResult } from '../submit-workloads/submit-workloads.handler';
+import { ApiAnswer } from '../../common/api-answer';
+import { submitWorkloadResultSchema } from '../../common/command-results';
 
 /** Body of a submission: the spec, plus an optional idempotency key (or the Idempotency-Key header). */
 export const submitBodySchema = workloadSpecSchema.extend({
@@ -25,6 +27,7 @@ export class SubmitWorkloadController {
   constructor(private readonly commands: CommandBus) {}
 
   @Post()
+  @ApiAnswer(submitWorkloadResultSchema)
   @ApiOperation({ summary: 'Submit a workload: quota admission, then hop-by-hop placement' })
   @ApiBody({ schema: z.toJSONSchema(submitBodySchema, { io: 'input' }) as object })
   async submit(

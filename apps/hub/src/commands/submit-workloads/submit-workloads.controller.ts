@@ -11,6 +11,8 @@ import { created } from '../../common/http-conventions';
 import { submitBodySchema } from '../submit-workload/submit-workload.controller';
 import { SubmitWorkloadsCommand } from './submit-workloads.command';
 import type { SubmitWorkloadsResult } from './submit-workloads.handler';
+import { ApiAnswer } from '../../common/api-answer';
+import { submitWorkloadsResultSchema } from '../../common/command-results';
 
 /** Most workloads one batch may hold. */
 export const MAX_BATCH = 500;
@@ -27,6 +29,7 @@ export class SubmitWorkloadsController {
   constructor(private readonly commands: CommandBus) {}
 
   @Post('batch')
+  @ApiAnswer(submitWorkloadsResultSchema)
   @ApiOperation({
     summary: `Submit up to ${MAX_BATCH} workloads of one namespace: admitted as a whole (quota for all or none), placed together`,
   })

@@ -17,8 +17,8 @@ import { checkHostPaths } from '../submit-workload/host-paths';
 import { sealSecrets } from '../submit-workload/seal-secrets';
 import { checkRequestCaps } from '../submit-workload/request-caps';
 import type { HubConfig } from '../../config';
+import type { SubmitWorkloadResult, SubmitWorkloadsResult } from '../../common/command-results';
 import {
-  WorkloadCommandResult,
   answerRepeated,
   holdQuotaAll,
   loadWorkload,
@@ -32,19 +32,8 @@ const KEY_READS = 16;
 /** Submissions of a batch decided and reserved side by side (their node appends group-commit). */
 const PREPARE_CONCURRENCY = 64;
 
-/** Answer for one submitted workload (and the reply of a single submission). */
-export interface SubmitWorkloadResult extends WorkloadCommandResult {
-  /** False when the idempotency key named an existing identical submission. */
-  created: boolean;
-}
-
-/** Reply to a batch: one answer per workload, in the order given. */
-export interface SubmitWorkloadsResult {
-  namespace: string;
-  /** How many workloads the batch created (the others repeated an idempotency key). */
-  created: number;
-  workloads: SubmitWorkloadResult[];
-}
+/** Answers of one submitted workload and of a batch (their schemas: common/command-results.ts). */
+export type { SubmitWorkloadResult, SubmitWorkloadsResult };
 
 interface Fresh {
   readonly index: number;

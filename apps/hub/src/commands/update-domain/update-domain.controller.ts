@@ -9,6 +9,8 @@ import { ifMatchRevisions } from '../../common/http-conventions';
 import { parseBody } from '../../common/parse-body';
 import { DefineDomainCommand } from '../define-domain/define-domain.command';
 import type { DomainCommandResult } from '../define-domain/define-domain.handler';
+import { ApiAnswer } from '../../common/api-answer';
+import { domainCommandResultSchema } from '../../common/command-results';
 
 const updateBodySchema = domainDefinitionSchema.omit({ domainId: true });
 
@@ -19,6 +21,7 @@ export class UpdateDomainController {
   constructor(private readonly commands: CommandBus) {}
 
   @Put(':id')
+  @ApiAnswer(domainCommandResultSchema)
   @RequireRole('admin')
   @ApiOperation({ summary: "Replace a domain's definition" })
   @ApiBody({ schema: z.toJSONSchema(updateBodySchema, { io: 'input' }) as object })

@@ -10,6 +10,8 @@ import { ifMatchRevisions } from '../../common/http-conventions';
 import { parseBody } from '../../common/parse-body';
 import { TemplateCatalog } from '../../scheduling/template-catalog';
 import { changeTemplate, loadTemplate } from '../template-command';
+import { ApiAnswer } from '../../common/api-answer';
+import { templateCommandResultSchema } from '../../common/command-results';
 
 /** `PUT /v1/templates/:id`: replace a job template. */
 @ApiTags('templates')
@@ -23,6 +25,7 @@ export class UpdateTemplateController {
   ) {}
 
   @Put(':id')
+  @ApiAnswer(templateCommandResultSchema)
   @ApiOperation({ summary: 'Replace a template' })
   async update(
     @CurrentPrincipal() principal: Principal,

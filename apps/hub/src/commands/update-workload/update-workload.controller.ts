@@ -9,6 +9,8 @@ import { ifMatchRevisions } from '../../common/http-conventions';
 import { parseBody } from '../../common/parse-body';
 import { WorkloadCommandResult, workloadIdSchema } from '../workload-command';
 import { UpdateWorkloadCommand } from './update-workload.command';
+import { ApiAnswer } from '../../common/api-answer';
+import { workloadCommandResultSchema } from '../../common/command-results';
 
 /** `PUT /v1/workloads/:id`: replace a workload's spec. */
 @ApiTags('workloads')
@@ -18,6 +20,7 @@ export class UpdateWorkloadController {
   constructor(private readonly commands: CommandBus) {}
 
   @Put(':id')
+  @ApiAnswer(workloadCommandResultSchema)
   @ApiOperation({ summary: 'Replace the spec; allocations whose spec changed are replaced' })
   @ApiBody({ schema: z.toJSONSchema(workloadSpecSchema, { io: 'input' }) as object })
   update(
