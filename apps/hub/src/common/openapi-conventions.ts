@@ -1,6 +1,6 @@
 import { z } from '@hcn/contracts';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { ANSWER_EXTENSION, type AnswerDocument } from './api-answer';
+import { ANSWER_EXTENSION, type AnswerDocument, pageOf } from './api-answer';
 import { PROBLEM_CONTENT_TYPE, RETRY_AFTER_SECONDS, problemSchema } from './problem';
 
 type Operation = {
@@ -10,13 +10,7 @@ type Operation = {
 };
 
 /** One page of a list whose items have no declared schema (`?limit=&cursor=`); typed lists answer `<Item>Page`. */
-const pageSchema = z
-  .object({
-    items: z.array(z.looseObject({})).describe('this page, in the listing order'),
-    nextCursor: z.string().nullable().describe('pass as `cursor` for the next page; null on the last one'),
-    total: z.number().int().optional().describe('every match, when the listing counts them'),
-  })
-  .meta({ id: 'Page' });
+const pageSchema = pageOf(z.looseObject({}), 'Page');
 
 /** Resources whose PUT and DELETE honour If-Match (412 when the stream is elsewhere). */
 const IF_MATCH_PATHS = [

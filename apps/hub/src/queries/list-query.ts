@@ -1,6 +1,7 @@
 import { z } from '@hcn/contracts';
 import { applyDecorators } from '@nestjs/common';
 import { ApiQuery } from '@nestjs/swagger';
+import type { pageOf } from '../common/api-answer';
 import type { DataSource } from 'typeorm';
 import { Keyset, afterCursorSql, decodeCursor, encodeCursor, keysetColumns, keysetOrder } from './cursor';
 
@@ -20,12 +21,11 @@ export const pageShape = {
   cursor: z.string().max(2000).optional(),
 };
 
-/** One page of a listing: its items, the cursor of the next page (null on the last), and every match's count. */
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | null;
-  total: number;
-}
+/**
+ * One page of a listing: its items, the cursor of the next page (null on the last), and every match's count (the
+ * type of `pageOf`'s schema, with items of `T`).
+ */
+export type Page<T> = Omit<z.output<ReturnType<typeof pageOf<z.ZodUnknown>>>, 'items'> & { items: T[] };
 
 /** `sort` (one of the given fields) and `order` of a listing, with their defaults. */
 export function sortShape<K extends string>(
