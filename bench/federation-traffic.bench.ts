@@ -21,9 +21,13 @@ const NODES = Number(process.env.BENCH_FED_NODES ?? 1000);
 const WINDOW_S = Number(process.env.BENCH_FED_WINDOW_SECONDS ?? 60);
 const SITES = ['site-a', 'site-b', 'site-c', 'site-d'];
 
-/** Bytes read and written on a server's connections, and its requests by path, from a point on. */
+/**
+ * Bytes read and written on a server's federation connections, and its requests by path, from a point on. A
+ * connection that carries any other request (a simulated node registering) is left out.
+ */
 class TrafficMeter {
   private readonly sockets = new Map<Socket, { read: number; written: number }>();
+  private readonly other = new WeakSet<Socket>();
   private closed = { read: 0, written: 0 };
   private requests = new Map<string, number>();
 
@@ -32,13 +36,17 @@ class TrafficMeter {
       this.sockets.set(socket, { read: 0, written: 0 });
       socket.once('close', () => {
         const from = this.sockets.get(socket);
-        if (!from) return;
+        if (!from || this.other.has(socket)) return;
         this.closed.read += socket.bytesRead - from.read;
         this.closed.written += socket.bytesWritten - from.written;
         this.sockets.delete(socket);
       });
     });
-    server.on('request', (req: { url?: string }) => {
+    server.on('request', (req: { url?: string; socket: Socket }) => {
+      if (!(req.url ?? '').startsWith('/v1/federation/')) {
+        this.other.add(req.socket);
+        return;
+      }
       const path = (req.url ?? '').replace(/\/sites\/[^/]+\//, '/sites/:id/');
       this.requests.set(path, (this.requests.get(path) ?? 0) + 1);
     });
@@ -58,6 +66,7 @@ class TrafficMeter {
   read(): { bytesIn: number; bytesOut: number; requests: Record<string, number> } {
     let [bytesIn, bytesOut] = [this.closed.read, this.closed.written];
     for (const [socket, from] of this.sockets) {
+      if (this.other.has(socket)) continue;
       bytesIn += socket.bytesRead - from.read;
       bytesOut += socket.bytesWritten - from.written;
     }
@@ -114,20 +123,40 @@ async function startSite(databaseUrl: string, env: Record<string, string>): Prom
   };
 }
 
-/** Per minute, from a count over the window. */
-const perMinute = (n: number) => Math.round((n * 60) / WINDOW_S);
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-async function measure(sites: readonly BenchSite[]) {
+/** The mean per site of a window's figures. */
+function meanOf(window: Awaited<ReturnType<typeof measure>>) {
+  return {
+    requestsPerMinute: Math.round(window.reduce((a, s) => a + s.requestsPerMinute, 0) / window.length),
+    bytesPerMinute: Math.round(
+      window.reduce((a, s) => a + s.bytesInPerMinute + s.bytesOutPerMinute, 0) / window.length,
+    ),
+  };
+}
+
+/** How often the changing site's summary changes in window 2 (a node registers). */
+const CHANGE_EVERY_S = 10;
+
+/** Per minute, from a count over `seconds`. */
+const perMinute = (n: number, seconds = WINDOW_S) => Math.round((n * 60) / seconds);
+
+async function measure(
+  sites: readonly BenchSite[],
+  during: () => Promise<void> = () => sleep(WINDOW_S * 1000),
+) {
   for (const s of sites) s.meter.reset();
-  await new Promise((r) => setTimeout(r, WINDOW_S * 1000));
+  const started = Date.now();
+  await during();
+  const seconds = (Date.now() - started) / 1000;
   return sites.map((s) => {
     const { bytesIn, bytesOut, requests } = s.meter.read();
     const total = Object.values(requests).reduce((a, b) => a + b, 0);
     return {
       siteId: s.siteId,
-      requestsPerMinute: perMinute(total),
-      bytesInPerMinute: perMinute(bytesIn),
-      bytesOutPerMinute: perMinute(bytesOut),
+      requestsPerMinute: perMinute(total, seconds),
+      bytesInPerMinute: perMinute(bytesIn, seconds),
+      bytesOutPerMinute: perMinute(bytesOut, seconds),
       bytesPerRequest: total ? Math.round((bytesIn + bytesOut) / total) : 0,
       requests,
     };
@@ -139,14 +168,16 @@ async function measure(sites: readonly BenchSite[]) {
  * settings (summary every 10 s, gossip every 1 s to 3 members, anti-entropy every 5 s). Four sites, each a hub on its
  * own database with NODES registered simulated nodes (the heterogeneous fleet over the placement tree: 20 domains,
  * 4 regions, accelerators of 5 models); site-b is site-a's child, all four gossip as static peers. Bytes are those
- * of the listeners' TCP connections (HTTP headers and bodies, both ways; no TLS). Window 1: gossip alone (the link
- * stopped); window 2: the link alone (gossip stopped), measured at the parent.
+ * of the listeners' federation connections (HTTP headers and bodies, both ways; no TLS). Window 1: gossip alone, a
+ * steady fleet (the link stopped); window 2: gossip while site-c's summary changes every CHANGE_EVERY_S (a node
+ * registers); window 3: the link alone (gossip stopped), measured at the parent.
  */
 export async function run(): Promise<void> {
   const postgres = await startPostgresForTests((line) => console.log(`[bench] ${line}`));
   const ports = await Promise.all(SITES.map(() => freePort()));
   const url = (i: number) => `http://127.0.0.1:${ports[i]}`;
   const sites: BenchSite[] = [];
+  const fleets: FleetSimulator[] = [];
   try {
     for (let i = 0; i < SITES.length; i++) {
       const databaseUrl = await createDatabase(postgres.url, `bench_fed_${i}_${process.pid}`);
@@ -180,16 +211,29 @@ export async function run(): Promise<void> {
         heterogeneous: true,
       });
       await fleet.grow(NODES, 16, (done) => progress(`${SITES[i]}: registering nodes`, done, NODES));
+      fleets.push(fleet);
     }
     const summary = sites[1].federation.summaries.next();
     await sites[1].federation.link?.stop();
     await new Promise((r) => setTimeout(r, 10_000)); // gossip has every member's summary
-    console.log(`[bench] window 1: gossip alone, ${WINDOW_S} s`);
+    console.log(`[bench] window 1: gossip alone, a steady fleet, ${WINDOW_S} s`);
     const gossip = await measure(sites);
+    console.log(
+      `[bench] window 2: gossip, site-c's summary changing every ${CHANGE_EVERY_S} s, ${WINDOW_S} s`,
+    );
+    const changes = WINDOW_S / CHANGE_EVERY_S;
+    const gossipWithChange = await measure(sites, async () => {
+      for (let i = 0; i < changes; i++) {
+        await fleets[2].grow(1, 1);
+        await sleep(CHANGE_EVERY_S * 1000);
+      }
+    });
+    const seen = sites.map((s) => s.federation.gossip?.members().find((m) => m.siteId === 'site-c'));
+    const seenOnline = seen.map((m) => m?.summary?.nodes.online ?? null);
     for (const s of sites) await s.federation.gossip?.stop();
     sites[1].federation.link?.start();
-    await new Promise((r) => setTimeout(r, 2000));
-    console.log(`[bench] window 2: the link alone, ${WINDOW_S} s`);
+    await sleep(2000);
+    console.log(`[bench] window 3: the link alone, ${WINDOW_S} s`);
     const [parent] = await measure(sites.slice(0, 1));
     report('federation-traffic', {
       nodesPerSite: NODES,
@@ -210,12 +254,11 @@ export async function run(): Promise<void> {
       },
       link: parent,
       gossip,
-      gossipMeanPerSite: {
-        requestsPerMinute: Math.round(gossip.reduce((a, s) => a + s.requestsPerMinute, 0) / gossip.length),
-        bytesPerMinute: Math.round(
-          gossip.reduce((a, s) => a + s.bytesInPerMinute + s.bytesOutPerMinute, 0) / gossip.length,
-        ),
-      },
+      gossipMeanPerSite: meanOf(gossip),
+      gossipWithChange,
+      gossipWithChangeMeanPerSite: meanOf(gossipWithChange),
+      changesPerMinute: perMinute(changes),
+      siteCNodesOnlineAsSeenByEachSite: seenOnline,
     });
   } finally {
     for (const s of sites) await s.close().catch(() => undefined);
