@@ -244,7 +244,12 @@ describeWithSklearn('model serving (real scikit-learn)', () => {
       }, 15000);
       const recorded = JSON.stringify((await events(id)).map((e) => e.data));
       expect(recorded).toContain(MODEL_FRAMEWORK_UNAVAILABLE);
-      expect(recorded).toContain(`node ${agent.nodeId} serves sklearn (process), not onnx (process)`);
+      // the compact record keeps the reason; its detail is derived by replaying the decision
+      const explained = await h.request('GET', `/v1/audit/workloads/${id}/explain?decision=0`);
+      expect([explained.status, explained.body.matches]).toEqual([200, true]);
+      expect(JSON.stringify(explained.body.derived)).toContain(
+        `node ${agent.nodeId} serves sklearn (process), not onnx (process)`,
+      );
       expect((await events(id)).map((e) => e.type)).not.toContain('AllocationPlaced');
       await remove(id);
     }, 30000);

@@ -9,6 +9,8 @@ export function routeTemplate(req: Request): string {
   const route = (req as Request & { route?: { path?: unknown } }).route;
   if (!route || route.path === undefined) return UNMATCHED_ROUTE;
   const path = Array.isArray(route.path) ? route.path.map(String).join('|') : String(route.path);
+  // a catch-all (`/{*splat}`: the request-logging middleware's forRoutes('*')) is no route of the API
+  if (path.includes('{*')) return UNMATCHED_ROUTE;
   return `${req.baseUrl ?? ''}${path}` || '/';
 }
 

@@ -1,4 +1,5 @@
 import { AgentCredentials } from '../auth/agent-credentials';
+import { Logger } from '@nestjs/common';
 import { CommandSigner } from './command-signer';
 import { EventDataOf, NewEvent, WorkloadSpec, workloadSpecSchema, workloadStream } from '@hcn/contracts';
 import { PostgresEventStore } from '@hcn/eventstore';
@@ -134,7 +135,7 @@ describeWithPostgres(
     it('relays a placement whose early publish failed', async () => {
       const placed = placement();
       bus.failNext = true;
-      const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+      const errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
       dispatcher.placed(placed.id, placed.data, spec);
       await append(store, placed);
       await until(() => bus.published.includes(placed.id));
