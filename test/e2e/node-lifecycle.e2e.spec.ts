@@ -112,10 +112,9 @@ describeWithPostgres('node lifecycle, distributed (processes, real Kafka + Postg
         async () => (await nodes()).filter((n) => n.status === 'online').length === 3,
         60000,
       );
-      const domains = (await (await fetch(`${hubUrl}/v1/domains`, { headers: AUTH })).json()) as Array<{
-        domainId: string;
-        nodes: { online: number };
-      }>;
+      const { items: domains } = (await (await fetch(`${hubUrl}/v1/domains`, { headers: AUTH })).json()) as {
+        items: Array<{ domainId: string; nodes: { online: number } }>;
+      };
       expect(domains.map((d) => [d.domainId, d.nodes.online])).toEqual([
         ['east', 2],
         ['west', 1],
