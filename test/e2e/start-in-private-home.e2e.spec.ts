@@ -16,10 +16,17 @@ const asRoot = process.getuid?.() === 0;
       timeout: 60_000,
     });
     expect(run.status).toBe(2);
-    const lines = run.stderr.trim().split('\n');
-    expect(lines).toEqual([
-      expect.stringMatching(/^Embedded PostgreSQL runs as the system user "postgres", which cannot enter /),
-    ]);
-    expect(lines[0]).toContain(`chmod o+x ${home}`);
+    // logs are JSON lines on stdout (pretty only on a terminal): one fatal line says it, with no stack
+    expect(run.stderr.trim()).toBe('');
+    const lines = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { level: string; app: string; msg: string; err?: unknown });
+    const failures = lines.filter((l) => l.level === 'fatal' || l.level === 'error');
+    expect(failures).toHaveLength(1);
+    const [line] = failures;
+    expect([line.level, line.app, line.err]).toEqual(['fatal', 'embedded', undefined]);
+    expect(line.msg).toMatch(/^Embedded PostgreSQL runs as the system user "postgres", which cannot enter /);
+    expect(line.msg).toContain(`chmod o+x ${home}`);
   });
 });
