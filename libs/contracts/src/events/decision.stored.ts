@@ -48,7 +48,8 @@ const storedDecisionSchema = fullDecisionSchema.extend({
   hops: z
     .array(
       compactHopSchema.partial({ scope: true, policy: true, to: true, members: true, judged: true }).extend({
-        kept: z.array(z.union([compactVerdictSchema, shortVerdictSchema])).max(1000),
+        // full forms first: a full verdict fails a short form slowly, a short one fails a full form at its kind
+        kept: z.array(z.union([...compactVerdictSchema.options, ...shortVerdictSchema.options])).max(1000),
       }),
     )
     .max(64),
@@ -67,48 +68,80 @@ export const compactDecisionSchema = withStoredForm(
   (d) => storedDecision(d),
 );
 
+type FullHop = CompactDecision['hops'][number];
+type FullRejection = NonNullable<CompactDecision['rejections']>[number];
+type StoredHop = StoredDecision['hops'][number];
+type StoredRejection = NonNullable<StoredDecision['rejections']>[number];
+
 /** A full decision record as stored (see `storedDecisionSchema`); `fullDecision` gives it back. */
 export function storedDecision(d: CompactDecision): StoredDecision {
+  const hops: StoredHop[] = [];
   let previous: { scope: string | null; policy?: string } = { scope: null };
-  const hops = d.hops.map(({ scope, policy, to, kept, ...h }, i) => {
-    const implied = { scope: scope === previous.scope, policy: policy === previous.policy };
-    previous = { scope: kept[to]?.[1] ?? null, policy };
+  for (const [i, h] of d.hops.entries()) {
     const kind = impliedKind(i, d.hops.length);
-    return {
-      ...(implied.scope ? {} : { scope }),
-      ...(implied.policy ? {} : { policy }),
-      ...(to === 0 ? {} : { to }),
-      ...storedJudging({ ...h, kept }),
-      kept: kept.map((v) => (v[0] === kind ? shortOf(v) : v)),
-    };
-  });
-  const { topK, rejections, basis, ...rest } = d;
-  return {
-    ...rest,
-    hops,
-    ...(rejections ? { rejections: rejections.map((r) => storedJudging(r)) } : {}),
-    ...(topK === DECISION_TOP_K ? {} : { topK }),
-    ...(basis ? { basis: storedBasis(basis) } : {}),
-  };
+    const hop: StoredHop = { kept: h.kept.map((v) => (v[0] === kind ? shortOf(v) : v)) };
+    if (h.scope !== previous.scope) hop.scope = h.scope;
+    if (h.policy !== previous.policy) hop.policy = h.policy;
+    if (h.to !== 0) hop.to = h.to;
+    hops.push(storeJudging(h, hop));
+    previous = { scope: h.kept[h.to]?.[1] ?? null, policy: h.policy };
+  }
+  const stored: StoredDecision = { hops };
+  if (d.rejections) stored.rejections = d.rejections.map(storedRejection);
+  if (d.topK !== DECISION_TOP_K) stored.topK = d.topK;
+  if (d.sampleLimit !== undefined) stored.sampleLimit = d.sampleLimit;
+  if (d.basis) stored.basis = storedBasis(d.basis);
+  return stored;
 }
 
 /** A stored decision record in its full form: every field `storedDecision` left out filled back. */
 export function fullDecision(d: StoredDecision): CompactDecision {
-  let previous: { scope: string | null; policy?: string } = { scope: null };
-  const hops = d.hops.map(({ scope = previous.scope, policy = previous.policy ?? '', to = 0, ...h }, i) => {
+  if (isFull(d)) return d; // a record validated before it is stored, or one written before stored forms
+  const hops: FullHop[] = [];
+  let previous: { scope: string | null; policy: string } = { scope: null, policy: '' };
+  for (const [i, h] of d.hops.entries()) {
     const kind = impliedKind(i, d.hops.length);
     const kept = h.kept.map((v) => (isShort(v) ? withKind(kind, v) : v));
+    const [scope, policy, to] = [
+      h.scope === undefined ? previous.scope : h.scope,
+      h.policy ?? previous.policy,
+      h.to ?? 0,
+    ];
+    hops.push(fullJudging(h, { scope, policy, to, kept, members: 0, judged: 0 }));
     previous = { scope: kept[to]?.[1] ?? null, policy };
-    return { scope, policy, to, ...fullJudging({ ...h, kept }) };
-  });
-  const { topK = DECISION_TOP_K, rejections, basis, ...rest } = d;
-  return {
-    ...rest,
-    hops,
-    ...(rejections ? { rejections: rejections.map((r) => fullJudging(r)) } : {}),
-    topK,
-    ...(basis ? { basis: fullBasis(basis) } : {}),
-  };
+  }
+  const full: CompactDecision = { hops, topK: d.topK ?? DECISION_TOP_K };
+  if (d.rejections) full.rejections = d.rejections.map(fullRejection);
+  if (d.sampleLimit !== undefined) full.sampleLimit = d.sampleLimit;
+  if (d.basis) full.basis = fullBasis(d.basis);
+  return full;
+}
+
+/** Whether nothing of `d` was left out (`fullDecision` would give it back as it is). */
+function isFull(d: StoredDecision): d is CompactDecision {
+  const judging = (j: StoredJudging & { kept: readonly (CompactVerdict | ShortVerdict)[] }) =>
+    j.members !== undefined &&
+    j.judged !== undefined &&
+    j.kept.every((v) => !isShort(v)) &&
+    (j.rejected === undefined ? j.kept.every((v) => v.length < 4) : Object.keys(j.rejected).length > 0);
+  return (
+    d.topK !== undefined &&
+    d.basis?.bits === undefined &&
+    d.hops.every(
+      (h) => h.scope !== undefined && h.policy !== undefined && h.to !== undefined && judging(h),
+    ) &&
+    (d.rejections ?? []).every(judging)
+  );
+}
+
+function storedRejection(r: FullRejection): StoredRejection {
+  const stored: StoredRejection = { scope: r.scope, reason: r.reason, detail: r.detail, kept: r.kept };
+  return storeJudging(r, stored);
+}
+
+function fullRejection(r: StoredRejection): FullRejection {
+  const { scope, reason, detail, kept } = r;
+  return fullJudging(r, { scope, reason, detail, kept, members: 0, judged: 0 });
 }
 
 /**
@@ -144,33 +177,30 @@ function withKind(kind: 'n' | 'd', [id, score, reason]: ShortVerdict): CompactVe
 }
 
 type Judging = { members: number; judged: number; rejected?: Record<string, number>; kept: CompactVerdict[] };
+type StoredJudging = { members?: number; judged?: number; rejected?: Record<string, number> };
 
-/** Counts per reason of the kept verdicts that are rejections (reason codes in order). */
-function keptCounts(kept: readonly CompactVerdict[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const v of kept) if (v[3] !== undefined) counts[v[3]] = (counts[v[3]] ?? 0) + 1;
-  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : 1)));
+/** Counts per reason of the kept verdicts that are rejections, reason codes in order (undefined: none). */
+function keptCounts(kept: readonly CompactVerdict[]): Record<string, number> | undefined {
+  let counts: Record<string, number> | undefined;
+  for (const v of kept) if (v[3] !== undefined) (counts ??= {})[v[3]] = (counts[v[3]] ?? 0) + 1;
+  return counts && Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
-function storedJudging<J extends Judging>(
-  j: J,
-): Omit<J, 'members' | 'judged' | 'rejected'> & Partial<Judging> {
-  const { members, judged, rejected = {}, ...rest } = j;
-  const derivable = sameCounts(rejected, keptCounts(j.kept));
-  return {
-    ...rest,
-    ...(members === j.kept.length ? {} : { members }),
-    ...(judged === members ? {} : { judged }),
-    ...(derivable ? {} : { rejected }),
-  };
+/** Sets on `out` the judging fields of `j` that the stored form keeps (see `storedDecisionSchema`). */
+function storeJudging<T extends StoredJudging>(j: Judging, out: T): T {
+  if (j.members !== j.kept.length) out.members = j.members;
+  if (j.judged !== j.members) out.judged = j.judged;
+  if (!sameCounts(j.rejected ?? {}, keptCounts(j.kept) ?? {})) out.rejected = j.rejected ?? {};
+  return out;
 }
 
-function fullJudging<J extends Partial<Judging> & { kept: CompactVerdict[] }>(j: J): J & Judging {
-  const { rejected, ...rest } = j;
-  const members = j.members ?? j.kept.length;
-  const counts = rejected ?? keptCounts(j.kept);
-  const present = Object.keys(counts).length > 0 ? { rejected: counts } : {};
-  return { ...(rest as J), members, judged: j.judged ?? members, ...present };
+/** Sets on `out` (which has the kept verdicts in full) the judging fields of stored `j`, filled back. */
+function fullJudging<T extends Judging>(j: StoredJudging, out: T): T {
+  out.members = j.members ?? out.kept.length;
+  out.judged = j.judged ?? out.members;
+  const rejected = j.rejected ?? keptCounts(out.kept);
+  if (rejected && Object.keys(rejected).length > 0) out.rejected = rejected;
+  return out;
 }
 
 function sameCounts(a: Record<string, number>, b: Record<string, number>): boolean {
@@ -194,9 +224,17 @@ function fullBasis(basis: z.output<typeof storedBasisSchema>): DecisionBasisReco
 /** Offset runs (`0,5-6,8`) as a bit set: bit i (least significant first in each byte) is offset i; base64url. */
 export function bitsOfRuns(runs: string): string {
   const bytes = Buffer.alloc((lastOffsetOfRuns(runs) >> 3) + 1);
-  for (const run of runs.split(',')) {
-    const [from, to = from] = run.split('-').map(Number);
-    for (let offset = from; offset <= to; offset++) bytes[offset >> 3] |= 1 << (offset & 7);
+  let from = -1;
+  let n = 0;
+  // one pass over the text: appends are frequent and a lagging view's runs long
+  for (let i = 0; i <= runs.length; i++) {
+    const c = i < runs.length ? runs.charCodeAt(i) : 44;
+    if (c >= 48 && c <= 57) n = n * 10 + c - 48;
+    else if (c === 45) [from, n] = [n, 0];
+    else {
+      for (let offset = from < 0 ? n : from; offset <= n; offset++) bytes[offset >> 3] |= 1 << (offset & 7);
+      [from, n] = [-1, 0];
+    }
   }
   return bytes.toString('base64url');
 }

@@ -6,7 +6,7 @@ import { workloadSpecSchema } from './workload.spec';
 import { measuredUsageSchema, publishedPortSchema } from './container.spec';
 import { placedDevicesSchema } from '../devices/device-request.schema';
 import { compactDecisionSchema, renameChosen } from './decision.stored';
-import { withStoredForm, withoutDefaults } from '../util/without-defaults';
+import { withStoredForm } from '../util/without-defaults';
 
 const id = z.string().uuid();
 const at = z.string().datetime({ offset: true });
@@ -107,13 +107,7 @@ export const AllocationPlaced = defineEvent(
         decision: compactDecisionSchema.optional(),
       })
       .overwrite((d) => (d.decision ? { ...d, decision: renameChosen(d.decision, '', d.nodeId) } : d)),
-    (d, stripped) =>
-      d.decision
-        ? {
-            ...stripped,
-            decision: withoutDefaults(compactDecisionSchema, renameChosen(d.decision, d.nodeId, '')),
-          }
-        : stripped,
+    (d, strip) => strip(d.decision ? { ...d, decision: renameChosen(d.decision, d.nodeId, '') } : d),
   ),
 );
 /** No node can take an instance now; it is retried when capacity appears. */

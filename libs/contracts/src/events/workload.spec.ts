@@ -203,8 +203,8 @@ const specSchema = z
     ...(isServiceType(spec.type) ? { runtime: runtimeOf(spec) } : {}),
   }));
 /** The full, validated specification of a workload (see `specSchema`). */
-export const workloadSpecSchema = withStoredForm(specSchema, (spec, stripped) => {
-  const { restartPolicy, runtime, ...rest } = stripped;
+export const workloadSpecSchema = withStoredForm(specSchema, (spec, strip) => {
+  const { restartPolicy, runtime, ...rest } = strip(spec);
   const implied = isServiceType(spec.type) ? runtimeOf({ ...spec, runtime: undefined }) : undefined;
   return {
     ...rest,

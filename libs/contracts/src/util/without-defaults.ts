@@ -5,12 +5,12 @@ import { z } from 'zod';
 type Stripper = (value: unknown) => unknown;
 
 /**
- * How a schema's output is stored: `value` is the output, `stripped` the same without the members equal to their
- * defaults (for an object schema; else `value` as it is). Must return what parses back to `value`.
+ * How a schema's output is stored: `value` is the output; `strip` leaves out the members equal to their defaults
+ * (at any depth; for an object schema, else it returns what it is given). Must return what parses back to `value`.
  */
 export type StoredForm<S extends z.ZodType> = (
   value: z.output<S>,
-  stripped: Record<string, unknown>,
+  strip: (value: z.output<S>) => Record<string, unknown>,
 ) => unknown;
 
 const compiled = new WeakMap<z.ZodType, Stripper | null>();
@@ -51,7 +51,7 @@ function stripperOf(schema: z.ZodType): Stripper | undefined {
 function compile(schema: z.ZodType): Stripper | undefined {
   const stored = storedForms.get(schema);
   const own = ownStripper(schema);
-  if (stored) return (v) => stored(v, (own ? own(v) : v) as Record<string, unknown>);
+  if (stored) return (v) => stored(v, (x) => (own ? own(x) : x) as Record<string, unknown>);
   return own;
 }
 
