@@ -82,9 +82,9 @@ export function prepareEvents(registry: EventRegistry, events: readonly NewEvent
       'EVENT.METADATA_INVALID',
       `Metadata of ${event.type}`,
     );
-    const metadata = storedMetadata(parsed);
     const valid = registry.validate(event.type, schemaVersion, event.data);
     const data = registry.storedForm(event.type, schemaVersion, valid);
+    const metadata = storedMetadata(parsed, data);
     const json = { data: canonicalJson(data), metadata: canonicalJson(metadata) };
     // a NUL is escaped as \u0000 in JSON; the walk (exact) runs only when that text is there at all
     if (json.data.includes('\\u0000')) rejectNul(data, 'EVENT.SCHEMA_INVALID', `Event ${event.type}`);
@@ -116,10 +116,14 @@ export function decodeEvent<E extends EventBody>(
   raw: RawEvent,
   links?: StoredLinks,
 ): RecordedOf<E> {
-  const written = fullMetadata(
-    parseOrThrow(storedMetadataSchema, raw.metadata, 'EVENT.METADATA_INVALID', `Stored ${raw.type}`),
+  const stored = parseOrThrow(
+    storedMetadataSchema,
+    raw.metadata,
+    'EVENT.METADATA_INVALID',
+    `Stored ${raw.type}`,
   );
-  const data = registry.validate(raw.type, written.schemaVersion, raw.data);
+  const data = registry.validate(raw.type, stored.schemaVersion ?? 1, raw.data);
+  const written = fullMetadata(stored, data);
   const found = links ?? linksIn(raw.metadata);
   if (found) {
     // the metadata is a fresh object: setting the links on it is several times cheaper than copying it

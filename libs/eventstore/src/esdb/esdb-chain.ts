@@ -1,4 +1,5 @@
 import { PreparedEvent, withLinks } from '../codec';
+import { fullMetadata } from '../stored-metadata';
 import { foldChain, genesisHash } from '../hash-chain';
 import type { ExpectedRevision } from '../port';
 import type { EsdbClient, EsdbExpectedRevision, EsdbKit, EsdbReadStreamOptions } from './esdb-kit';
@@ -82,15 +83,13 @@ async function write(
   );
   const payload = events.map((event, i) => {
     const e = withLinks(event, links[i]);
+    // EventStoreDB's own correlation projections read these: given in full even where the stored metadata omits them
+    const { correlationId, causationId } = fullMetadata(e.metadata, e.data);
     return db.kit.jsonEvent({
       id: e.eventId,
       type: e.type,
       data: e.data as Record<string, unknown>,
-      metadata: {
-        ...e.metadata,
-        $correlationId: e.metadata.correlationId,
-        $causationId: e.metadata.causationId ?? e.metadata.correlationId,
-      },
+      metadata: { ...e.metadata, $correlationId: correlationId, $causationId: causationId },
     });
   });
   return db.client.appendToStream(streamId, payload, { expectedRevision });
