@@ -24,10 +24,15 @@ export interface TailReader {
   after?: Position;
 }
 
-/** A row of the tail, decoded once for every follower on first use. */
+/**
+ * A row of the tail, decoded once for every follower on first use; the stored row is dropped once decoded, so the
+ * tail holds one copy of each event.
+ */
 interface TailRow<E extends EventBody> {
   readonly position: Position;
-  readonly row: StoredRow;
+  readonly type: string;
+  readonly streamId: string;
+  row?: StoredRow;
   event?: RecordedOf<E>;
 }
 
@@ -165,14 +170,23 @@ export class SharedTail<E extends EventBody> {
     let i = this.firstAfter(after);
     for (; i < this.rows.length && events.length < limit; i++) {
       const entry = this.rows[i];
-      if (!matchesFilter(reader.filter, entry.row.type, entry.row.stream_id)) continue;
-      entry.event ??= this.decode(entry.row);
-      events.push(entry.event);
+      if (!matchesFilter(reader.filter, entry.type, entry.streamId)) continue;
+      events.push(this.decoded(entry));
     }
     const atEnd = i >= this.rows.length;
     const checkpoint = atEnd ? this.to : events[events.length - 1].position;
+    // the reader asks from here next: the rows before it need not be kept for it (see trim)
+    reader.after = checkpoint;
     const page = { events, checkpoint, exhausted: atEnd && this.exhausted, horizon: this.horizon };
     return { page, atEnd };
+  }
+
+  private decoded(entry: TailRow<E>): RecordedOf<E> {
+    if (!entry.event) {
+      entry.event = this.decode(entry.row!);
+      entry.row = undefined;
+    }
+    return entry.event;
   }
 
   /** Index of the first row after `position` (binary search; rows are in log order). */
@@ -209,8 +223,10 @@ export class SharedTail<E extends EventBody> {
     const readAt = Date.now();
     const page = await this.read(this.to, this.selection, this.settings.readLimit);
     this.reads++;
-    for (const row of page.rows)
-      this.rows.push({ position: { commit: BigInt(row.txid), prepare: BigInt(row.seq) }, row });
+    for (const row of page.rows) {
+      const position = { commit: BigInt(row.txid), prepare: BigInt(row.seq) };
+      this.rows.push({ position, type: row.type, streamId: row.stream_id, row });
+    }
     if (page.checkpoint && before(this.to, page.checkpoint)) this.to = page.checkpoint;
     this.exhausted = page.exhausted;
     this.horizon = page.horizon;
