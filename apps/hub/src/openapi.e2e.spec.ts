@@ -80,8 +80,12 @@ describeWithPostgres(
     it('declares bearer auth for every operation (Swagger UI sends the token), registration also anonymous', () => {
       expect(served.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
       expect(served.security).toEqual([{ bearer: [] }]);
-      // proofs in the body, and only there: a child site's join token, a gossip message's HMAC signature
-      const anonymousOnly = ['POST /v1/federation/sites', 'POST /v1/federation/gossip'];
+      // proofs in the body, and only there: a child site's join token, a gossip message's or a delegation's HMAC
+      const anonymousOnly = [
+        'POST /v1/federation/sites',
+        'POST /v1/federation/gossip',
+        'POST /v1/federation/delegations',
+      ];
       for (const [key, operation] of operations(served)) {
         const security = operation.security ?? served.security;
         const expected = anonymousOnly.includes(key) ? [{}] : true;

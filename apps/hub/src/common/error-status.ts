@@ -46,6 +46,8 @@ const EXACT: Record<string, number> = {
   'FEDERATION.GOSSIP_MALFORMED': 400,
   'FEDERATION.GOSSIP_UNAVAILABLE': 503,
   'FEDERATION.GOSSIP_OFF': 404,
+  'FEDERATION.DELEGATION_MALFORMED': 400,
+  'FEDERATION.NAMESPACE_NOT_SERVED': 403,
   'API.ANSWER_SCHEMA': 500, // tests only: an answer outside its documented schema (common/answer-check.ts)
 };
 

@@ -1,4 +1,4 @@
-import { readFederationJoinToken, siteIdSchema, siteUrlSchema } from '@hcn/contracts';
+import { namespaceSchema, readFederationJoinToken, siteIdSchema, siteUrlSchema } from '@hcn/contracts';
 import { envNumber, parseConfig } from '@hcn/platform';
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
@@ -40,6 +40,8 @@ export interface FederationConfig {
   };
   readonly tls: SiteTls;
   readonly peers: readonly PeerSite[];
+  /** Namespaces this site runs delegated work of (`*`: all); a delegation of another is refused. Empty: none. */
+  readonly namespaces: readonly string[];
   /** Gossip among members, on when a shared secret is configured. */
   readonly gossip?: {
     readonly secret: string;
@@ -75,6 +77,20 @@ const peersSchema = z
   )
   .pipe(z.array(z.object({ siteId: siteIdSchema, url: siteUrlSchema }), { message: 'id=url pairs' }));
 
+/** HCN_FEDERATION_NAMESPACES: namespaces served to a parent's delegations, comma-separated, or `*` for all. */
+const namespacesSchema = z
+  .string()
+  .default('')
+  .transform((text) =>
+    text
+      .split(',')
+      .map((n) => n.trim())
+      .filter(Boolean),
+  )
+  .pipe(
+    z.array(z.union([z.literal('*'), namespaceSchema]), { message: 'namespaces, comma-separated, or *' }),
+  );
+
 const schema = z
   .object({
     HCN_SITE_ID: optional(siteIdSchema),
@@ -92,6 +108,7 @@ const schema = z
     HCN_FEDERATION_TLS_CERT: pemFileSetting('HCN_FEDERATION_TLS_CERT'),
     HCN_FEDERATION_TLS_KEY: pemFileSetting('HCN_FEDERATION_TLS_KEY', 'private key'),
     HCN_FEDERATION_PEERS: peersSchema,
+    HCN_FEDERATION_NAMESPACES: namespacesSchema,
     HCN_FEDERATION_GOSSIP_SECRET: optional(
       z.string().min(32, 'HCN_FEDERATION_GOSSIP_SECRET must be at least 32 characters'),
     ),
@@ -121,6 +138,8 @@ const schema = z
       );
     if (c.HCN_FEDERATION_PEERS.some((p) => p.siteId === c.HCN_SITE_ID))
       problem('HCN_FEDERATION_PEERS', 'names this site itself');
+    if (c.HCN_FEDERATION_NAMESPACES.length && !c.HCN_FEDERATION_PARENT_URL)
+      problem('HCN_FEDERATION_NAMESPACES', 'delegations come from a parent: set HCN_FEDERATION_PARENT_URL');
     if (!c.HCN_FEDERATION_PARENT_URL) return;
     const token = c.HCN_FEDERATION_JOIN_TOKEN;
     if (token === undefined && !existsSync(c.HCN_FEDERATION_CREDENTIAL_FILE))
@@ -181,6 +200,7 @@ export function loadFederationConfig(env: NodeJS.ProcessEnv): FederationConfig {
       : undefined,
     tls,
     peers: c.HCN_FEDERATION_PEERS.map((p) => ({ ...p, url: p.url.replace(/\/+$/, '') })),
+    namespaces: c.HCN_FEDERATION_NAMESPACES,
     gossip: gossipOf(c),
   };
 }

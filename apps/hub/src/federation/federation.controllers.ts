@@ -1,3 +1,4 @@
+import { AcceptDelegationController } from '../commands/accept-delegation/accept-delegation.controller';
 import { DeregisterSiteController } from '../commands/deregister-site/deregister-site.controller';
 import { FederationJoinTokenController } from '../commands/issue-federation-join-token/federation-join-token.controller';
 import { RecordSiteSummaryController } from '../commands/record-site-summary/record-site-summary.controller';
@@ -13,4 +14,5 @@ export const FEDERATION_CONTROLLERS = [
   DeregisterSiteController,
   SitesController,
   FederationController,
+  AcceptDelegationController,
 ];

@@ -26,11 +26,18 @@ export class SummarySource {
 
 const linkLogger = new Logger('federation');
 
-/** What the credential file holds: the parent it is for, this site's id and the credential. */
+/** What the credential file holds: the parent it is for (its address, and its id when it told one), this site's id and the credential. */
 interface StoredCredential {
   parentUrl: string;
+  parentSiteId?: string;
   siteId: string;
   credential: string;
+}
+
+/** The parent this site is registered with and the credential the two share (the key of the parent's delegations). */
+export interface ParentCredential {
+  readonly parentSiteId: string;
+  readonly credential: string;
 }
 
 /** Codes after which a stored credential is no good and the site registers again (with its join token). */
@@ -91,6 +98,13 @@ export class SiteLink {
     };
   }
 
+  /** The registered parent's id and the shared credential; undefined before registration or without a parent id. */
+  parentCredential(): ParentCredential | undefined {
+    const stored = this.stored;
+    if (!stored?.parentSiteId) return undefined;
+    return { parentSiteId: stored.parentSiteId, credential: stored.credential };
+  }
+
   /** One round: register when needed, then send a summary; failures are logged when they change. */
   tick(): Promise<void> {
     if (this.sending) return this.sending;
@@ -132,7 +146,12 @@ export class SiteLink {
       tls: this.config.tls,
     });
     const registered = okBody<RegisterSiteResponse>(answer, 'registration');
-    const stored = { parentUrl: parent.url, siteId, credential: registered.credential };
+    const stored = {
+      parentUrl: parent.url,
+      ...(registered.parentSiteId ? { parentSiteId: registered.parentSiteId } : {}),
+      siteId,
+      credential: registered.credential,
+    };
     mkdirSync(dirname(parent.credentialFile), { recursive: true });
     writeFileSync(parent.credentialFile, JSON.stringify(stored), { mode: 0o600 });
     this.log(`[federation] registered as site ${siteId} with parent ${parent.url}`);

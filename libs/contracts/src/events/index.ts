@@ -25,6 +25,7 @@ export * from './template.events';
 export * from './admission.events';
 export * from './taskqueue.events';
 export * from './site.events';
+export * from './delegation.schemas';
 
 const ALL_EVENTS = [
   ...NODE_EVENTS,

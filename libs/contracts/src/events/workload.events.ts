@@ -7,6 +7,7 @@ import { measuredUsageSchema, publishedPortSchema } from './container.spec';
 import { placedDevicesSchema } from '../devices/device-request.schema';
 import { compactDecisionSchema, renameChosen } from './decision.stored';
 import { withStoredForm } from '../util/without-defaults';
+import { delegatedFromSchema } from './delegation.schemas';
 
 const id = z.string().uuid();
 const at = z.string().datetime({ offset: true });
@@ -46,6 +47,8 @@ export const WorkloadSubmitted = defineEvent(
     spec: workloadSpecSchema,
     /** Absent in newer logs when null (stored without defaults). */
     idempotencyKey: z.string().max(128).nullable().default(null),
+    /** Set when a parent site delegated the workload to this site (federation); absent otherwise and in older logs. */
+    delegatedFrom: delegatedFromSchema.optional(),
   }),
 );
 /**

@@ -1,5 +1,6 @@
 import type {
   CompactDecision,
+  DelegatedFrom,
   EventDataOf,
   MeasuredUsage,
   WorkloadSpec,
@@ -48,7 +49,14 @@ export interface AllocationEnd {
 
 /** Commands the workload decider accepts (time passed in). */
 export type WorkloadCommand =
-  | { type: 'Submit'; workloadId: string; spec: WorkloadSpec; idempotencyKey: string | null }
+  | {
+      type: 'Submit';
+      workloadId: string;
+      spec: WorkloadSpec;
+      idempotencyKey: string | null;
+      /** The parent site's delegation this submission runs (federation), recorded on WorkloadSubmitted. */
+      delegatedFrom?: DelegatedFrom;
+    }
   | { type: 'RecordDecision'; decision: DecisionRecord }
   | {
       type: 'RecordStarted';

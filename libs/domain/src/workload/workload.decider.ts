@@ -101,8 +101,9 @@ function submissionRefusal(command: WorkloadCommand & { type: 'Submit' }, state:
 
 function submit(command: WorkloadCommand & { type: 'Submit' }, state: WorkloadState): WorkloadEvent[] {
   if (state.exists) return [];
-  const { workloadId, spec, idempotencyKey } = command;
-  return [{ type: 'WorkloadSubmitted', data: { workloadId, spec, idempotencyKey } }];
+  const { workloadId, spec, idempotencyKey, delegatedFrom } = command;
+  const data = { workloadId, spec, idempotencyKey, ...(delegatedFrom ? { delegatedFrom } : {}) };
+  return [{ type: 'WorkloadSubmitted', data }];
 }
 
 /** A scheduling verdict must be for an instance's attempt that waits for one, of a live workload meant to run. */

@@ -85,6 +85,21 @@ describe('workload decider', () => {
     expect(conflict).toMatchObject({ error: { code: 'WORKLOAD.IDEMPOTENCY_CONFLICT' } });
   });
 
+  it('records where a delegated workload came from on its WorkloadSubmitted (absent otherwise)', () => {
+    const delegatedFrom = {
+      siteId: 'parent',
+      workloadId: '00000000-0000-4000-8000-000000000001',
+      delegationId: '00000000-0000-4000-8000-000000000002',
+    };
+    const submit = { type: 'Submit' as const, workloadId: W, spec: spec(), idempotencyKey: 'd' };
+    const data = { workloadId: W, spec: spec(), idempotencyKey: 'd', delegatedFrom };
+    expect(given([]).when({ ...submit, delegatedFrom })).toEqual({
+      events: [{ type: 'WorkloadSubmitted', data }],
+    });
+    const plain = given([]).when(submit) as { events: Array<{ data: object }> };
+    expect(plain.events[0].data).not.toHaveProperty('delegatedFrom');
+  });
+
   it('refuses workload types that cannot run yet', () => {
     const result = given([]).when({
       type: 'Submit',

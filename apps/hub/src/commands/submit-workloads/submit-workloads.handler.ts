@@ -64,7 +64,12 @@ export class SubmitWorkloadsHandler implements ICommandHandler<
     @Inject(HUB_CONFIG) private readonly config: HubConfig,
   ) {}
 
-  async execute({ principal, items: given, single }: SubmitWorkloadsCommand): Promise<SubmitWorkloadsResult> {
+  async execute({
+    principal,
+    items: given,
+    single,
+    wholly,
+  }: SubmitWorkloadsCommand): Promise<SubmitWorkloadsResult> {
     const items = given.map((item) => ({ ...item, spec: sealSecrets(item.spec, this.config) }));
     const namespace = oneNamespace(items);
     requireNamespace(principal, namespace);
@@ -101,6 +106,7 @@ export class SubmitWorkloadsHandler implements ICommandHandler<
         quota?.();
         const failed = one ? 'submission failed' : 'batch failed';
         const prepared = await this.prepareAll(fresh, batchContext, failed);
+        if (wholly) await this.refuseUnplaced(prepared, fresh, batchContext);
         await this.commit(prepared, fresh, answers);
         timer?.({ outcome: 'created' });
         total?.();
@@ -159,6 +165,22 @@ export class SubmitWorkloadsHandler implements ICommandHandler<
     throw failures[0];
   }
 
+  /** Placed whole or refused (a delegation): an unschedulable instance gives back reservations and quota. */
+  private async refuseUnplaced(
+    prepared: readonly PreparedSubmission[],
+    fresh: readonly Fresh[],
+    batchContext: CommandContext,
+  ): Promise<void> {
+    const events = prepared.flatMap((p) => p.events);
+    const unplaced = events.find((e) => e.type === 'WorkloadUnschedulable');
+    if (unplaced?.type !== 'WorkloadUnschedulable') return;
+    const reason = 'not placed whole';
+    for (const p of prepared) await this.placement.releasePrepared(p, reason);
+    await this.releaseQuota(fresh, batchContext, reason);
+    const { detail, reasons } = unplaced.data;
+    throw new HcnError('WORKLOAD.UNSCHEDULABLE', detail, { reasons });
+  }
+
   /** Creates the streams; a lost idempotency race answers the winner, another failure gives back and throws. */
   private async commit(
     prepared: readonly PreparedSubmission[],
@@ -211,8 +233,14 @@ export class SubmitWorkloadsHandler implements ICommandHandler<
   }
 }
 
-function submitOf(workloadId: string, { spec, idempotencyKey }: BatchItem) {
-  return { type: 'Submit' as const, workloadId, spec, idempotencyKey };
+function submitOf(workloadId: string, { spec, idempotencyKey, delegatedFrom }: BatchItem) {
+  return {
+    type: 'Submit' as const,
+    workloadId,
+    spec,
+    idempotencyKey,
+    ...(delegatedFrom ? { delegatedFrom } : {}),
+  };
 }
 
 /** The batch's one namespace; a batch over several, or one repeating an idempotency key, is refused. */

@@ -62,8 +62,13 @@ export const gossipEnvelopeSchema = z
 /** A signed gossip message. */
 export type GossipEnvelope = z.output<typeof gossipEnvelopeSchema>;
 
+/** HMAC-SHA256 (base64url) of a signed federation message: its purpose, when it was sent (ms) and its text. */
+export function federationMac(secret: string, purpose: string, sentAt: number, payload: string): string {
+  return createHmac('sha256', secret).update(`${purpose}|${sentAt}|${payload}`).digest('base64url');
+}
+
 function macOf(secret: string, sentAt: number, payload: string): string {
-  return createHmac('sha256', secret).update(`hcn-gossip|${sentAt}|${payload}`).digest('base64url');
+  return federationMac(secret, 'hcn-gossip', sentAt, payload);
 }
 
 /** Signs a payload with the federation's gossip secret. */
