@@ -91,7 +91,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
   const ingestResumedAt = () => stalls.resumedAt();
   const view = new ClusterView(ports.store, metrics.subscriptions);
   const hot = new HotStreams(ports.store, (events, first, at) => view.nodeAppended(events, first, at));
-  const liveness = new LivenessService(ports.store, config, clock, metrics, ingestResumedAt, hot.nodes);
+  const liveness = new LivenessService(ports.store, config, clock, metrics, view, ingestResumedAt, hot.nodes);
   const logs = new LogStore(ports.readModels);
   const allocationReports = new AllocationReports(logs, hot);
   const consumer = new AgentReportsConsumer(

@@ -155,6 +155,11 @@ export class ClusterFold {
     return this.nodes.get(nodeId);
   }
 
+  /** Every node this fold knows, with its state (deregistered ones included). */
+  nodeStates(): IterableIterator<[string, NodeState]> {
+    return this.nodes.entries();
+  }
+
   /** The allocations a node holds capacity for, with their workload when this fold saw their reservation. */
   heldOn(nodeId: string): Array<{ allocationId: string; workloadId?: string }> {
     const node = this.nodes.get(nodeId);

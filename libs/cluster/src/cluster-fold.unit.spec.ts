@@ -116,6 +116,15 @@ describe('ClusterFold', () => {
     expect(fold.schedulingIndex().nodeView(nodeA)?.online).toBe(true);
   });
 
+  it('given registrations, then it lists every node with its state', () => {
+    const { fold, log } = given(registered(nodeA), registered(nodeB), wentOffline(nodeA));
+    fold.apply(log.node({ type: 'NodeDeregistered', data: { nodeId: nodeB, reason: 'gone' } }));
+    expect([...fold.nodeStates()].map(([id, state]) => [id, state.status])).toEqual([
+      [nodeA, 'offline'],
+      [nodeB, 'deregistered'],
+    ]);
+  });
+
   it('given a drained node, then it is draining; deregistered, it leaves the snapshot', () => {
     const { fold, log } = given(registered(nodeA), {
       type: 'NodeDrainRequested',

@@ -1,5 +1,5 @@
 import { inParallel, nodeStream, RecordedHcnEvent } from '@hcn/contracts';
-import { NodeCommand, NodeEvent, NodeState, nodeDecider } from '@hcn/domain';
+import { NodeCommand, NodeEvent, NodeState, foldRecorded, nodeDecider } from '@hcn/domain';
 import { EventStore, Subscription, superviseSubscription } from '@hcn/eventstore';
 import { randomUUID } from 'node:crypto';
 import { CommandEngine, requestContext } from '@hcn/commands';
@@ -11,7 +11,7 @@ import { Logger } from '@nestjs/common';
 
 const logger = new Logger('liveness');
 
-/** What liveness knows of one node. */
+/** What liveness knows of one node: its status and domain from the one fold, when it was last heard from. */
 export interface TrackedNode {
   status: 'online' | 'offline';
   domainId: string;
@@ -21,13 +21,26 @@ export interface TrackedNode {
   lastSeq: number;
 }
 
+/** The node states liveness judges: the hub's one fold of the cluster (ClusterView). */
+export interface FleetView {
+  node(nodeId: string): NodeState | undefined;
+  nodeStates(): Iterable<[string, NodeState]>;
+}
+
+/** When a node was last heard from: what the log says that the fold leaves out (heartbeats). */
+interface Heard {
+  lastSeenMs: number;
+  lastSeq: number;
+}
+
 /**
- * Liveness saga: follows node-* and heartbeat-* in the log (so every hub sees the same facts, also after a
+ * Liveness saga: judges the nodes of the hub's one fold (status, domain: `fleet`) by when each was last heard
+ * from, which it follows in the log (node-* and heartbeat-*, so every hub sees the same facts, also after a
  * restart), and appends NodeWentOffline when a node is silent for longer than the TTL (scaled with the fleet's
  * size: `cadence`). Sweeps only after catching up plus one TTL, so a restarted hub gives live agents time to be heard.
  */
 export class LivenessService {
-  private readonly nodes = new Map<string, TrackedNode>();
+  private readonly lastHeard = new Map<string, Heard>();
   /** The heartbeat interval agents are told and the TTL silence is judged by, from the registered fleet's size. */
   readonly cadence: HeartbeatCadence;
   private subscription: Subscription | undefined;
@@ -42,6 +55,7 @@ export class LivenessService {
     private readonly config: HubConfig,
     private readonly clock: Clock,
     private readonly metrics: HubMetrics,
+    private readonly fleet: FleetView,
     /** From when silence may count: report ingestion stalled until then (IngestStalls). */
     private readonly ingestResumedAt: () => number = () => Number.NEGATIVE_INFINITY,
     /** The hub's node engine (`HotStreams.nodes`); by default one reading node streams afresh for each command. */
@@ -75,21 +89,33 @@ export class LivenessService {
     await this.subscription?.stop();
   }
 
-  /** The tracked node, if registered. */
+  /** The node as liveness judges it: registered in the fold, and its registration seen in the log. */
   get(nodeId: string): TrackedNode | undefined {
-    return this.nodes.get(nodeId);
+    return this.lastHeard.has(nodeId) ? this.tracked(nodeId, this.fleet.node(nodeId)) : undefined;
   }
 
   /**
-   * The tracked node, reading its stream when the subscription has not delivered its registration yet
-   * (a report can overtake it).
+   * The node, reading its stream when the fold has not applied its registration yet (a report can overtake it,
+   * e.g. on a hub that did not register it); what is read is not kept: the fold brings it in order.
    */
   async lookup(nodeId: string): Promise<TrackedNode | undefined> {
-    const known = this.nodes.get(nodeId);
+    const known = this.get(nodeId);
     if (known) return known;
     const events = await this.store.readStream(nodeStream(nodeId));
-    events.forEach((event) => this.apply(event));
-    return this.nodes.get(nodeId);
+    for (const event of events) this.apply(event);
+    return this.tracked(nodeId, foldRecorded(nodeDecider, events));
+  }
+
+  private tracked(nodeId: string, state: NodeState | undefined): TrackedNode | undefined {
+    if (!state?.registration || (state.status !== 'online' && state.status !== 'offline')) return undefined;
+    const heard = this.lastHeard.get(nodeId);
+    const lastSeenMs = Math.max(heard?.lastSeenMs ?? 0, state.lastSeenAt ? Date.parse(state.lastSeenAt) : 0);
+    return {
+      status: state.status,
+      domainId: state.registration.domainId,
+      lastSeenMs,
+      lastSeq: heard?.lastSeq ?? -1,
+    };
   }
 
   /**
@@ -103,9 +129,14 @@ export class LivenessService {
 
   /** Notes that a node's heartbeat `seq` was just appended (so sweeps need not wait for the subscription). */
   heard(nodeId: string, atMs: number, seq: number): void {
-    const node = this.nodes.get(nodeId);
-    if (node && atMs > node.lastSeenMs) node.lastSeenMs = atMs;
-    if (node && seq > node.lastSeq) node.lastSeq = seq;
+    if (this.lastHeard.has(nodeId)) this.hear(nodeId, atMs, seq);
+  }
+
+  private hear(nodeId: string, atMs: number, seq = -1): void {
+    const heard = this.lastHeard.get(nodeId);
+    if (!heard) return void this.lastHeard.set(nodeId, { lastSeenMs: atMs, lastSeq: seq });
+    heard.lastSeenMs = Math.max(heard.lastSeenMs, atMs);
+    heard.lastSeq = Math.max(heard.lastSeq, seq);
   }
 
   /** Brings an offline node back online after a heartbeat (NodeCameOnline through the decider). */
@@ -116,50 +147,28 @@ export class LivenessService {
       { type: 'ObserveHeartbeat', nodeId, seenAt: seenAt.toISOString() },
       context,
     );
-    const node = this.nodes.get(nodeId);
-    if (node) node.status = 'online';
   }
 
+  /** Notes when a node was heard from: its registration, its coming back, each heartbeat (in log order). */
   private apply(event: RecordedHcnEvent): void {
     const recordedMs = Date.parse(event.recordedAt);
     switch (event.type) {
       case 'NodeRegistered':
-      case 'NodeReregistered': {
-        const data = event.data;
-        const lastSeenMs = Math.max(recordedMs, this.nodes.get(data.nodeId)?.lastSeenMs ?? 0);
-        const lastSeq = this.nodes.get(data.nodeId)?.lastSeq ?? -1;
-        this.nodes.set(data.nodeId, { status: 'online', domainId: data.domainId, lastSeenMs, lastSeq });
-        this.cadence.observe(this.nodes.size);
-        break;
-      }
+      case 'NodeReregistered':
       case 'NodeCameOnline':
-        this.update(
-          event.data.nodeId,
-          (n) => ((n.status = 'online'), (n.lastSeenMs = Math.max(n.lastSeenMs, recordedMs))),
-        );
-        break;
-      case 'NodeWentOffline':
-        this.update(event.data.nodeId, (n) => (n.status = 'offline'));
+        this.hear(event.data.nodeId, recordedMs);
+        this.cadence.observe(this.lastHeard.size);
         break;
       case 'NodeDeregistered':
-        this.forget(event.data.nodeId);
+        this.lastHeard.delete(event.data.nodeId);
+        this.cadence.observe(this.lastHeard.size);
         break;
-      case 'NodeHeartbeatRecorded': {
-        const { seq } = event.data;
-        this.update(event.data.nodeId, (n) => {
-          n.lastSeenMs = Math.max(n.lastSeenMs, recordedMs);
-          n.lastSeq = Math.max(n.lastSeq, seq);
-        });
+      case 'NodeHeartbeatRecorded': // of a node whose registration was seen (not one deregistered since)
+        if (this.lastHeard.has(event.data.nodeId)) this.hear(event.data.nodeId, recordedMs, event.data.seq);
         break;
-      }
       default:
         break;
     }
-  }
-
-  private update(nodeId: string, change: (node: TrackedNode) => void): void {
-    const node = this.nodes.get(nodeId);
-    if (node) change(node);
   }
 
   private async sweep(): Promise<void> {
@@ -172,7 +181,11 @@ export class LivenessService {
       // reports sent while ingestion stalled are in the topic still: that silence is the hub's, not the node's
       const resumedAt = this.ingestResumedAt();
       const allowedMs = this.cadence.ttlMs() + this.ingestLagMs;
-      for (const [nodeId, node] of this.nodes) {
+      let registered = 0;
+      for (const [nodeId, state] of this.fleet.nodeStates()) {
+        const node = this.lastHeard.has(nodeId) ? this.tracked(nodeId, state) : undefined; // heard of: in the log
+        if (!node) continue;
+        registered++;
         if (node.status !== 'online') continue;
         online++;
         if (now.getTime() - Math.max(node.lastSeenMs, resumedAt) > allowedMs) silent.push([nodeId, node]);
@@ -181,7 +194,7 @@ export class LivenessService {
       await inParallel(silent, 8, ([nodeId, node]) => this.markOffline(nodeId, node, now, ttlSeconds));
       await inParallel(this.longOffline(now.getTime(), resumedAt), 8, (nodeId) => this.purge(nodeId, now));
       this.metrics.nodesTracked.set({ status: 'online' }, online);
-      this.metrics.nodesTracked.set({ status: 'offline' }, this.nodes.size - online);
+      this.metrics.nodesTracked.set({ status: 'offline' }, registered - online);
     } catch (error) {
       logger.error(`sweep failed: ${(error as Error).message}`);
     } finally {
@@ -193,8 +206,13 @@ export class LivenessService {
   private longOffline(nowMs: number, resumedAt: number): string[] {
     if (this.config.nodePurgeAfterSeconds <= 0) return [];
     const purgeMs = this.config.nodePurgeAfterSeconds * 1000 + this.cadence.ttlMs(); // offline from last seen + TTL
-    const old = [...this.nodes].filter(([, n]) => n.status === 'offline');
-    return old.filter(([, n]) => nowMs - Math.max(n.lastSeenMs, resumedAt) > purgeMs).map(([id]) => id);
+    const old: string[] = [];
+    for (const [nodeId, state] of this.fleet.nodeStates()) {
+      const node =
+        state.status === 'offline' && this.lastHeard.has(nodeId) ? this.tracked(nodeId, state) : undefined;
+      if (node && nowMs - Math.max(node.lastSeenMs, resumedAt) > purgeMs) old.push(nodeId);
+    }
+    return old;
   }
 
   /** Deregisters a node offline for too long; its history stays in the log, a returning agent registers again. */
@@ -202,13 +220,6 @@ export class LivenessService {
     const context = requestContext({ kind: 'system', id: 'liveness' }, now, randomUUID());
     const reason = `offline for more than ${this.config.nodePurgeAfterSeconds} s (HCN_NODE_PURGE_AFTER_SECONDS)`;
     await this.engine.handle(nodeStream(nodeId), { type: 'Deregister', nodeId, reason }, context);
-    this.forget(nodeId); // the event, when it comes back, finds it gone already
-  }
-
-  /** A deregistered node leaves liveness and the fleet's count. */
-  private forget(nodeId: string): void {
-    this.nodes.delete(nodeId);
-    this.cadence.observe(this.nodes.size);
   }
 
   private async markOffline(nodeId: string, node: TrackedNode, now: Date, ttlSeconds: number): Promise<void> {
@@ -221,7 +232,6 @@ export class LivenessService {
       lastSeenAt: new Date(node.lastSeenMs).toISOString(),
     };
     const handled = await this.engine.handle(nodeStream(nodeId), command, context);
-    node.status = 'offline';
     if (handled.events.length > 0) this.metrics.nodesWentOffline.inc();
   }
 }
