@@ -140,10 +140,17 @@ export class SharedTail<E extends EventBody> {
       return undefined;
     }
     const served = this.serve(reader, after, limit);
-    if (served && !(served.atEnd && this.stale(minHorizon))) return served.page;
+    if (served && !(served.atEnd && this.stale(minHorizon))) return this.handedOut(reader, served.page);
     await this.refresh();
     if (!this.holds(reader, after)) return undefined;
-    return this.serve(reader, after, limit)?.page;
+    const page = this.serve(reader, after, limit)?.page;
+    return page && this.handedOut(reader, page);
+  }
+
+  /** The reader asks from the page's checkpoint next: the rows before it need not be kept for it (see trim). */
+  private handedOut(reader: TailReader, page: TailPage<E>): TailPage<E> {
+    if (page.checkpoint) reader.after = page.checkpoint;
+    return page;
   }
 
   private holds(reader: TailReader, after: Position | undefined): boolean {
@@ -175,8 +182,6 @@ export class SharedTail<E extends EventBody> {
     }
     const atEnd = i >= this.rows.length;
     const checkpoint = atEnd ? this.to : events[events.length - 1].position;
-    // the reader asks from here next: the rows before it need not be kept for it (see trim)
-    reader.after = checkpoint;
     const page = { events, checkpoint, exhausted: atEnd && this.exhausted, horizon: this.horizon };
     return { page, atEnd };
   }
