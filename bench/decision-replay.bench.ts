@@ -1,32 +1,16 @@
 import { CLUSTER_EVENT_TYPES, ClusterFold } from '@hcn/cluster';
 import { workloadStream } from '@hcn/contracts';
 import { SnapshotAtDecision, decisionBasis, explainDecision, scanLog } from '@hcn/audit';
-import { PostgresEventStore, SubscriptionHealth } from '@hcn/eventstore';
-import { MemoryMessageBus } from '@hcn/messaging';
-import { openReadModels } from '@hcn/read-models';
-import { loadHubConfig } from '../apps/hub/src/config';
-import { startHub } from '../apps/hub/src/hub';
-import { startProjector } from '../apps/projector/src/projector';
+import { loadavg } from 'node:os';
+import { BENCH_JOIN_TOKEN, postAsAdmin, startEmbeddedBenchHub } from './embedded-bench-hub';
 import { FleetSimulator } from './fleet-simulator';
-import { benchDatabase, percentile, progress, report } from './support';
+import { percentile, progress, report } from './support';
 
-const JOIN_TOKEN = 'bench-join-token-0123456789';
-const ADMIN_TOKEN = 'bench-admin-token-0123456789';
-const ADMIN = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
 const NODES = Number(process.env.BENCH_REPLAY_NODES ?? 1000);
 const WORKLOADS = Number(process.env.BENCH_REPLAY_WORKLOADS ?? 300);
 const REPLAYS = Number(process.env.BENCH_REPLAY_RUNS ?? 100);
 /** Target of issue 18: one hop at 1,000 candidates replayed within 20 ms at p99. */
 const TARGET_P99_MS = 20;
-
-async function post(hubUrl: string, path: string, body: unknown): Promise<void> {
-  const response = await fetch(`${hubUrl}${path}`, {
-    method: 'POST',
-    headers: ADMIN,
-    body: JSON.stringify(body),
-  });
-  if (response.status !== 201) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-}
 
 const ms = (from: bigint) => Number(process.hrtime.bigint() - from) / 1e6;
 function summary(samples: number[]) {
@@ -49,25 +33,16 @@ function summary(samples: number[]) {
  * the scan and fold alone.
  */
 export async function run(): Promise<void> {
-  const database = await benchDatabase('replay');
-  const store = await PostgresEventStore.connect({ connectionString: database.url });
-  const readModels = await openReadModels(database.url);
-  const subscriptions = new SubscriptionHealth();
-  const projector = await startProjector(store, readModels, { health: subscriptions });
-  const config = loadHubConfig({
-    DATABASE_URL: database.url,
-    HCN_HTTP_PORT: '0',
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-    HCN_JOIN_TOKEN: JOIN_TOKEN,
-    HCN_AGENT_SECRET: 'bench-agent-secret-0123456789-0123456789',
-    HCN_ADMIN_TOKEN: ADMIN_TOKEN,
-    HCN_NODE_TTL_SECONDS: '3600',
-  });
-  const bus = new MemoryMessageBus();
-  const hub = await startHub(config, { store, bus, readModels, subscriptions });
+  const embedded = await startEmbeddedBenchHub('replay');
+  const { store, bus, hub } = embedded;
   try {
-    await post(hub.url, '/v1/domains', { domainId: 'pool', policy: 'least-loaded' });
-    const fleet = new FleetSimulator({ hubUrl: hub.url, joinToken: JOIN_TOKEN, bus, domains: ['pool'] });
+    await postAsAdmin(hub.url, '/v1/domains', { domainId: 'pool', policy: 'least-loaded' });
+    const fleet = new FleetSimulator({
+      hubUrl: hub.url,
+      joinToken: BENCH_JOIN_TOKEN,
+      bus,
+      domains: ['pool'],
+    });
     await fleet.grow(NODES, 16, (done) => progress('registering nodes', done, NODES));
     const ids: string[] = [];
     for (let i = 0; i < WORKLOADS; i += 100) {
@@ -77,12 +52,9 @@ export async function run(): Promise<void> {
         resources: { cpuMillis: 100, memoryBytes: 64 * 2 ** 20 },
         constraints: { domains: { affinity: ['pool'] } },
       }));
-      const response = await fetch(`${hub.url}/v1/workloads/batch`, {
-        method: 'POST',
-        headers: ADMIN,
-        body: JSON.stringify({ workloads }),
-      });
-      const body = (await response.json()) as { workloads: Array<{ workloadId: string }> };
+      const body = (await postAsAdmin(hub.url, '/v1/workloads/batch', { workloads })) as {
+        workloads: Array<{ workloadId: string }>;
+      };
       ids.push(...body.workloads.map((w) => w.workloadId));
       progress('submitting', ids.length, WORKLOADS);
     }
@@ -127,14 +99,9 @@ export async function run(): Promise<void> {
       baselineScanAndFoldMs: summary(foldOnly),
       decisionReplayMs: decision,
       target: { p99Ms: TARGET_P99_MS, metByDecisionReplay: decision.p99 <= TARGET_P99_MS },
-      loadAverage: (await import('node:os')).loadavg()[0],
+      loadAverage: loadavg()[0],
     });
   } finally {
-    await hub.close();
-    await projector.stop();
-    await bus.close();
-    await store.close();
-    await readModels.destroy();
-    await database.stop();
+    await embedded.close();
   }
 }

@@ -1,33 +1,20 @@
-import { PostgresEventStore, SubscriptionHealth } from '@hcn/eventstore';
-import { MemoryMessageBus } from '@hcn/messaging';
-import { openReadModels } from '@hcn/read-models';
 import { writeFileSync } from 'node:fs';
 import { Pool } from 'pg';
-import { loadHubConfig } from '../apps/hub/src/config';
-import { startHub } from '../apps/hub/src/hub';
-import { startProjector } from '../apps/projector/src/projector';
+import {
+  BENCH_ADMIN_TOKEN,
+  BENCH_JOIN_TOKEN,
+  postAsAdmin,
+  startEmbeddedBenchHub,
+} from './embedded-bench-hub';
 import { FleetSimulator } from './fleet-simulator';
 import { PLACEMENT_SITES, definePlacementTree } from './placement-tree';
-import { benchDatabase, progress, report } from './support';
+import { progress, report } from './support';
 
-const JOIN_TOKEN = 'bench-join-token-0123456789';
-const ADMIN_TOKEN = 'bench-admin-token-0123456789';
-const ADMIN = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
 const NODES = Number(process.env.BENCH_RECORD_NODES ?? 1000);
 const WORKLOADS = Number(process.env.BENCH_RECORD_WORKLOADS ?? 500);
 const BATCH = 100;
 /** Bytes over 2.5 kB per placement miss the target. */
 const TARGET_BYTES = 2500;
-
-async function post(hubUrl: string, path: string, body: unknown): Promise<unknown> {
-  const response = await fetch(`${hubUrl}${path}`, {
-    method: 'POST',
-    headers: ADMIN,
-    body: JSON.stringify(body),
-  });
-  if (response.status !== 201) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-  return response.json();
-}
 
 /** Events appended after `afterSeq`: count, JSON bytes (data + metadata) and stored bytes, by type. */
 async function eventSizes(pool: Pool, afterSeq: string) {
@@ -68,28 +55,14 @@ async function examples(pool: Pool, afterSeq: string) {
  * stored size after compression). Deterministic for a given code: compare commits, not runs.
  */
 export async function run(): Promise<void> {
-  const database = await benchDatabase('record');
-  const store = await PostgresEventStore.connect({ connectionString: database.url });
-  const readModels = await openReadModels(database.url);
-  const subscriptions = new SubscriptionHealth();
-  const projector = await startProjector(store, readModels, { health: subscriptions });
-  const config = loadHubConfig({
-    DATABASE_URL: database.url,
-    HCN_HTTP_PORT: '0',
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', // a line per request would swamp the output
-    HCN_JOIN_TOKEN: JOIN_TOKEN,
-    HCN_AGENT_SECRET: 'bench-agent-secret-0123456789-0123456789',
-    HCN_ADMIN_TOKEN: ADMIN_TOKEN,
-    HCN_NODE_TTL_SECONDS: '3600',
-  });
-  const bus = new MemoryMessageBus();
-  const hub = await startHub(config, { store, bus, readModels, subscriptions });
+  const embedded = await startEmbeddedBenchHub('record');
+  const { database, hub, bus } = embedded;
   const pool = new Pool({ connectionString: database.url, max: 1 });
   try {
-    await definePlacementTree(hub.url, ADMIN_TOKEN);
+    await definePlacementTree(hub.url, BENCH_ADMIN_TOKEN);
     const fleet = new FleetSimulator({
       hubUrl: hub.url,
-      joinToken: JOIN_TOKEN,
+      joinToken: BENCH_JOIN_TOKEN,
       bus,
       domains: PLACEMENT_SITES,
     });
@@ -103,7 +76,7 @@ export async function run(): Promise<void> {
         command: 'true',
         resources: { cpuMillis: 100, memoryBytes: 64 * 2 ** 20 },
       }));
-      await post(hub.url, '/v1/workloads/batch', { workloads });
+      await postAsAdmin(hub.url, '/v1/workloads/batch', { workloads });
       progress('submitting', i + workloads.length, WORKLOADS);
     }
     const byType = await eventSizes(pool, rows[0].seq);
@@ -133,11 +106,6 @@ export async function run(): Promise<void> {
     });
   } finally {
     await pool.end();
-    await hub.close();
-    await projector.stop();
-    await bus.close();
-    await store.close();
-    await readModels.destroy();
-    await database.stop();
+    await embedded.close();
   }
 }
