@@ -144,7 +144,10 @@ describeWithPostgres('services (hub + real agent, real PostgreSQL, in-process bu
     const [endpoint] = first.service.endpoints.http as string[];
     expect((await fetchText(`http://${endpoint}/die`)).body).toBe('dying');
     await eventuallyExpect(async () => {
-      const failed = (await events(id)).find((e) => e.type === 'AllocationFailed');
+      // the failure of the replica told to die (an attempt before it, slow to start under load, may have failed too)
+      const failed = (await events(id)).find(
+        (e) => e.type === 'AllocationFailed' && e.data.allocationId === first.instances[0].allocationId,
+      );
       expect(failed?.data).toMatchObject({ allocationId: first.instances[0].allocationId });
       expect((failed?.data as { reason: string }).reason).toMatch(
         new RegExp(`^${LIVENESS_FAILED.replace('.', '\\.')}: `),
