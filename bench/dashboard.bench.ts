@@ -1,20 +1,17 @@
-import { PostgresEventStore } from '@hcn/eventstore';
-import { MemoryMessageBus } from '@hcn/messaging';
-import { openReadModels } from '@hcn/read-models';
 import type { Page } from 'playwright-core';
-import { startProjector } from '../apps/projector/src/projector';
-import { loadHubConfig } from '../apps/hub/src/config';
-import { startHub } from '../apps/hub/src/hub';
 import { ensureChromium } from '../test/services/chromium';
 import { launchChromium } from '../test/support/browser';
+import {
+  BENCH_ADMIN_TOKEN as ADMIN_TOKEN,
+  BENCH_JOIN_TOKEN,
+  startEmbeddedBenchHub,
+} from './embedded-bench-hub';
 import { FleetSimulator } from './fleet-simulator';
-import { benchDatabase, percentile, progress, report } from './support';
+import { percentile, progress, report } from './support';
 
 const NODES = Number(process.env.BENCH_NODES ?? 1000);
 const PROBES = Number(process.env.BENCH_PROBES ?? 100);
 const TIMEOUT_MS = 15000;
-const JOIN_TOKEN = 'bench-join-token-0123456789';
-const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const { buildWeb } = require('../scripts/build-web.js') as { buildWeb: (force: boolean) => boolean };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -136,18 +133,7 @@ async function phase(
 export async function run(): Promise<void> {
   buildWeb(false);
   ensureChromium((line) => console.log(`[bench] ${line}`));
-  const database = await benchDatabase('dashboard');
-  const store = await PostgresEventStore.connect({ connectionString: database.url });
-  const readModels = await openReadModels(database.url);
-  const bus = new MemoryMessageBus();
-  const projector = await startProjector(store, readModels);
-  const config = loadHubConfig({
-    DATABASE_URL: database.url,
-    HCN_HTTP_PORT: '0',
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', // a line per request would swamp the output
-    HCN_JOIN_TOKEN: JOIN_TOKEN,
-    HCN_AGENT_SECRET: 'bench-agent-secret-0123456789-0123456789',
-    HCN_ADMIN_TOKEN: ADMIN_TOKEN,
+  const embedded = await startEmbeddedBenchHub('dashboard', {
     HCN_NODE_TTL_SECONDS: '30',
     HCN_HEARTBEAT_INTERVAL_SECONDS: '1',
     // the simulated fleet sends at a fixed rate: the hub keeps the interval and TTL as configured
@@ -155,10 +141,10 @@ export async function run(): Promise<void> {
     // the simulated fleet neither starts nor lists its allocations: no resends or reconciliation measured
     HCN_START_DEADLINE_SECONDS: '86400',
   });
-  const hub = await startHub(config, { store, bus, readModels });
+  const { hub, bus } = embedded;
   const fleet = new FleetSimulator({
     hubUrl: hub.url,
-    joinToken: JOIN_TOKEN,
+    joinToken: BENCH_JOIN_TOKEN,
     bus,
     domains: ['east', 'west'],
   });
@@ -206,11 +192,6 @@ export async function run(): Promise<void> {
   } finally {
     fleet.stop();
     await browser.close();
-    await hub.close();
-    await projector.stop();
-    await bus.close();
-    await store.close();
-    await readModels.destroy();
-    await database.stop();
+    await embedded.close();
   }
 }

@@ -1,14 +1,8 @@
-import { PostgresEventStore, SubscriptionHealth } from '@hcn/eventstore';
-import { MemoryMessageBus } from '@hcn/messaging';
-import { openReadModels } from '@hcn/read-models';
-import { startProjector } from '../apps/projector/src/projector';
-import { loadHubConfig } from '../apps/hub/src/config';
-import { startHub } from '../apps/hub/src/hub';
 import { rssMiB } from './containers-rss';
+import { BENCH_JOIN_TOKEN, startEmbeddedBenchHub } from './embedded-bench-hub';
 import { FleetSimulator } from './fleet-simulator';
-import { benchDatabase, progress, report } from './support';
+import { progress, report } from './support';
 
-const JOIN_TOKEN = 'bench-join-token-0123456789';
 /** Simulated nodes, each heartbeating once a second. */
 const NODES = Number(process.env.BENCH_SOAK_NODES ?? 200);
 /** How long the fleet runs (seconds). */
@@ -25,28 +19,16 @@ const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(
  * the same process, so its memory is in the figures too.
  */
 export async function run(): Promise<void> {
-  const database = await benchDatabase('soak');
-  const store = await PostgresEventStore.connect({ connectionString: database.url });
-  const readModels = await openReadModels(database.url);
-  const bus = new MemoryMessageBus();
-  const subscriptions = new SubscriptionHealth();
-  const projector = await startProjector(store, readModels, { health: subscriptions });
-  const config = loadHubConfig({
-    DATABASE_URL: database.url,
-    HCN_HTTP_PORT: '0',
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', // a line per request would swamp the output
-    HCN_JOIN_TOKEN: JOIN_TOKEN,
-    HCN_AGENT_SECRET: 'bench-agent-secret-0123456789-0123456789',
-    HCN_ADMIN_TOKEN: 'bench-admin-token-0123456789',
+  const embedded = await startEmbeddedBenchHub('soak', {
     HCN_NODE_TTL_SECONDS: '30',
     HCN_HEARTBEAT_INTERVAL_SECONDS: '1',
     // the simulated fleet sends at a fixed rate: the hub keeps the interval and TTL as configured
     HCN_HEARTBEATS_MAX_PER_SECOND: '0',
   });
-  const hub = await startHub(config, { store, bus, readModels, subscriptions });
+  const { hub, bus } = embedded;
   const fleet = new FleetSimulator({
     hubUrl: hub.url,
-    joinToken: JOIN_TOKEN,
+    joinToken: BENCH_JOIN_TOKEN,
     bus,
     domains: ['east', 'west'],
   });
@@ -79,11 +61,6 @@ export async function run(): Promise<void> {
     });
   } finally {
     fleet.stop();
-    await hub.close();
-    await projector.stop();
-    await bus.close();
-    await store.close();
-    await readModels.destroy();
-    await database.stop();
+    await embedded.close();
   }
 }
