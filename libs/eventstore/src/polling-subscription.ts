@@ -14,6 +14,8 @@ export interface Page<E extends EventBody = HcnEvent> {
    * transaction older than them is still open); caught-up is reported only once this is not false.
    */
   readonly complete?: boolean;
+  /** Committed events are not readable yet (an older transaction is open): poll again soon, not on a wake-up. */
+  readonly heldBack?: boolean;
 }
 
 /** How a polling subscription reads pages. */
@@ -31,6 +33,9 @@ export interface PollingSettings {
   /** Least time between two reads after a wake-up, so bursts of appends are read as one page; default 0. */
   readonly coalesceMs?: number;
 }
+
+/** First wait before reading again while committed events are held back; it doubles up to the poll interval. */
+const HELD_BACK_FIRST_MS = 20;
 
 /**
  * A catch-up subscription driven by pages: read, deliver in order, checkpoint, then sleep until woken
@@ -67,6 +72,7 @@ export class PollingSubscription<E extends EventBody = HcnEvent> implements Subs
     let caughtUp = false;
     let ahead: Promise<Page<E> | null> | undefined;
     let lastReadAt = 0;
+    let heldBackWait = HELD_BACK_FIRST_MS / 2;
     try {
       while (!this.stopped) {
         if (!ahead) lastReadAt = Date.now();
@@ -84,7 +90,10 @@ export class PollingSubscription<E extends EventBody = HcnEvent> implements Subs
           caughtUp = true;
           this.options.onCaughtUp?.();
         }
-        await this.wakeup.wait(this.settings.pollIntervalMs);
+        heldBackWait = page.heldBack
+          ? Math.min(heldBackWait * 2, this.settings.pollIntervalMs)
+          : HELD_BACK_FIRST_MS / 2;
+        await this.wakeup.wait(page.heldBack ? heldBackWait : this.settings.pollIntervalMs);
         // At most one read per coalescing window: a wake-up after a quiet spell is read at once, a stream of
         // appends in one read per window.
         const wait = lastReadAt + (this.options.coalesceMs ?? this.settings.coalesceMs ?? 0) - Date.now();

@@ -132,6 +132,17 @@ describeWithPostgres(
       expect(bus.published.filter((id) => id === placed.id)).toHaveLength(1);
     });
 
+    it('does not publish a placement early once the log has delivered it first (a slow append return)', async () => {
+      const placed = placement();
+      await append(store, placed);
+      await until(() => bus.published.includes(placed.id));
+      dispatcher.placed(placed.id, placed.data, spec); // the appending handler resumes only now
+      const marker = placement();
+      dispatcher.placed(marker.id, marker.data, spec); // published early, after any early publish of the first
+      await until(() => bus.published.includes(marker.id));
+      expect(bus.published.filter((id) => id === placed.id)).toHaveLength(1);
+    });
+
     it('relays a placement whose early publish failed', async () => {
       const placed = placement();
       bus.failNext = true;

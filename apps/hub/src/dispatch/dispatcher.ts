@@ -58,6 +58,8 @@ export class Dispatcher implements PlacementListener {
   private position: Position | undefined;
   private savedAt = 0;
   private readonly buffer: Array<{ topic: string; messages: OutgoingMessage[] }> = [];
+  /** Placements the relay read from the log before this hub announced them (their early publish is skipped). */
+  private readonly relayedFirst: BoundedMap<true>;
   /** Early publishes by command id: resolves true once published, false when it failed. */
   private readonly early = new Map<string, Promise<boolean>>();
   /** Run commands announced by `placed` and not yet published. */
@@ -77,6 +79,7 @@ export class Dispatcher implements PlacementListener {
   ) {
     this.specs = new BoundedMap(cacheLimit);
     this.domains = new BoundedMap(cacheLimit * 5);
+    this.relayedFirst = new BoundedMap(cacheLimit);
   }
 
   async start(): Promise<void> {
@@ -106,6 +109,7 @@ export class Dispatcher implements PlacementListener {
    */
   placed(commandId: string, placed: EventDataOf<'AllocationPlaced'>, spec: WorkloadSpec): void {
     if (this.early.size >= EARLY_LIMIT) return; // the relay publishes it from the log
+    if (this.relayedFirst.get(commandId)) return; // the log was faster than the append's return: relayed already
     const command = placementCommand(commandId, placed, spec);
     const message = { ...this.signer.message(command), headers: traceHeaders() }; // the appending span's trace
     const topic = commandTopicFor(placed.domainId);
@@ -152,7 +156,7 @@ export class Dispatcher implements PlacementListener {
       // only placements are published early
       if (event.type === 'AllocationPlaced') this.domains.set(event.data.allocationId, event.data.domainId);
       if (await early) return;
-    }
+    } else if (event.type === 'AllocationPlaced') this.relayedFirst.set(event.eventId, true);
     const command = await this.commandOf(event);
     if (!command) return;
     const domainId = await this.domainOf(command.nodeId, event);

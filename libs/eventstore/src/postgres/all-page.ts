@@ -27,6 +27,11 @@ export interface RawAllPage {
   readonly exhausted: boolean;
   /** The transaction horizon the page was read below. */
   readonly horizon: bigint;
+  /**
+   * Committed events lie at or above the horizon (an older transaction, of any database of the server, is still
+   * open): they become readable when it ends, which no NOTIFY announces, so a follower at the end polls again soon.
+   */
+  readonly heldBack: boolean;
 }
 
 /** A port filter as a selection; undefined (every event) for no filter. */
@@ -55,15 +60,24 @@ export async function readAllPage(
     match += ' AND (e.stream_id LIKE ANY ($4::text[]) OR e.type LIKE ANY ($5::text[]))';
   }
   const result = await query<
-    StoredRow & { horizon: string; last_txid: string | null; last_seq: string | null; scanned: string | null }
+    StoredRow & {
+      horizon: string;
+      held_back: boolean;
+      last_txid: string | null;
+      last_seq: string | null;
+      scanned: string | null;
+    }
   >(
-    `WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS x),
+    `WITH h AS (
+       SELECT s.x, EXISTS (SELECT 1 FROM hcn_events l WHERE l.txid >= s.x) AS held_back
+       FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS x) s
+     ),
      w AS MATERIALIZED (
        SELECT e.*, (${match}) AS matches FROM hcn_events e, h
        WHERE (e.txid, e.seq) > ($1::text::xid8, $2::bigint) AND e.txid < h.x
        ORDER BY e.txid, e.seq LIMIT $3
      )
-     SELECT h.x::text AS horizon, t.last_txid, t.last_seq, t.scanned, m.* FROM h
+     SELECT h.x::text AS horizon, h.held_back, t.last_txid, t.last_seq, t.scanned, m.* FROM h
      LEFT JOIN (
        SELECT txid::text AS last_txid, seq::text AS last_seq, count(*) OVER () AS scanned FROM w
        ORDER BY txid DESC, seq DESC LIMIT 1
@@ -85,7 +99,7 @@ export async function readAllPage(
   if (exhausted && (!after || horizon - 1n > (checkpoint?.commit ?? after.commit))) {
     checkpoint = { commit: horizon - 1n, prepare: MAX_SEQ };
   }
-  return { rows, exhausted, checkpoint, horizon };
+  return { rows, exhausted, checkpoint, horizon, heldBack: first.held_back };
 }
 
 function likePrefix(prefix: string): string {

@@ -96,6 +96,28 @@ describeWithPostgres('PostgresEventStore shared tail (real PostgreSQL)', () => {
     await Promise.all(subscriptions.map((s) => s.stop()));
   }, 60000);
 
+  it('delivers an event held back by an older open transaction once it ends, with no wake-up', async () => {
+    const seen: string[] = [];
+    const subscription = store.subscribeToAll({
+      filter: { kind: 'streamPrefix', prefixes: ['held-'] },
+      onEvent: (e) => void seen.push(e.streamId),
+    });
+    await store.append('held-before', [thing(1)], 'no_stream');
+    await eventually('follower at the end', () => seen.length === 1, 10000);
+    const older = new Client({ connectionString: db.url });
+    await older.connect();
+    await older.query('BEGIN');
+    await older.query('SELECT pg_current_xact_id()'); // holds the horizon below the append that follows
+    await store.append('held-after', [thing(2)], 'no_stream'); // its NOTIFY comes while it is held back
+    await sleep(300);
+    expect(seen).toEqual(['held-before']);
+    await older.query('COMMIT'); // sends no NOTIFY: the follower must look again on its own
+    await older.end();
+    await eventually('held-back event delivered', () => seen.length === 2, 5000);
+    expect(seen).toEqual(['held-before', 'held-after']);
+    await subscription.stop();
+  }, 30000);
+
   it('reads the tail once for many followers: one read per wake-up, not one per follower', async () => {
     const counts = Array.from({ length: 6 }, () => ({ n: 0 }));
     const subscriptions = counts.map((c) =>

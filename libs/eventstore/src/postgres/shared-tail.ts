@@ -83,6 +83,7 @@ export class SharedTail<E extends EventBody> {
   private selection: Selection | undefined = { streamPrefixes: [], typePrefixes: [] };
   private horizon = 0n;
   private exhausted = false;
+  private heldBack = false;
   private generation = 0;
   private readGeneration = -1;
   private readAt = 0;
@@ -160,6 +161,7 @@ export class SharedTail<E extends EventBody> {
   private stale(minHorizon: bigint): boolean {
     return (
       !this.exhausted ||
+      this.heldBack ||
       this.readGeneration !== this.generation ||
       this.horizon < minHorizon ||
       Date.now() - this.readAt > this.settings.maxAgeMs
@@ -182,7 +184,14 @@ export class SharedTail<E extends EventBody> {
     }
     const atEnd = i >= this.rows.length;
     const checkpoint = atEnd ? this.to : events[events.length - 1].position;
-    const page = { events, checkpoint, exhausted: atEnd && this.exhausted, horizon: this.horizon };
+    const exhausted = atEnd && this.exhausted;
+    const page = {
+      events,
+      checkpoint,
+      exhausted,
+      horizon: this.horizon,
+      heldBack: exhausted && this.heldBack,
+    };
     return { page, atEnd };
   }
 
@@ -234,6 +243,7 @@ export class SharedTail<E extends EventBody> {
     }
     if (page.checkpoint && before(this.to, page.checkpoint)) this.to = page.checkpoint;
     this.exhausted = page.exhausted;
+    this.heldBack = page.heldBack;
     this.horizon = page.horizon;
     this.readGeneration = generation;
     this.readAt = readAt;

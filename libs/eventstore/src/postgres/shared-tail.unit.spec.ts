@@ -30,7 +30,8 @@ function tailOver(pages: StoredRow[][]) {
     reads.push(after);
     const rows = pages.shift() ?? [];
     const last = rows[rows.length - 1];
-    return { rows, exhausted: true, checkpoint: last ? at(Number(last.txid)) : after, horizon: 100n };
+    const checkpoint = last ? at(Number(last.txid)) : after;
+    return { rows, exhausted: true, checkpoint, horizon: 100n, heldBack: false };
   };
   const decode = (r: StoredRow) =>
     ({ eventId: r.event_id, position: at(Number(r.txid)) }) as RecordedOf<TestEvent>;
