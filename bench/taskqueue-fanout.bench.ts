@@ -1,16 +1,12 @@
-import { PostgresEventStore, SubscriptionHealth } from '@hcn/eventstore';
-import { MemoryMessageBus } from '@hcn/messaging';
+import type { PostgresEventStore } from '@hcn/eventstore';
 import { commandTopicFor } from '@hcn/platform';
-import { openReadModels } from '@hcn/read-models';
 import { loadavg } from 'node:os';
 import { send } from '../apps/agent/src/hub-client';
-import { loadHubConfig } from '../apps/hub/src/config';
-import { startHub } from '../apps/hub/src/hub';
-import { startProjector } from '../apps/projector/src/projector';
+import { BENCH_ADMIN_TOKEN, BENCH_JOIN_TOKEN, startEmbeddedBenchHub } from './embedded-bench-hub';
 import { FleetSimulator } from './fleet-simulator';
 import { PLACEMENT_SITES, definePlacementTree } from './placement-tree';
 import { cpuPerSecond, treeCpu } from './process-cpu';
-import { benchDatabase, percentile, progress, report } from './support';
+import { percentile, progress, report } from './support';
 import { TaskFleetAgents } from './taskqueue-fleet';
 import {
   AllocationWatch,
@@ -31,8 +27,6 @@ const BATCH_SIZE = 100;
 const BATCH_CLIENTS = 4;
 /** The longest a round (or a baseline phase) may take. */
 const ROUND_TIMEOUT_MS = Number(process.env.BENCH_TQ_ROUND_TIMEOUT_SECONDS ?? 180) * 1000;
-const JOIN_TOKEN = 'bench-join-token-0123456789';
-const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const NAMESPACE = 'bench';
 const INSTANCES = NODES * CORES; // instancesPerCpu 1, one core each
 const MEMORY = 64 * 2 ** 20;
@@ -51,7 +45,7 @@ async function api<T>(
     new URL(`${hubUrl}${path}`),
     method,
     body === undefined ? undefined : JSON.stringify(body),
-    ADMIN_TOKEN,
+    BENCH_ADMIN_TOKEN,
   );
   if (status !== expect) throw new Error(`${method} ${path}: ${status} ${text.slice(0, 500)}`);
   return JSON.parse(text) as T;
@@ -168,29 +162,15 @@ interface Round {
  * and every old AllocationStopped.
  */
 export async function run(): Promise<void> {
-  const database = await benchDatabase('taskqueue');
-  const store = await PostgresEventStore.connect({ connectionString: database.url });
-  const readModels = await openReadModels(database.url);
-  const bus = new MemoryMessageBus();
-  const subscriptions = new SubscriptionHealth();
-  const projector = await startProjector(store, readModels, { health: subscriptions });
-  const hub = await startHub(
-    loadHubConfig({
-      DATABASE_URL: database.url,
-      HCN_HTTP_PORT: '0',
-      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', // a line per request would swamp the output
-      HCN_JOIN_TOKEN: JOIN_TOKEN,
-      HCN_AGENT_SECRET: 'bench-agent-secret-0123456789-0123456789',
-      HCN_ADMIN_TOKEN: ADMIN_TOKEN,
-      HCN_NODE_TTL_SECONDS: '60',
-      HCN_HEARTBEAT_INTERVAL_SECONDS: '5',
-      HCN_HEARTBEATS_MAX_PER_SECOND: '0',
-    }),
-    { store, bus, readModels, subscriptions },
-  );
+  const embedded = await startEmbeddedBenchHub('taskqueue', {
+    HCN_NODE_TTL_SECONDS: '60',
+    HCN_HEARTBEAT_INTERVAL_SECONDS: '5',
+    HCN_HEARTBEATS_MAX_PER_SECOND: '0',
+  });
+  const { hub, bus, store } = embedded;
   const fleet: FleetSimulator = new FleetSimulator({
     hubUrl: hub.url,
-    joinToken: JOIN_TOKEN,
+    joinToken: BENCH_JOIN_TOKEN,
     bus,
     domains: PLACEMENT_SITES,
     cpuCores: CORES,
@@ -199,7 +179,7 @@ export async function run(): Promise<void> {
   const agents: TaskFleetAgents = new TaskFleetAgents(bus, fleet);
   const watch = new AllocationWatch(store, agents);
   try {
-    await definePlacementTree(hub.url, ADMIN_TOKEN);
+    await definePlacementTree(hub.url, BENCH_ADMIN_TOKEN);
     await fleet.grow(NODES, 16, (done) => progress('registering', done, NODES));
     fleet.start(5000, 20);
     await bus.createTopics(PLACEMENT_SITES.map((d) => ({ name: commandTopicFor(d) })));
@@ -344,11 +324,6 @@ export async function run(): Promise<void> {
     fleet.stop();
     await watch.stop();
     await agents.stop();
-    await hub.close();
-    await projector.stop();
-    await bus.close();
-    await store.close();
-    await readModels.destroy();
-    await database.stop();
+    await embedded.close();
   }
 }
