@@ -79,6 +79,46 @@ export class LagProbe {
   }
 }
 
+/** What one measured window of heartbeat ingestion gave. */
+export interface HeartbeatWindow {
+  readonly offeredPerSec: number;
+  readonly appendedPerSec: number;
+  readonly appendedToOffered: number;
+  readonly lagP50Ms: number;
+  readonly lagP99Ms: number;
+  readonly lagSamples: number;
+  /** CPU milliseconds per appended heartbeat, by process group. */
+  readonly cpuMsPerHeartbeat: Record<string, number>;
+}
+
+/** Measures `windowS` seconds of ingestion: offered and appended rates, the probe's lag, CPU per heartbeat. */
+export async function measureHeartbeatWindow(
+  hubUrl: string,
+  fleet: FleetSimulator,
+  probe: LagProbe,
+  pids: { hub?: number; projector?: number },
+  windowS: number,
+): Promise<HeartbeatWindow> {
+  probe.start();
+  const cpu0 = cpuByGroup(pids);
+  const [a0, p0, t0] = [await counter(hubUrl, 'hcn_heartbeats_appended_total'), fleet.published, Date.now()];
+  await sleep(windowS * 1000);
+  const [a1, p1, t1] = [await counter(hubUrl, 'hcn_heartbeats_appended_total'), fleet.published, Date.now()];
+  const cpuMsPerHeartbeat = cpuPerUnit(cpu0, cpuByGroup(pids), a1 - a0);
+  probe.stop();
+  const seconds = (t1 - t0) / 1000;
+  const sorted = [...probe.samples].sort((x, y) => x - y);
+  return {
+    offeredPerSec: Math.round((p1 - p0) / seconds),
+    appendedPerSec: Math.round((a1 - a0) / seconds),
+    appendedToOffered: +((a1 - a0) / Math.max(1, p1 - p0)).toFixed(3),
+    lagP50Ms: percentile(sorted, 50),
+    lagP99Ms: percentile(sorted, 99),
+    lagSamples: sorted.length,
+    cpuMsPerHeartbeat,
+  };
+}
+
 /**
  * Heartbeat ingestion in distributed mode: hub and projector as their own processes over real Kafka and the
  * PostgreSQL store; a fleet of virtual agents (this process) at 1 Hz each.
@@ -136,34 +176,12 @@ export async function run(): Promise<void> {
       await fleet.grow(size - fleet.agents.length, 16, (done) => progress('registering', done, size));
       console.log(`[bench] ${size} nodes at 1 Hz: warm-up ${WARMUP_S + 5}s, then a ${WINDOW_S}s window`);
       await sleep((WARMUP_S + 5) * 1000);
-      probe.start();
       const pids = { hub: hub.pid, projector: projector.pid };
-      const cpu0 = cpuByGroup(pids);
-      const [a0, p0, t0] = [
-        await counter(hubUrl, 'hcn_heartbeats_appended_total'),
-        fleet.published,
-        Date.now(),
-      ];
-      await sleep(WINDOW_S * 1000);
-      const [a1, p1, t1] = [
-        await counter(hubUrl, 'hcn_heartbeats_appended_total'),
-        fleet.published,
-        Date.now(),
-      ];
-      const cpuMsPerHeartbeat = cpuPerUnit(cpu0, cpuByGroup(pids), a1 - a0);
-      probe.stop();
-      const seconds = (t1 - t0) / 1000;
-      const sorted = [...probe.samples].sort((x, y) => x - y);
+      const measured = await measureHeartbeatWindow(hubUrl, fleet, probe, pids, WINDOW_S);
       const row = {
         nodes: size,
-        offeredPerSec: Math.round((p1 - p0) / seconds),
-        appendedPerSec: Math.round((a1 - a0) / seconds),
-        appendedToOffered: +((a1 - a0) / Math.max(1, p1 - p0)).toFixed(3),
-        lagP50Ms: percentile(sorted, 50),
-        lagP99Ms: percentile(sorted, 99),
-        lagSamples: sorted.length,
+        ...measured,
         offlineFlaps: await counter(hubUrl, 'hcn_nodes_went_offline_total'),
-        cpuMsPerHeartbeat,
       };
       const detection = await measureOfflineDetection(fleet, db.url);
       results.push({ ...row, detection });

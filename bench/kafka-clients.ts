@@ -18,9 +18,8 @@ import { Pool } from 'pg';
 import { startKafkaForTests } from '../test/services/kafka';
 import { freePort } from '../test/services/ports';
 import { AppProcess } from '../test/support/processes';
-import { cpuByGroup, cpuPerUnit } from './cpu-breakdown';
 import { FleetSimulator } from './fleet-simulator';
-import { LagProbe, counter, rssMiB } from './heartbeats.bench';
+import { LagProbe, measureHeartbeatWindow, rssMiB } from './heartbeats.bench';
 import { benchDatabase, hubNodeArgs, percentile, progress, report } from './support';
 
 const FLEET = Number(process.env.BENCH_FLEET ?? 3000);
@@ -158,34 +157,14 @@ export async function runKafkaClients(): Promise<void> {
         console.log(`[bench] round ${round}, ${client}: hub and fleet producer on it, warm-up ${WARMUP_S}s`);
         await switchTo(client);
         const settledAfterS = await settle();
-        probe.start();
         const pids = { hub: hub!.pid, projector: projector.pid };
-        const cpu0 = cpuByGroup(pids);
-        const [a0, p0, t0] = [
-          await counter(hubUrl, 'hcn_heartbeats_appended_total'),
-          fleet.published,
-          Date.now(),
-        ];
-        await sleep(WINDOW_S * 1000);
-        const [a1, p1, t1] = [
-          await counter(hubUrl, 'hcn_heartbeats_appended_total'),
-          fleet.published,
-          Date.now(),
-        ];
-        const cpu = cpuPerUnit(cpu0, cpuByGroup(pids), a1 - a0);
-        probe.stop();
-        const seconds = (t1 - t0) / 1000;
-        const sorted = [...probe.samples].sort((x, y) => x - y);
+        const measured = await measureHeartbeatWindow(hubUrl, fleet, probe, pids, WINDOW_S);
+        const cpu = measured.cpuMsPerHeartbeat;
         const row: RoundRow = {
           round,
           client,
           settledAfterS,
-          offeredPerSec: Math.round((p1 - p0) / seconds),
-          appendedPerSec: Math.round((a1 - a0) / seconds),
-          appendedToOffered: +((a1 - a0) / Math.max(1, p1 - p0)).toFixed(3),
-          lagP50Ms: percentile(sorted, 50),
-          lagP99Ms: percentile(sorted, 99),
-          lagSamples: sorted.length,
+          ...measured,
           cpuMsPerHeartbeat: { hub: cpu.hub, loadGenerator: cpu.loadGenerator, kafka: cpu.kafka },
           hubRssMiB: rssMiB(hub!.pid),
         };
