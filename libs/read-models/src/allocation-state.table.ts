@@ -1,7 +1,7 @@
 import { z } from '@hcn/contracts';
 import { defineTable } from './table';
 
-/** Status of an allocation: placed, running, stopping, then one terminal status. */
+/** Status of an allocation: placed, running, stopping, then one terminal status (`rejected`: a site did not take it). */
 export const ALLOCATION_STATUSES = [
   'placed',
   'running',
@@ -10,6 +10,7 @@ export const ALLOCATION_STATUSES = [
   'failed',
   'stopped',
   'lost',
+  'rejected',
 ] as const;
 
 /** Status of an allocation. */
@@ -21,6 +22,7 @@ export const TERMINAL_ALLOCATION_STATUSES: readonly AllocationStatus[] = [
   'failed',
   'stopped',
   'lost',
+  'rejected',
 ];
 
 /** One allocation_state row (an instance's attempt on a node, from the workload-* streams), times as text. */

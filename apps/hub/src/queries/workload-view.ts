@@ -56,6 +56,10 @@ const instanceViewSchema = z.object({
     .record(z.string(), z.number().int())
     .optional()
     .describe('reason codes of the last unschedulable verdict'),
+  rejectedSites: z
+    .array(z.string())
+    .optional()
+    .describe('federation: sites that did not take this instance; its next decision leaves them out'),
 });
 
 /** One allocation of a workload: an instance's attempt on a node, with measured usage where known. */
@@ -78,6 +82,17 @@ const allocationViewSchema = z.object({
   replace: z.boolean().optional().describe('a new attempt follows once this allocation has ended'),
   ready: z.boolean().optional().describe('services only: it counts as an endpoint'),
   probed: z.boolean().optional().describe("services only: its generation's spec has a readiness probe"),
+  siteId: z
+    .string()
+    .optional()
+    .describe(
+      'federation: the site it was delegated to (nodeId is then site:<id>; the allocation id is the delegation id)',
+    ),
+  relation: z.enum(['child', 'peer']).optional().describe('federation: how this site knows that site'),
+  siteWorkloadId: z
+    .string()
+    .optional()
+    .describe("federation: that site's workload id, once it took the delegation"),
 });
 
 /**
@@ -160,7 +175,9 @@ export function workloadView(
     submittedAt: first.recordedAt,
     submittedBy: first.metadata.actor,
     revision: events.length - 1,
-    instances: [...state.instances],
+    instances: state.instances.map(({ rejectedSites, ...i }) =>
+      rejectedSites ? { ...i, rejectedSites: [...rejectedSites] } : i,
+    ),
     allocations: Object.values(state.allocations).map(({ ports, ...a }) => {
       const usage = a.usage ?? live.get(a.allocationId);
       return { ...a, ...(ports ? { ports: [...ports] } : {}), ...(usage ? { usage } : {}) };

@@ -38,10 +38,10 @@ export function nodeRuntimeChange(
   after: WorkloadState,
   event: RecordedWorkloadEvent,
 ): NodeRuntimeChange | undefined {
-  if (!('allocationId' in event.data)) return undefined;
+  if (!('allocationId' in event.data) || !event.data.allocationId) return undefined;
   const { allocationId } = event.data;
   const now = after.allocations[allocationId];
-  if (!now) return undefined;
+  if (!now || now.siteId !== undefined) return undefined; // delegated to another site: no node of this one
   const was = before.allocations[allocationId];
   const wasActive = was !== undefined && ACTIVE_ALLOCATION.has(was.status);
   const isActive = ACTIVE_ALLOCATION.has(now.status);
@@ -61,6 +61,8 @@ export function nodeRuntimeChange(
     case 'running':
     case 'stopping':
       return undefined; // active: handled above
+    case 'rejected':
+      return undefined; // delegated to another site: left out above
     default: {
       const unreachable: never = now.status;
       throw new Error(`Unhandled allocation status ${String(unreachable)}`);

@@ -80,7 +80,10 @@ export function applyWorkloadEvent(book: WorkloadBook, event: RecordedWorkloadEv
 
 /** Notes what an event tells about its allocation's row (an allocation of another workload is left alone). */
 function recordFacts(book: WorkloadBook, before: WorkloadState, event: RecordedWorkloadEvent): void {
-  if (!('allocationId' in event.data)) return;
+  if (!('allocationId' in event.data) || !event.data.allocationId) return;
+  // allocations delegated to another site have no row (their place is no node of this site)
+  if (event.type === 'AllocationDelegated' || event.type === 'DelegationAccepted') return;
+  if (event.type === 'DelegationRejected') return;
   const { allocationId, workloadId } = event.data;
   const at = event.recordedAt;
   if (event.type === 'AllocationPlaced') {

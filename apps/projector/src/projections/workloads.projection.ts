@@ -11,7 +11,7 @@ function idsOf(events: readonly RecordedWorkloadEvent[]): { workloads: string[];
   const allocations = new Set<string>();
   for (const { data } of events) {
     workloads.add(data.workloadId);
-    if ('allocationId' in data) allocations.add(data.allocationId);
+    if ('allocationId' in data && data.allocationId) allocations.add(data.allocationId);
   }
   return { workloads: [...workloads], allocations: [...allocations] };
 }

@@ -42,6 +42,20 @@ export const compactRejectionSchema = z.object({
   ...compactScope,
 });
 
+/** The tiers a federated decision tries, in order: this hub's own tree, its child sites, its peer sites. */
+export const federationTierSchema = z.enum(['local', 'children', 'peers']);
+
+/**
+ * What a federated decision judged besides this hub's tree (absent: no other site was a candidate): the tiers in
+ * the order tried, each child site judged with the revision of the `sitesummary-<id>` event its candidate was built
+ * from, and the peer sites (configuration, not the log: judged without a summary).
+ */
+export const federationBasisSchema = z.object({
+  order: z.array(federationTierSchema).min(1).max(3),
+  children: z.array(z.tuple([domainIdSchema, z.number().int().min(0)])).max(1000),
+  peers: z.array(domainIdSchema).max(1000),
+});
+
 /**
  * What the deciding hub's view had applied: every cluster event up to `at` (a log position, `commit/prepare`),
  * and, beyond it, the events of each commit in `ahead` (offsets from at's commit, as runs `0,5-6,8-45`: the hub's
@@ -59,6 +73,7 @@ export const decisionBasisSchema = z.object({
     .array(z.tuple([z.number().int().min(0)], z.string().max(64)))
     .max(10_000)
     .optional(),
+  federation: federationBasisSchema.optional(),
 });
 
 /**
@@ -81,6 +96,10 @@ export type CompactDecision = z.output<typeof fullDecisionSchema>;
 export type CompactVerdict = z.output<typeof compactVerdictSchema>;
 /** What a decision's hub view had applied. */
 export type DecisionBasisRecord = z.output<typeof decisionBasisSchema>;
+/** What a federated decision judged besides this hub's tree. */
+export type FederationBasisRecord = z.output<typeof federationBasisSchema>;
+/** A tier of a federated decision. */
+export type FederationTier = z.output<typeof federationTierSchema>;
 
 /** A verdict in the long form (as older `WorkloadDelegated` / `DelegationRejected` events hold them). */
 export interface ExpandedVerdict {

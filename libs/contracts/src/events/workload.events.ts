@@ -8,11 +8,49 @@ import { placedDevicesSchema } from '../devices/device-request.schema';
 import { compactDecisionSchema, renameChosen } from './decision.stored';
 import { withStoredForm } from '../util/without-defaults';
 import { delegatedFromSchema } from './delegation.schemas';
+import { siteIdSchema } from './site.events';
 
 const id = z.string().uuid();
 const at = z.string().datetime({ offset: true });
 const instance = z.number().int().min(0).max(999);
 const attempt = z.number().int().min(0);
+
+/** Prefix of the place of an allocation delegated to another site: `site:<siteId>` stands where a node id would. */
+export const SITE_PLACE_PREFIX = 'site:';
+
+/** Where an allocation runs: a node of this site (its id), or another site (`site:<siteId>`, federation). */
+export const allocationPlaceSchema = z.union([
+  nodeIdSchema,
+  z.string().regex(/^site:[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'site:<site id>'),
+]);
+
+/** The place of an allocation delegated to site `siteId`. */
+export function sitePlace(siteId: string): string {
+  return `${SITE_PLACE_PREFIX}${siteId}`;
+}
+
+/** The site an allocation place names (`site:<id>`), or undefined for a node of this site. */
+export function siteOfPlace(place: string): string | undefined {
+  return place.startsWith(SITE_PLACE_PREFIX) ? place.slice(SITE_PLACE_PREFIX.length) : undefined;
+}
+
+/** How the delegating site knows the site it delegated to: a registered child, or a configured peer. */
+export const siteRelationSchema = z.enum(['child', 'peer']);
+
+/** How the delegating site knows the site it delegated to. */
+export type SiteRelation = z.output<typeof siteRelationSchema>;
+
+/** Why a site did not take a delegation (recorded in DelegationRejected.reason with scope `site:<id>`). */
+export const siteRejectionReasonSchema = z.enum([
+  'quota',
+  'unschedulable',
+  'namespace-not-served',
+  'refused',
+  'timeout',
+]);
+
+/** Why a site did not take a delegation. */
+export type SiteRejectionReason = z.output<typeof siteRejectionReasonSchema>;
 
 /** What the scheduler concluded about one candidate (a child domain or a node) in one scope. */
 export const candidateVerdictSchema = z.object({
@@ -71,7 +109,13 @@ export const WorkloadDelegated = defineEvent(
     ...sampling,
   }),
 );
-/** A scope could not place an instance; the parent backs off to a sibling. Older logs only (see `decision`). */
+/**
+ * A scope could not place an instance; the parent backs off to a sibling. Two kinds: a scope of this hub's tree
+ * (older logs only: a decision is now recorded inside its outcome event, see `decision`), and a site that did not
+ * take a delegation (federation: `scope` `site:<id>`, `allocationId` the delegation's, `siteId`, `reason` one of
+ * siteRejectionReasonSchema, `code` the site's dotted code when it answered, `reasons` its scheduler's counts,
+ * `candidates` empty): that allocation ends (`rejected`) and the instance is decided again without that site.
+ */
 export const DelegationRejected = defineEvent(
   'DelegationRejected',
   1,
@@ -84,6 +128,49 @@ export const DelegationRejected = defineEvent(
     detail: z.string().max(2000),
     candidates: z.array(candidateVerdictSchema),
     ...sampling,
+    /** Federation: the delegation (allocation) the site did not take. */
+    allocationId: id.optional(),
+    /** Federation: the site that did not take it. */
+    siteId: siteIdSchema.optional(),
+    /** Federation: the site's dotted code (absent on a timeout). */
+    code: z.string().max(100).optional(),
+    /** Federation: the site scheduler's rejection counts, when it found no fit. */
+    reasons: z.record(z.string().max(64), z.number().int()).optional(),
+    /** Federation: when the answer (or the timeout) came. */
+    rejectedAt: at.optional(),
+  }),
+);
+/**
+ * An instance is delegated to another site (federation): the allocation `allocationId` (also the delegation id the
+ * site is asked under) runs at `site:<siteId>`, a registered child or a configured peer, which admits it under its
+ * own rules and answers. The decision (hops down to the site's synthetic candidate `site:<siteId>`, the local
+ * scopes' rejections, basis with `sites`) is recorded inside, as in AllocationPlaced.
+ */
+export const AllocationDelegated = defineEvent(
+  'AllocationDelegated',
+  1,
+  z.object({
+    workloadId: id,
+    allocationId: id,
+    instance,
+    attempt,
+    generation: z.number().int().min(1),
+    siteId: siteIdSchema,
+    relation: siteRelationSchema,
+    resources: resourcesSchema,
+    decision: compactDecisionSchema,
+  }),
+);
+/** The site a delegation went to took it: its own workload id (its log holds the rest: `delegatedFrom`). */
+export const DelegationAccepted = defineEvent(
+  'DelegationAccepted',
+  1,
+  z.object({
+    workloadId: id,
+    allocationId: id,
+    siteId: siteIdSchema,
+    siteWorkloadId: id,
+    acceptedAt: at,
   }),
 );
 /**
@@ -134,7 +221,7 @@ export const AllocationStarted = defineEvent(
   z.object({
     workloadId: id,
     allocationId: id,
-    nodeId: nodeIdSchema,
+    nodeId: allocationPlaceSchema,
     pid: z.number().int(),
     startedAt: at,
     /** Ports the engine published on the node (container workloads that asked for ports). */
@@ -145,13 +232,19 @@ export const AllocationStarted = defineEvent(
 export const AllocationReady = defineEvent(
   'AllocationReady',
   1,
-  z.object({ workloadId: id, allocationId: id, nodeId: nodeIdSchema, at }),
+  z.object({ workloadId: id, allocationId: id, nodeId: allocationPlaceSchema, at }),
 );
 /** A service's allocation failed its readiness probe: it no longer counts as an endpoint (it keeps running). */
 export const AllocationNotReady = defineEvent(
   'AllocationNotReady',
   1,
-  z.object({ workloadId: id, allocationId: id, nodeId: nodeIdSchema, reason: z.string().max(2000), at }),
+  z.object({
+    workloadId: id,
+    allocationId: id,
+    nodeId: allocationPlaceSchema,
+    reason: z.string().max(2000),
+    at,
+  }),
 );
 /** The allocation's process exited with code 0. */
 export const AllocationCompleted = defineEvent(
@@ -160,7 +253,7 @@ export const AllocationCompleted = defineEvent(
   z.object({
     workloadId: id,
     allocationId: id,
-    nodeId: nodeIdSchema,
+    nodeId: allocationPlaceSchema,
     exitCode: z.number().int(),
     endedAt: at,
     /** What the allocation used over its life, measured on its node (absent: not measured). */
@@ -174,7 +267,7 @@ export const AllocationFailed = defineEvent(
   z.object({
     workloadId: id,
     allocationId: id,
-    nodeId: nodeIdSchema,
+    nodeId: allocationPlaceSchema,
     reason: z.string().max(2000),
     exitCode: z.number().int().nullable(),
     signal: z.string().max(16).nullable(),
@@ -190,7 +283,7 @@ export const AllocationLost = defineEvent(
   z.object({
     workloadId: id,
     allocationId: id,
-    nodeId: nodeIdSchema,
+    nodeId: allocationPlaceSchema,
     reason: z.string().max(500),
     lostAt: at,
   }),
@@ -208,7 +301,7 @@ export const AllocationStopRequested = defineEvent(
   z.object({
     workloadId: id,
     allocationId: id,
-    nodeId: nodeIdSchema,
+    nodeId: allocationPlaceSchema,
     gracePeriodSeconds: z.number().min(0),
     reason: z.string().max(500),
   }),
@@ -220,7 +313,7 @@ export const AllocationStopped = defineEvent(
   z.object({
     workloadId: id,
     allocationId: id,
-    nodeId: nodeIdSchema,
+    nodeId: allocationPlaceSchema,
     endedBy: z.enum(['SIGTERM', 'SIGKILL', 'not-running']),
     exitCode: z.number().int().nullable(),
     signal: z.string().max(16).nullable(),
@@ -253,6 +346,8 @@ export const WORKLOAD_EVENTS = [
   WorkloadSubmitted,
   WorkloadDelegated,
   DelegationRejected,
+  AllocationDelegated,
+  DelegationAccepted,
   AllocationPlaced,
   WorkloadUnschedulable,
   AllocationStarted,

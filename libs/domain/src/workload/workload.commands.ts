@@ -6,6 +6,8 @@ import type {
   WorkloadSpec,
   PlacedDevices,
   PublishedPort,
+  SiteRejectionReason,
+  SiteRelation,
 } from '@hcn/contracts';
 
 /**
@@ -24,6 +26,13 @@ export interface DecisionRecord {
         readonly domainId: string;
         /** The devices chosen, when the workload asked for devices. */
         readonly devices?: PlacedDevices;
+      }
+    | {
+        /** Federation: the instance goes to another site (`allocationId` is the delegation id it is asked under). */
+        readonly kind: 'delegated';
+        readonly allocationId: string;
+        readonly siteId: string;
+        readonly relation: SiteRelation;
       }
     | {
         readonly kind: 'unschedulable';
@@ -45,6 +54,20 @@ export interface AllocationEnd {
   readonly at: string;
   /** What the allocation used, when its node measured it. */
   readonly usage?: MeasuredUsage;
+}
+
+/** Why a site did not take a delegation (federation), as the delegating site records it. */
+export interface DelegationRefusal {
+  readonly allocationId: string;
+  /** The site the delegation went to; it must be the allocation's. */
+  readonly siteId: string;
+  readonly reason: SiteRejectionReason;
+  /** The site's dotted code (absent: no answer). */
+  readonly code?: string;
+  readonly detail: string;
+  /** The site scheduler's rejection counts, when it found no fit. */
+  readonly reasons?: Readonly<Record<string, number>>;
+  readonly at: string;
 }
 
 /** Commands the workload decider accepts (time passed in). */
@@ -78,6 +101,16 @@ export type WorkloadCommand =
   | ({ type: 'RecordEnded' } & AllocationEnd)
   /** `nodeId`: the node that reported the loss (it must be the allocation's); absent when the hub decided it. */
   | { type: 'MarkLost'; allocationId: string; reason: string; at: string; nodeId?: string }
+  /** Federation: the site a delegation went to took it (`siteId` must be the allocation's site). */
+  | {
+      type: 'RecordDelegationAccepted';
+      allocationId: string;
+      siteId: string;
+      siteWorkloadId: string;
+      at: string;
+    }
+  /** Federation: the site did not take it, or did not answer in time; the instance is decided again without it. */
+  | ({ type: 'RecordDelegationRejected' } & DelegationRefusal)
   | { type: 'RequestStop'; reason: string }
   | { type: 'RequestRestart'; reason: string }
   | { type: 'Update'; spec: WorkloadSpec }
@@ -93,6 +126,8 @@ export type WorkloadEventType =
   | 'WorkloadSubmitted'
   | 'WorkloadDelegated'
   | 'DelegationRejected'
+  | 'AllocationDelegated'
+  | 'DelegationAccepted'
   | 'AllocationPlaced'
   | 'WorkloadUnschedulable'
   | 'AllocationStarted'

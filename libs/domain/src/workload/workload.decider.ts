@@ -5,6 +5,7 @@ import { DomainError, assertNever } from '../errors';
 import type { AllocationEnd, DecisionRecord, WorkloadCommand, WorkloadEvent } from './workload.commands';
 import { evolveWorkload } from './workload.evolve';
 import { isService, rolloutStep, stateAfter } from './service.rollout';
+import { delegated, delegationAccepted, delegationRejected, foreignDelegation } from './workload.delegation';
 import {
   ACTIVE_ALLOCATION,
   AllocationView,
@@ -134,6 +135,7 @@ function recordDecision(decision: DecisionRecord, state: WorkloadState): Workloa
   )
     return [];
   const base = { workloadId, instance, attempt };
+  if (outcome.kind === 'delegated') return delegated(state, decision, outcome);
   if (outcome.kind === 'placed') {
     const { allocationId, nodeId, domainId, devices } = outcome;
     const data = {
@@ -270,6 +272,9 @@ export function validateWorkload(command: WorkloadCommand, state: WorkloadState)
     case 'RecordEnded':
     case 'MarkLost':
       return foreignAllocation(state, command.allocationId, command.nodeId);
+    case 'RecordDelegationAccepted':
+    case 'RecordDelegationRejected':
+      return foreignDelegation(state, command.allocationId, command.siteId);
     case 'RequestStop':
     case 'RequestRestart':
       return notLive(state);
@@ -323,6 +328,10 @@ function decideAcceptedWorkload(command: WorkloadCommand, state: WorkloadState):
       };
       return [{ type: 'AllocationLost', data }];
     }
+    case 'RecordDelegationAccepted':
+      return delegationAccepted(command, state);
+    case 'RecordDelegationRejected':
+      return delegationRejected(command, state);
     case 'RequestStop': {
       const live = liveOf(state);
       const stops = live ? stopRequests(state, live, command.reason) : [];
@@ -360,6 +369,8 @@ const WORKLOAD_EVENT_TYPES: EventTypes<WorkloadEvent> = {
   WorkloadSubmitted: true,
   WorkloadDelegated: true,
   DelegationRejected: true,
+  AllocationDelegated: true,
+  DelegationAccepted: true,
   AllocationPlaced: true,
   WorkloadUnschedulable: true,
   AllocationStarted: true,

@@ -2,6 +2,7 @@ import { isServiceType, readinessProbed, type MeasuredUsage, type WorkloadSpec }
 import { sameJson } from '../equality';
 import { assertNever } from '../errors';
 import type { WorkloadEvent } from './workload.commands';
+import { evolveAccepted, evolveDelegated, evolveRejected } from './workload.delegation';
 import {
   ACTIVE_ALLOCATION,
   AllocationStatus,
@@ -33,6 +34,13 @@ function backoff(spec: WorkloadSpec, retries: number, at: string): string {
   return new Date(Date.parse(at) + ms).toISOString();
 }
 
+/** The instance status of an allocation that ended with `outcome` and is not restarted. */
+function endedStatus(outcome: AllocationStatus): InstanceView['status'] {
+  if (outcome === 'stopping' || outcome === 'placed' || outcome === 'running' || outcome === 'rejected')
+    return 'failed';
+  return outcome;
+}
+
 /** What an instance becomes when its allocation ended with `outcome` (restart policy, replacement, scaling). */
 function afterEnd(
   state: WorkloadState,
@@ -56,13 +64,18 @@ function afterEnd(
   const restart =
     policy.policy === 'always' ||
     (policy.policy === 'on-failure' && outcome !== 'completed' && instance.retries < policy.maxRetries);
-  if (!restart)
-    return next(outcome === 'stopping' || outcome === 'placed' || outcome === 'running' ? 'failed' : outcome);
+  if (!restart) return next(endedStatus(outcome));
   const notBefore = backoff(spec, instance.retries, at);
   return setInstance(
     state,
     pending(instance.instance, instance.attempt + 1, instance.retries + 1, notBefore),
   );
+}
+
+/** An instance without its sites' refusals: after an unschedulable verdict every site is a candidate again. */
+function withoutRejectedSites(instance: InstanceView): InstanceView {
+  const { rejectedSites: _sites, ...rest } = instance;
+  return rest;
 }
 
 /** A service's allocation that no longer counts as an endpoint (other allocations have no readiness). */
@@ -171,7 +184,11 @@ export function evolveWorkload(state: WorkloadState, event: WorkloadEvent): Work
     case 'WorkloadDelegated':
       return { ...state, hops: state.hops + 1 };
     case 'DelegationRejected':
-      return state;
+      return evolveRejected(state, event);
+    case 'AllocationDelegated':
+      return evolveDelegated(state, event);
+    case 'DelegationAccepted':
+      return evolveAccepted(state, event);
     case 'AllocationPlaced': {
       const d = event.data;
       const allocation: AllocationView = {
@@ -209,7 +226,7 @@ export function evolveWorkload(state: WorkloadState, event: WorkloadEvent): Work
       return setInstance(
         { ...state, hops },
         {
-          ...instance,
+          ...withoutRejectedSites(instance),
           status: 'unschedulable',
           unschedulableReasons: event.data.reasons,
         },

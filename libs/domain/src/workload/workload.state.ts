@@ -1,4 +1,10 @@
-import type { MeasuredUsage, PublishedPort, ResourceAmounts, WorkloadSpec } from '@hcn/contracts';
+import type {
+  MeasuredUsage,
+  PublishedPort,
+  ResourceAmounts,
+  SiteRelation,
+  WorkloadSpec,
+} from '@hcn/contracts';
 
 /** Where one instance (replica) of a workload stands. */
 export type InstanceStatus =
@@ -14,7 +20,15 @@ export type InstanceStatus =
 
 /** Where one allocation (an instance's attempt on a node) stands. */
 export type AllocationStatus =
-  'placed' | 'running' | 'stopping' | 'completed' | 'failed' | 'lost' | 'stopped';
+  | 'placed'
+  | 'running'
+  | 'stopping'
+  | 'completed'
+  | 'failed'
+  | 'lost'
+  | 'stopped'
+  /** Federation: the site it was delegated to did not take it (or did not answer in time); it never ran. */
+  | 'rejected';
 
 /** One allocation of a workload. */
 export interface AllocationView {
@@ -42,6 +56,15 @@ export interface AllocationView {
   readonly ready?: boolean;
   /** Services only: its generation's spec has a readiness probe (so starting does not make it ready). */
   readonly probed?: boolean;
+  /**
+   * Federation: the site it was delegated to (then `nodeId` is `site:<siteId>` and `domainId` the site id); the
+   * allocation id is the delegation id. Absent: it runs on a node of this site.
+   */
+  readonly siteId?: string;
+  /** Federation: whether that site is a registered child or a configured peer. */
+  readonly relation?: SiteRelation;
+  /** Federation: the site's own workload id, once it took the delegation. */
+  readonly siteWorkloadId?: string;
 }
 
 /** One instance (replica) of a workload. */
@@ -56,6 +79,11 @@ export interface InstanceView {
   readonly notBefore?: string;
   /** Reason codes of the last unschedulable verdict. */
   readonly unschedulableReasons?: Readonly<Record<string, number>>;
+  /**
+   * Federation: sites that did not take this instance since it was last placed, taken or found unschedulable; its
+   * next decision leaves them out (as excluded candidates `site:<id>`).
+   */
+  readonly rejectedSites?: readonly string[];
 }
 
 /** Everything the workload decider knows, folded from `workload-<id>`. */
