@@ -15,6 +15,7 @@ import { InvalidAppendError } from './errors';
 import { canonicalJson, contentHashOfJson } from './hash-chain';
 import { StoredMetadata, fullMetadata, storedMetadata, storedMetadataSchema } from './stored-metadata';
 import type { ExpectedRevision } from './port';
+import type { ValidatedContent } from './recent-writes';
 
 /** An event validated and completed for storage, in its stored form (reads fill back what it leaves out). */
 export interface PreparedEvent {
@@ -72,27 +73,36 @@ export function checkAppendRequest(
  * schema's defaults; `storedMetadata`) and computes each event's content hash over that stored form.
  */
 export function prepareEvents(registry: EventRegistry, events: readonly NewEvent[]): PreparedEvent[] {
-  return events.map((event) => {
-    parseOrThrow(eventIdSchema, event.eventId, 'EVENT.ID_INVALID', 'Event id');
-    const schemaVersion = event.metadata.schemaVersion ?? registry.latestVersion(event.type);
-    // Written metadata has no hash keys: the schema drops any a caller copied from a recorded event.
-    const parsed = parseOrThrow(
-      eventMetadataSchema,
-      { ...event.metadata, schemaVersion },
-      'EVENT.METADATA_INVALID',
-      `Metadata of ${event.type}`,
-    );
-    const valid = registry.validate(event.type, schemaVersion, event.data);
-    const data = registry.storedForm(event.type, schemaVersion, valid);
-    const metadata = storedMetadata(parsed, data);
-    const json = { data: canonicalJson(data), metadata: canonicalJson(metadata) };
-    // a NUL is escaped as \u0000 in JSON; the walk (exact) runs only when that text is there at all
-    if (json.data.includes('\\u0000')) rejectNul(data, 'EVENT.SCHEMA_INVALID', `Event ${event.type}`);
-    if (json.metadata.includes('\\u0000'))
-      rejectNul(metadata, 'EVENT.METADATA_INVALID', `Metadata of ${event.type}`);
-    const contentHash = contentHashOfJson(event.eventId, event.type, json.data, json.metadata);
-    return { eventId: event.eventId, type: event.type, data, metadata, contentHash, json };
-  });
+  return events.map((event) => prepareEvent(registry, event).prepared);
+}
+
+/** One event as `prepareEvents` prepares it, with its content in full as validated (what a read of it returns). */
+export function prepareEvent(
+  registry: EventRegistry,
+  event: NewEvent,
+): { prepared: PreparedEvent; content: ValidatedContent } {
+  parseOrThrow(eventIdSchema, event.eventId, 'EVENT.ID_INVALID', 'Event id');
+  const schemaVersion = event.metadata.schemaVersion ?? registry.latestVersion(event.type);
+  // Written metadata has no hash keys: the schema drops any a caller copied from a recorded event.
+  const parsed = parseOrThrow(
+    eventMetadataSchema,
+    { ...event.metadata, schemaVersion },
+    'EVENT.METADATA_INVALID',
+    `Metadata of ${event.type}`,
+  );
+  const valid = registry.validate(event.type, schemaVersion, event.data);
+  const data = registry.storedForm(event.type, schemaVersion, valid);
+  const metadata = storedMetadata(parsed, data);
+  const json = { data: canonicalJson(data), metadata: canonicalJson(metadata) };
+  // a NUL is escaped as \u0000 in JSON; the walk (exact) runs only when that text is there at all
+  if (json.data.includes('\\u0000')) rejectNul(data, 'EVENT.SCHEMA_INVALID', `Event ${event.type}`);
+  if (json.metadata.includes('\\u0000'))
+    rejectNul(metadata, 'EVENT.METADATA_INVALID', `Metadata of ${event.type}`);
+  const contentHash = contentHashOfJson(event.eventId, event.type, json.data, json.metadata);
+  return {
+    prepared: { eventId: event.eventId, type: event.type, data, metadata, contentHash, json },
+    content: { type: event.type, data: valid, metadata: parsed },
+  };
 }
 
 /** A prepared event with its chain links in the metadata, as adapters that hash in TypeScript store it. */
@@ -109,13 +119,16 @@ export interface StoredLinks {
 /**
  * Validates a stored event on read and turns it into the port's envelope. The links (`prevHash`, `hash`) come
  * from `links` or else from the stored metadata; they are not validated here (the audit verifier checks them).
+ * `validated`: the content this process validated when it appended the event, used instead of parsing it again.
  * The event is one of `E` because `registry` (which defines `E`) parsed its data with the schema of its type.
  */
 export function decodeEvent<E extends EventBody>(
   registry: EventRegistry,
   raw: RawEvent,
   links?: StoredLinks,
+  validated?: ValidatedContent,
 ): RecordedOf<E> {
+  if (validated) return withContent<E>(raw, validated, links ?? linksIn(raw.metadata));
   const stored = parseOrThrow(
     storedMetadataSchema,
     raw.metadata,
@@ -133,6 +146,23 @@ export function decodeEvent<E extends EventBody>(
   }
   // the one place a stored event gets its type: its data was just parsed with the schema of `raw.type`
   return { ...raw, data, metadata: written } as RecordedOf<E>;
+}
+
+/**
+ * A stored event whose content this process validated when it appended it (see RecentWrites), nothing parsed
+ * again. The content is taken once, so its metadata object is this event's own and gets the links set on it.
+ */
+function withContent<E extends EventBody>(
+  raw: RawEvent,
+  { data, metadata }: ValidatedContent,
+  links: StoredLinks | undefined,
+): RecordedOf<E> {
+  if (links) {
+    const written = metadata as { -readonly [K in keyof EventMetadata]: EventMetadata[K] };
+    written.prevHash = links.prevHash;
+    written.hash = links.hash;
+  }
+  return { ...raw, data, metadata } as RecordedOf<E>;
 }
 
 function linksIn(metadata: unknown): StoredLinks | undefined {

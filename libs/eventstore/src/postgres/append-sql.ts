@@ -31,6 +31,16 @@ export async function appendWithClient(
   events: readonly PreparedEvent[],
   expected: ExpectedRevision,
 ): Promise<AppendResult> {
+  return (await appendTelling(client, streamId, events, expected)).result;
+}
+
+/** `appendWithClient`, telling whether this call stored the events (false: an earlier append of them did). */
+export async function appendTelling(
+  client: PoolClient | Client,
+  streamId: string,
+  events: readonly PreparedEvent[],
+  expected: ExpectedRevision,
+): Promise<{ result: AppendResult; stored: boolean }> {
   const payload = sqlEventsJson(events);
   const ids = events.map((e) => e.eventId);
   try {
@@ -39,12 +49,12 @@ export async function appendWithClient(
       text: 'SELECT out_revision, out_txid::text, out_seq::text FROM hcn_append($1, $2, $3::jsonb)',
       values: [streamId, String(expected), payload],
     });
-    return toAppendResult(rows[0]);
+    return { result: toAppendResult(rows[0]), stored: true };
   } catch (error) {
     const code = (error as { code?: string }).code;
     const retried =
       code === 'HC001' || code === '23505' ? await retriedAppend(client, streamId, ids) : undefined;
-    if (retried) return retried;
+    if (retried) return { result: retried, stored: false };
     throw translatePgError(error, streamId, expected, ids);
   }
 }

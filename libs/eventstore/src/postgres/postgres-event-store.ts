@@ -9,7 +9,8 @@ import {
 } from '@hcn/contracts';
 import { ScavengeResult, scavengeExpired } from './scavenge';
 import { Client, Pool, PoolClient } from 'pg';
-import { PreparedEvent, checkAppendRequest, decodeEvent, prepareEvents } from '../codec';
+import { PreparedEvent, checkAppendRequest, decodeEvent, prepareEvent, prepareEvents } from '../codec';
+import { RecentWrites } from '../recent-writes';
 import type {
   AppendOutcome,
   AppendRequest,
@@ -32,7 +33,7 @@ import { StaleTransactionError, translatePgError } from './pg-errors';
 import { StoredRow, readRawPage, storedEvent } from './raw-read';
 import { EVENT_COLUMNS, readAllPage, selectionOf } from './all-page';
 import { SharedTail, TailReader } from './shared-tail';
-import { AppendRow, appendWithClient, sqlEventsJson, toAppendResult } from './append-sql';
+import { AppendRow, appendTelling, sqlEventsJson, toAppendResult } from './append-sql';
 
 export { appendWithClient } from './append-sql';
 
@@ -66,6 +67,8 @@ export class PostgresEventStore<E extends EventBody = HcnEvent> implements Event
   private readonly readAllWaitMs: number;
   /** The end of `$all` read once for every subscription (see SharedTail). */
   private readonly tail: SharedTail<E>;
+  /** What this process appended lately, for its own reads of it (see RecentWrites). */
+  private readonly written = new RecentWrites();
   private listener: Client | undefined;
   private closed = false;
 
@@ -122,11 +125,14 @@ export class PostgresEventStore<E extends EventBody = HcnEvent> implements Event
     expected: ExpectedRevision,
   ): Promise<AppendResult> {
     checkAppendRequest(streamId, events, expected);
-    const prepared = prepareEvents(this.registry, events);
+    const made = events.map((event) => prepareEvent(this.registry, event));
+    const prepared = made.map((m) => m.prepared);
     for (let attempt = 1; ; attempt++) {
       const client = await this.checkout();
       try {
-        return await appendWithClient(client, streamId, prepared, expected);
+        const { result, stored } = await appendTelling(client, streamId, prepared, expected);
+        if (stored) this.keepWritten(made);
+        return result;
       } catch (error) {
         if (!(error instanceof StaleTransactionError) || attempt >= MAX_STALE_RETRIES) throw error;
       } finally {
@@ -146,11 +152,14 @@ export class PostgresEventStore<E extends EventBody = HcnEvent> implements Event
       appendEach((r) => this.append(r.streamId, r.events, r.expectedRevision), requests, 4);
     if (requests.length === 1) return oneByOne();
     let payload: string;
+    const made: Array<ReturnType<typeof prepareEvent>> = [];
     try {
       payload = `[${requests
         .map((r) => {
           checkAppendRequest(r.streamId, r.events, r.expectedRevision);
-          const events = sqlEventsJson(prepareEvents(this.registry, r.events));
+          const these = r.events.map((event) => prepareEvent(this.registry, event));
+          made.push(...these);
+          const events = sqlEventsJson(these.map((m) => m.prepared));
           const expected = JSON.stringify(String(r.expectedRevision));
           return `{"stream":${JSON.stringify(r.streamId)},"expected":${expected},"events":${events}}`;
         })
@@ -165,6 +174,7 @@ export class PostgresEventStore<E extends EventBody = HcnEvent> implements Event
       );
       const outcomes: AppendOutcome[] = new Array(requests.length);
       for (const row of rows) outcomes[row.out_index] = { ok: true, result: toAppendResult(row) };
+      this.keepWritten(made);
       return outcomes;
     } catch {
       return oneByOne();
@@ -321,7 +331,12 @@ export class PostgresEventStore<E extends EventBody = HcnEvent> implements Event
     const raw = storedEvent(row, row.metadata);
     const links =
       row.prev_hash !== null && row.hash !== null ? { prevHash: row.prev_hash, hash: row.hash } : undefined;
-    return decodeEvent<E>(this.registry, raw, links);
+    return decodeEvent<E>(this.registry, raw, links, this.written.take(row.event_id, row.type));
+  }
+
+  /** Keeps the content of events this store just stored, for its own reads of them. */
+  private keepWritten(made: ReadonlyArray<ReturnType<typeof prepareEvent>>): void {
+    this.written.keep(made.map((m) => ({ eventId: m.prepared.eventId, content: m.content })));
   }
 
   private async query<R>(sql: string, params: unknown[] = []): Promise<R[]> {
