@@ -1,13 +1,29 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** JSON with object keys sorted at every level (the bytes a MAC is computed over). */
+/**
+ * JSON with object keys sorted at every level (the bytes a MAC is computed over): members whose value is
+ * `undefined` left out, an array element JSON has no text for (`undefined`, a function) written as nothing. Built
+ * in one pass of string concatenation (a run command and a started report are signed or checked per placement).
+ */
 function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + (canonical(value[i]) ?? '');
+    return out + ']';
+  }
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record);
+    if (keys.length > 1) keys.sort();
+    let out = '{';
+    let separator = '';
+    for (const key of keys) {
+      const member = record[key];
+      if (member === undefined) continue;
+      out += `${separator}${JSON.stringify(key)}:${canonical(member)}`;
+      separator = ',';
+    }
+    return out + '}';
   }
   return JSON.stringify(value);
 }
