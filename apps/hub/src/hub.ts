@@ -145,6 +145,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
     credentials,
     snapshot: () => view.snapshot(),
     health: metrics.subscriptions,
+    readModels: ports.readModels,
   });
   const logger = ports.logger ?? createLogger({ app: 'hub', level: config.logLevel });
   const hubModule = HubModule.register({

@@ -11,6 +11,7 @@ export const ALLOCATION_STATUSES = [
   'stopped',
   'lost',
   'rejected',
+  'unknown',
 ] as const;
 
 /** Status of an allocation. */

@@ -18,6 +18,7 @@ export const WORKLOAD_STATUSES = [
   'lost',
   'stopped',
   'deleted',
+  'unknown',
 ] as const;
 
 /** Derived status of a workload (see WORKLOAD_STATUSES). */
@@ -34,6 +35,7 @@ export const INSTANCE_STATUSES = [
   'failed',
   'stopped',
   'lost',
+  'unknown',
 ] as const;
 
 /** Status of one instance (replica index) of a workload. */

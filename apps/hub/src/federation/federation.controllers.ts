@@ -1,6 +1,8 @@
 import { AcceptDelegationController } from '../commands/accept-delegation/accept-delegation.controller';
+import { ControlDelegationController } from '../commands/control-delegation/control-delegation.controller';
 import { DeregisterSiteController } from '../commands/deregister-site/deregister-site.controller';
 import { FederationJoinTokenController } from '../commands/issue-federation-join-token/federation-join-token.controller';
+import { RecordDelegationStatusController } from '../commands/record-delegation-status/record-delegation-status.controller';
 import { RecordSiteSummaryController } from '../commands/record-site-summary/record-site-summary.controller';
 import { RegisterSiteController } from '../commands/register-site/register-site.controller';
 import { SitesController } from '../queries/sites.controller';
@@ -15,4 +17,6 @@ export const FEDERATION_CONTROLLERS = [
   SitesController,
   FederationController,
   AcceptDelegationController,
+  ControlDelegationController,
+  RecordDelegationStatusController,
 ];

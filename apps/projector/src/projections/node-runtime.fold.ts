@@ -60,6 +60,7 @@ export function nodeRuntimeChange(
     case 'placed':
     case 'running':
     case 'stopping':
+    case 'unknown':
       return undefined; // active: handled above
     case 'rejected':
       return undefined; // delegated to another site: left out above

@@ -84,6 +84,7 @@ function recordFacts(book: WorkloadBook, before: WorkloadState, event: RecordedW
   // allocations delegated to another site have no row (their place is no node of this site)
   if (event.type === 'AllocationDelegated' || event.type === 'DelegationAccepted') return;
   if (event.type === 'DelegationRejected') return;
+  if (event.type === 'AllocationUnknown' || event.type === 'AllocationReachable') return; // federation: as above
   const { allocationId, workloadId } = event.data;
   const at = event.recordedAt;
   if (event.type === 'AllocationPlaced') {

@@ -26,6 +26,7 @@ export * from './admission.events';
 export * from './taskqueue.events';
 export * from './site.events';
 export * from './delegation.schemas';
+export * from './delegation-status.schemas';
 
 const ALL_EVENTS = [
   ...NODE_EVENTS,

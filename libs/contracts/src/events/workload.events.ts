@@ -76,6 +76,15 @@ const sampling = {
   topK: z.number().int().min(0).optional(),
 };
 
+/**
+ * Federation: where the status an event records came from in the log of the site running the delegation (its
+ * workload stream's revision and that event's hash-chain link); absent for a node's report.
+ */
+const siteAnchor = {
+  siteRevision: z.number().int().min(0).optional(),
+  siteHash: z.string().max(128).optional(),
+};
+
 /** A workload was admitted. */
 export const WorkloadSubmitted = defineEvent(
   'WorkloadSubmitted',
@@ -226,13 +235,14 @@ export const AllocationStarted = defineEvent(
     startedAt: at,
     /** Ports the engine published on the node (container workloads that asked for ports). */
     ports: z.array(publishedPortSchema).max(64).optional(),
+    ...siteAnchor,
   }),
 );
 /** A service's allocation passed its readiness probe (or, without one, started): it counts as an endpoint. */
 export const AllocationReady = defineEvent(
   'AllocationReady',
   1,
-  z.object({ workloadId: id, allocationId: id, nodeId: allocationPlaceSchema, at }),
+  z.object({ workloadId: id, allocationId: id, nodeId: allocationPlaceSchema, at, ...siteAnchor }),
 );
 /** A service's allocation failed its readiness probe: it no longer counts as an endpoint (it keeps running). */
 export const AllocationNotReady = defineEvent(
@@ -244,6 +254,7 @@ export const AllocationNotReady = defineEvent(
     nodeId: allocationPlaceSchema,
     reason: z.string().max(2000),
     at,
+    ...siteAnchor,
   }),
 );
 /** The allocation's process exited with code 0. */
@@ -258,6 +269,7 @@ export const AllocationCompleted = defineEvent(
     endedAt: at,
     /** What the allocation used over its life, measured on its node (absent: not measured). */
     usage: measuredUsageSchema.optional(),
+    ...siteAnchor,
   }),
 );
 /** The allocation failed: spawn error, non-zero exit or an unexpected signal. */
@@ -274,6 +286,7 @@ export const AllocationFailed = defineEvent(
     endedAt: at,
     /** What the allocation used over its life, measured on its node (absent: not measured). */
     usage: measuredUsageSchema.optional(),
+    ...siteAnchor,
   }),
 );
 /** The allocation's node went offline; the instance is rescheduled by its restart policy. */
@@ -286,6 +299,7 @@ export const AllocationLost = defineEvent(
     nodeId: allocationPlaceSchema,
     reason: z.string().max(500),
     lostAt: at,
+    ...siteAnchor,
   }),
 );
 /** A user asked that the workload stop. */
@@ -320,6 +334,36 @@ export const AllocationStopped = defineEvent(
     endedAt: at,
     /** What the allocation used over its life, measured on its node (absent: not measured). */
     usage: measuredUsageSchema.optional(),
+    ...siteAnchor,
+  }),
+);
+/**
+ * Federation: the site a taken delegation runs at went offline (its TTL passed): the allocation is unknown, neither
+ * running nor lost, and holds its place until the site is heard from again or an operator gives it up.
+ */
+export const AllocationUnknown = defineEvent(
+  'AllocationUnknown',
+  1,
+  z.object({
+    workloadId: id,
+    allocationId: id,
+    nodeId: allocationPlaceSchema,
+    siteId: siteIdSchema,
+    reason: z.string().max(500),
+    unknownAt: at,
+  }),
+);
+/** Federation: the site of an unknown allocation reported again; the allocation is what it was before. */
+export const AllocationReachable = defineEvent(
+  'AllocationReachable',
+  1,
+  z.object({
+    workloadId: id,
+    allocationId: id,
+    nodeId: allocationPlaceSchema,
+    siteId: siteIdSchema,
+    at,
+    ...siteAnchor,
   }),
 );
 /** A user asked for fresh allocations of every instance. */
@@ -362,6 +406,8 @@ export const WORKLOAD_EVENTS = [
   WorkloadRestartRequested,
   WorkloadUpdated,
   WorkloadDeleted,
+  AllocationUnknown,
+  AllocationReachable,
 ] as const;
 
 /** Stream of a workload: submission, every hop, every allocation's life. */

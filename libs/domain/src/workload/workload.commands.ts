@@ -9,6 +9,7 @@ import type {
   SiteRejectionReason,
   SiteRelation,
 } from '@hcn/contracts';
+import type { SiteStatusReport } from './workload.site-status';
 
 /**
  * The scheduler's verdict for one instance attempt, as the saga hands it to the decider: the decision (hops,
@@ -111,6 +112,10 @@ export type WorkloadCommand =
     }
   /** Federation: the site did not take it, or did not answer in time; the instance is decided again without it. */
   | ({ type: 'RecordDelegationRejected' } & DelegationRefusal)
+  /** Federation: what the site running a delegation reported of it (status flows back). */
+  | ({ type: 'RecordSiteStatus' } & SiteStatusReport)
+  /** Federation: the site of a taken delegation went offline; the allocation is unknown until heard from. */
+  | { type: 'MarkUnknown'; allocationId: string; siteId: string; reason: string; at: string }
   | { type: 'RequestStop'; reason: string }
   | { type: 'RequestRestart'; reason: string }
   | { type: 'Update'; spec: WorkloadSpec }
@@ -141,4 +146,6 @@ export type WorkloadEventType =
   | 'AllocationStopped'
   | 'WorkloadRestartRequested'
   | 'WorkloadUpdated'
-  | 'WorkloadDeleted';
+  | 'WorkloadDeleted'
+  | 'AllocationUnknown'
+  | 'AllocationReachable';

@@ -6,6 +6,7 @@ import type { AllocationEnd, DecisionRecord, WorkloadCommand, WorkloadEvent } fr
 import { evolveWorkload } from './workload.evolve';
 import { isService, rolloutStep, stateAfter } from './service.rollout';
 import { delegated, delegationAccepted, delegationRejected, foreignDelegation } from './workload.delegation';
+import { markUnknown, recordSiteStatus, siteWorkloadMismatch } from './workload.site-status';
 import {
   ACTIVE_ALLOCATION,
   AllocationView,
@@ -274,7 +275,12 @@ export function validateWorkload(command: WorkloadCommand, state: WorkloadState)
       return foreignAllocation(state, command.allocationId, command.nodeId);
     case 'RecordDelegationAccepted':
     case 'RecordDelegationRejected':
+    case 'MarkUnknown':
       return foreignDelegation(state, command.allocationId, command.siteId);
+    case 'RecordSiteStatus':
+      return (
+        foreignDelegation(state, command.allocationId, command.siteId) ?? siteWorkloadMismatch(command, state)
+      );
     case 'RequestStop':
     case 'RequestRestart':
       return notLive(state);
@@ -332,6 +338,10 @@ function decideAcceptedWorkload(command: WorkloadCommand, state: WorkloadState):
       return delegationAccepted(command, state);
     case 'RecordDelegationRejected':
       return delegationRejected(command, state);
+    case 'RecordSiteStatus':
+      return recordSiteStatus(command, state, decideAcceptedWorkload);
+    case 'MarkUnknown':
+      return markUnknown(command, state);
     case 'RequestStop': {
       const live = liveOf(state);
       const stops = live ? stopRequests(state, live, command.reason) : [];
@@ -385,6 +395,8 @@ const WORKLOAD_EVENT_TYPES: EventTypes<WorkloadEvent> = {
   WorkloadRestartRequested: true,
   WorkloadUpdated: true,
   WorkloadDeleted: true,
+  AllocationUnknown: true,
+  AllocationReachable: true,
 };
 
 /** The workload decider: submission, scheduling verdicts, allocation lifecycle, user operations. */

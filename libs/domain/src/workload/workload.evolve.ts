@@ -3,6 +3,7 @@ import { sameJson } from '../equality';
 import { assertNever } from '../errors';
 import type { WorkloadEvent } from './workload.commands';
 import { evolveAccepted, evolveDelegated, evolveRejected } from './workload.delegation';
+import { evolveReachable, evolveUnknown, noteSiteRevision } from './workload.site-status';
 import {
   ACTIVE_ALLOCATION,
   AllocationStatus,
@@ -176,8 +177,12 @@ function restarted(state: WorkloadState): WorkloadState {
   return { ...state, desired: 'running', allocations, instances };
 }
 
-/** Folds one workload event into the state. */
+/** Folds one workload event into the state (and the site revision it records, federation). */
 export function evolveWorkload(state: WorkloadState, event: WorkloadEvent): WorkloadState {
+  return noteSiteRevision(evolveEvent(state, event), event);
+}
+
+function evolveEvent(state: WorkloadState, event: WorkloadEvent): WorkloadState {
   switch (event.type) {
     case 'WorkloadSubmitted':
       return submitted(state, event);
@@ -288,6 +293,10 @@ export function evolveWorkload(state: WorkloadState, event: WorkloadEvent): Work
       return updated(state, event);
     case 'WorkloadDeleted':
       return stopWaiting({ ...state, deleted: true, desired: 'stopped' });
+    case 'AllocationUnknown':
+      return evolveUnknown(state, event);
+    case 'AllocationReachable':
+      return evolveReachable(state, event);
     default:
       return assertNever(event);
   }

@@ -16,7 +16,9 @@ export type InstanceStatus =
   | 'completed'
   | 'failed'
   | 'lost'
-  | 'stopped';
+  | 'stopped'
+  /** Federation: its allocation's site went offline (see AllocationStatus `unknown`). */
+  | 'unknown';
 
 /** Where one allocation (an instance's attempt on a node) stands. */
 export type AllocationStatus =
@@ -28,7 +30,9 @@ export type AllocationStatus =
   | 'lost'
   | 'stopped'
   /** Federation: the site it was delegated to did not take it (or did not answer in time); it never ran. */
-  | 'rejected';
+  | 'rejected'
+  /** Federation: the site that took it went offline; neither running nor lost until heard from or given up. */
+  | 'unknown';
 
 /** One allocation of a workload. */
 export interface AllocationView {
@@ -65,6 +69,10 @@ export interface AllocationView {
   readonly relation?: SiteRelation;
   /** Federation: the site's own workload id, once it took the delegation. */
   readonly siteWorkloadId?: string;
+  /** Federation: the last revision of the site's workload stream whose status was recorded (a repeat is ignored). */
+  readonly siteRevision?: number;
+  /** Federation, while `unknown`: what it was before its site went offline. */
+  readonly unknownFrom?: 'placed' | 'running' | 'stopping';
 }
 
 /** One instance (replica) of a workload. */
@@ -113,7 +121,12 @@ export const initialWorkloadState: WorkloadState = {
 };
 
 /** Allocation statuses that still hold capacity on a node. */
-export const ACTIVE_ALLOCATION: ReadonlySet<AllocationStatus> = new Set(['placed', 'running', 'stopping']);
+export const ACTIVE_ALLOCATION: ReadonlySet<AllocationStatus> = new Set([
+  'placed',
+  'running',
+  'stopping',
+  'unknown',
+]);
 
 /** Instance statuses waiting for a placement. */
 export const WAITING_INSTANCE: ReadonlySet<InstanceStatus> = new Set(['pending', 'unschedulable']);
@@ -122,7 +135,7 @@ export const WAITING_INSTANCE: ReadonlySet<InstanceStatus> = new Set(['pending',
 export function workloadStatus(state: WorkloadState): string {
   if (state.deleted) return 'deleted';
   const statuses = new Set(state.instances.map((i) => i.status));
-  for (const s of ['running', 'stopping', 'placed', 'pending', 'unschedulable'] as const) {
+  for (const s of ['running', 'unknown', 'stopping', 'placed', 'pending', 'unschedulable'] as const) {
     if (statuses.has(s)) return s === 'stopping' || s === 'placed' ? (s === 'placed' ? 'starting' : s) : s;
   }
   for (const s of ['failed', 'lost', 'stopped'] as const) if (statuses.has(s)) return s;
