@@ -88,17 +88,25 @@ function objectStripper(schema: z.ZodObject): Stripper | undefined {
     if (fallback || inner) rules.push({ key, fallback, inner });
   }
   if (rules.length === 0) return undefined;
+  const byKey = new Map(rules.map((rule) => [rule.key, rule]));
+  // one pass building the copy (a `delete` on a spread copy would turn it into a slow dictionary object)
   return (value) => {
     if (!isRecord(value)) return value;
-    const out: Record<string, unknown> = { ...value };
-    for (const { key, fallback, inner } of rules) {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) {
       const member = value[key];
-      if (member === undefined) continue;
-      if (fallback && isDeepStrictEqual(member, fallback.value)) delete out[key];
-      else if (inner) out[key] = inner(member);
+      const rule = member === undefined ? undefined : byKey.get(key);
+      if (rule?.fallback && equalsDefault(member, rule.fallback.value)) continue;
+      out[key] = rule?.inner ? rule.inner(member) : member;
     }
     return out;
   };
+}
+
+/** `isDeepStrictEqual`, without its machinery for the common primitive default (same answers: `Object.is`). */
+function equalsDefault(member: unknown, fallback: unknown): boolean {
+  if (typeof fallback !== 'object' || fallback === null) return Object.is(member, fallback);
+  return isDeepStrictEqual(member, fallback);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
