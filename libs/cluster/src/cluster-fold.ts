@@ -1,13 +1,16 @@
 import {
   DecisionBasisRecord,
   DomainDefinition,
+  FederationBasisRecord,
   Position,
   RecordedHcnEvent,
   isEventOfTypes,
 } from '@hcn/contracts';
 import { NodeEvent, NodeState, nodeDecider } from '@hcn/domain';
-import { ClusterSnapshot, SchedulingIndex } from '@hcn/scheduling';
+import { ClusterSnapshot, PlacementRequest, SchedulingIndex } from '@hcn/scheduling';
 import { DeviceLimits, clusterSnapshot, deviceLimitsOf } from './cluster-snapshot';
+import { FederatedDecision, FederationSetup, decideFederated } from './federated-decision';
+import { ChildCandidate, SITE_EVENT_TYPES, SiteBook } from './site-candidates';
 import { ViewBasis } from './view-basis';
 
 /** Event types the fold follows (heartbeats excluded: liveness turns them into online/offline facts). */
@@ -25,6 +28,7 @@ export const CLUSTER_EVENT_TYPES = [
   'CapacityReleased',
   'DomainDefined',
   'DomainUpdated',
+  ...SITE_EVENT_TYPES,
 ];
 
 /** Event types that can let a waiting workload fit (capacity appears, or the tree changes). */
@@ -60,6 +64,7 @@ export class ClusterFold {
   private index: SchedulingIndex | undefined;
   private limits: DeviceLimits | undefined;
   private readonly applied = new ViewBasis();
+  private readonly sites = new SiteBook();
 
   /**
    * Applies one recorded cluster event, in log order; a node event at or below the node's applied revision is
@@ -69,6 +74,8 @@ export class ClusterFold {
     this.applied.delivered(event.position);
     if (event.type === 'DomainDefined' || event.type === 'DomainUpdated') {
       this.defineDomain(event.data);
+    } else if (SITE_EVENT_TYPES.includes(event.type)) {
+      this.sites.apply(event);
     } else if (isEventOfTypes(event, nodeDecider.eventTypes)) {
       this.applyNodeAt(event, event.revision);
     } else {
@@ -148,6 +155,38 @@ export class ClusterFold {
   /** The tree and nodes as the scheduler sees them; domains nodes name but nobody defined become roots. */
   snapshot(): ClusterSnapshot {
     return clusterSnapshot({ nodes: this.nodes, domains: this.domains, placements: this.placements });
+  }
+
+  /** Online child sites with a summary: the candidates of a federated decision's children tier. */
+  childSites(): ChildCandidate[] {
+    return this.sites.candidates();
+  }
+
+  /**
+   * Decides on this fold across sites (`decideFederated`): this hub's tree, its child sites, its peers, in the
+   * setup's order; without a setup, on this hub's tree alone.
+   */
+  decideAcross(request: PlacementRequest, setup?: FederationSetup): FederatedDecision {
+    const local = this.schedulingIndex();
+    const children = setup?.order.includes('children') ? this.sites.candidates() : [];
+    const peers = setup?.order.includes('peers') ? setup.peers : [];
+    return decideFederated({ local, children, peers, order: setup?.order ?? ['local'] }, request);
+  }
+
+  /**
+   * Replays a recorded federated decision on this fold (folded to the decision's basis): the children the basis
+   * names, each with the summary of the recorded revision (undefined when the fold holds another: it was scavenged,
+   * or the fold is not at the basis), and the recorded peers.
+   */
+  replayAcross(request: PlacementRequest, basis: FederationBasisRecord): FederatedDecision | undefined {
+    const children: ChildCandidate[] = [];
+    for (const [siteId, revision] of basis.children) {
+      const candidate = this.sites.candidate(siteId, revision);
+      if (!candidate) return undefined;
+      children.push(candidate);
+    }
+    const inputs = { local: this.schedulingIndex(), children, peers: basis.peers, order: basis.order };
+    return decideFederated(inputs, request);
   }
 
   /** A node's folded state. */

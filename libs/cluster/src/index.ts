@@ -3,3 +3,5 @@ export * from './cluster-snapshot';
 export * from './device-views';
 export * from './site-summary';
 export * from './view-basis';
+export * from './federated-decision';
+export * from './site-candidates';

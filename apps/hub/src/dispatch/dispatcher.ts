@@ -7,6 +7,7 @@ import {
   RecordedHcnEvent,
   WorkloadSpec,
   nodeStream,
+  siteOfPlace,
   workloadStream,
 } from '@hcn/contracts';
 import { EventStore, Subscription, superviseSubscription } from '@hcn/eventstore';
@@ -199,6 +200,7 @@ export class Dispatcher implements PlacementListener {
       case 'AllocationStopRequested':
       case 'AllocationLost': {
         const data = event.data;
+        if (siteOfPlace(data.nodeId) !== undefined) return undefined; // delegated: the site is told, not a node
         return {
           commandId: event.eventId,
           nodeId: data.nodeId,

@@ -1,4 +1,12 @@
-import { namespaceSchema, readFederationJoinToken, siteIdSchema, siteUrlSchema } from '@hcn/contracts';
+import { DEFAULT_FEDERATION_ORDER } from '@hcn/cluster';
+import {
+  FederationTier,
+  federationTierSchema,
+  namespaceSchema,
+  readFederationJoinToken,
+  siteIdSchema,
+  siteUrlSchema,
+} from '@hcn/contracts';
 import { envNumber, parseConfig } from '@hcn/platform';
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
@@ -42,6 +50,12 @@ export interface FederationConfig {
   readonly peers: readonly PeerSite[];
   /** Namespaces this site runs delegated work of (`*`: all); a delegation of another is refused. Empty: none. */
   readonly namespaces: readonly string[];
+  /** Per peer: the secret the two share to sign delegations between them (a peer without one is not delegated to). */
+  readonly peerSecrets: Readonly<Record<string, string>>;
+  /** Where a decision looks, in order: this site's tree, its child sites, its peers (CNET: local, children, peers). */
+  readonly order: readonly FederationTier[];
+  /** A delegation not answered in this long is recorded rejected (`timeout`) and the instance falls back. */
+  readonly delegationTimeoutSeconds: number;
   /** Gossip among members, on when a shared secret is configured. */
   readonly gossip?: {
     readonly secret: string;
@@ -91,6 +105,42 @@ const namespacesSchema = z
     z.array(z.union([z.literal('*'), namespaceSchema]), { message: 'namespaces, comma-separated, or *' }),
   );
 
+/** HCN_FEDERATION_PEER_SECRETS: `id=secret` pairs, comma-separated (secrets of at least 32 characters). */
+const peerSecretsSchema = z
+  .string()
+  .default('')
+  .transform((text) =>
+    text
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean)
+      .map((pair) => {
+        const at = pair.indexOf('=');
+        return { siteId: pair.slice(0, at), secret: pair.slice(at + 1) };
+      }),
+  )
+  .pipe(
+    z.array(
+      z.object({
+        siteId: siteIdSchema,
+        secret: z.string().min(32, 'HCN_FEDERATION_PEER_SECRETS: secrets of at least 32 characters'),
+      }),
+      { message: 'id=secret pairs' },
+    ),
+  );
+
+/** HCN_FEDERATION_ORDER: the tiers a decision tries, comma-separated, each once (default local,children,peers). */
+const orderSchema = z
+  .string()
+  .default(DEFAULT_FEDERATION_ORDER.join(','))
+  .transform((text) => text.split(',').map((t) => t.trim()))
+  .pipe(
+    z
+      .array(federationTierSchema)
+      .min(1)
+      .refine((tiers) => new Set(tiers).size === tiers.length, 'each of local, children, peers at most once'),
+  );
+
 const schema = z
   .object({
     HCN_SITE_ID: optional(siteIdSchema),
@@ -109,6 +159,11 @@ const schema = z
     HCN_FEDERATION_TLS_KEY: pemFileSetting('HCN_FEDERATION_TLS_KEY', 'private key'),
     HCN_FEDERATION_PEERS: peersSchema,
     HCN_FEDERATION_NAMESPACES: namespacesSchema,
+    HCN_FEDERATION_PEER_SECRETS: peerSecretsSchema,
+    HCN_FEDERATION_ORDER: orderSchema,
+    HCN_FEDERATION_DELEGATION_TIMEOUT_SECONDS: envNumber(10).pipe(
+      z.number().positive('HCN_FEDERATION_DELEGATION_TIMEOUT_SECONDS: more than 0'),
+    ),
     HCN_FEDERATION_GOSSIP_SECRET: optional(
       z.string().min(32, 'HCN_FEDERATION_GOSSIP_SECRET must be at least 32 characters'),
     ),
@@ -138,8 +193,19 @@ const schema = z
       );
     if (c.HCN_FEDERATION_PEERS.some((p) => p.siteId === c.HCN_SITE_ID))
       problem('HCN_FEDERATION_PEERS', 'names this site itself');
-    if (c.HCN_FEDERATION_NAMESPACES.length && !c.HCN_FEDERATION_PARENT_URL)
-      problem('HCN_FEDERATION_NAMESPACES', 'delegations come from a parent: set HCN_FEDERATION_PARENT_URL');
+    const peerIds = new Set(c.HCN_FEDERATION_PEERS.map((p) => p.siteId));
+    for (const { siteId } of c.HCN_FEDERATION_PEER_SECRETS)
+      if (!peerIds.has(siteId))
+        problem('HCN_FEDERATION_PEER_SECRETS', `names ${siteId}, which HCN_FEDERATION_PEERS does not`);
+    if (
+      c.HCN_FEDERATION_NAMESPACES.length &&
+      !c.HCN_FEDERATION_PARENT_URL &&
+      !c.HCN_FEDERATION_PEER_SECRETS.length
+    )
+      problem(
+        'HCN_FEDERATION_NAMESPACES',
+        'delegations come from a parent or a peer: set HCN_FEDERATION_PARENT_URL or HCN_FEDERATION_PEER_SECRETS',
+      );
     if (!c.HCN_FEDERATION_PARENT_URL) return;
     const token = c.HCN_FEDERATION_JOIN_TOKEN;
     if (token === undefined && !existsSync(c.HCN_FEDERATION_CREDENTIAL_FILE))
@@ -201,6 +267,9 @@ export function loadFederationConfig(env: NodeJS.ProcessEnv): FederationConfig {
     tls,
     peers: c.HCN_FEDERATION_PEERS.map((p) => ({ ...p, url: p.url.replace(/\/+$/, '') })),
     namespaces: c.HCN_FEDERATION_NAMESPACES,
+    peerSecrets: Object.fromEntries(c.HCN_FEDERATION_PEER_SECRETS.map((p) => [p.siteId, p.secret])),
+    order: c.HCN_FEDERATION_ORDER,
+    delegationTimeoutSeconds: c.HCN_FEDERATION_DELEGATION_TIMEOUT_SECONDS,
     gossip: gossipOf(c),
   };
 }

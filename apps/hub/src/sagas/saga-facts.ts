@@ -29,10 +29,16 @@ export function isNodeLeaving(event: { type: string }): event is NodeWentOffline
 /** Instance statuses after which nothing happens unless a user acts (restart, update, delete). */
 const ENDED_INSTANCE: ReadonlySet<InstanceStatus> = new Set(['completed', 'failed', 'stopped']);
 
-/** What the saga reads: every workload event but the (large) delegation records, and nodes leaving. */
+/**
+ * What the saga reads: every workload event but the (large) delegation records of older logs (WorkloadDelegated;
+ * DelegationRejected is read for a site's refusal, which sends the instance back to be decided), and nodes leaving.
+ */
 export const SAGA_EVENT_TYPES = [
   'WorkloadSubmitted',
   'AllocationPlaced',
+  'AllocationDelegated',
+  'DelegationAccepted',
+  'DelegationRejected',
   'WorkloadUnschedulable',
   'AllocationStarted',
   'AllocationCompleted',
@@ -46,6 +52,10 @@ export const SAGA_EVENT_TYPES = [
   'WorkloadDeleted',
   'NodeWentOffline',
   'NodeDeregistered',
+  'AllocationUnknown',
+  'AllocationReachable',
+  'SiteWentOffline',
+  'SiteCameOnline',
 ];
 
 /** The context of what the scheduler saga appends: caused by `cause`, correlated with `correlation`. */

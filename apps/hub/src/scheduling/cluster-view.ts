@@ -1,5 +1,5 @@
 import { Position, RecordedHcnEvent } from '@hcn/contracts';
-import { CAPACITY_APPEARS, CLUSTER_EVENT_TYPES, ClusterFold } from '@hcn/cluster';
+import { CAPACITY_APPEARS, CLUSTER_EVENT_TYPES, ClusterFold, FederationSetup } from '@hcn/cluster';
 import type { NodeEvent } from '@hcn/domain';
 import { EventStore, Subscription, SubscriptionHealth, superviseSubscription } from '@hcn/eventstore';
 import { Logger } from '@nestjs/common';
@@ -23,6 +23,8 @@ const NODE_CHANGES = new Set([
  * appends (`nodeAppended`): one state, each node event applied once whichever brings it first.
  */
 export class ClusterView extends ClusterFold {
+  /** How this hub schedules across sites (undefined: on its own tree only). */
+  federation: FederationSetup | undefined;
   private subscription: Subscription | undefined;
   private readonly listeners: Array<(event: RecordedHcnEvent) => void> = [];
   private readonly nodeListeners: Array<() => void> = [];

@@ -93,7 +93,8 @@ export class PlacementService {
     workload: Known<WorkloadState>,
     context: CommandContext,
   ): Promise<{ outcome: PlacementOutcome; workload: Known<WorkloadState> }> {
-    const record = await this.reservations.decideAndReserve(workloadId, spec, instance, context);
+    const delegatedIn = workload.state.delegatedFrom !== undefined;
+    const record = await this.reservations.decideAndReserve(workloadId, spec, instance, context, delegatedIn);
     if (!record) return { outcome: 'skipped', workload }; // the saga tries again on its next pass
     return this.record(workloadId, spec, workload, record, context);
   }
@@ -122,6 +123,7 @@ export class PlacementService {
         await this.reservations.releaseUnused(workloadId, outcome.allocationId, outcome.nodeId, context);
       return { outcome: 'skipped', workload: await this.load(workloadId) };
     }
+    if (outcome.kind === 'delegated') return { outcome: 'delegated', workload: after }; // the delegation sender's
     if (outcome.kind !== 'placed') return { outcome: 'unschedulable', workload: after };
     await this.reservations.announcePlaced(spec, outcome, after, context);
     return { outcome: 'placed', workload: after };

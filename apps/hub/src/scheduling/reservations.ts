@@ -5,10 +5,11 @@ import {
   WorkloadSpec,
   nodeStream,
   placementNeedsOf,
+  sitePlace,
   workloadStream,
 } from '@hcn/contracts';
 import { DecisionRecord, DomainError, InstanceView, WorkloadEvent } from '@hcn/domain';
-import { decide } from '@hcn/scheduling';
+import type { FederationSetup } from '@hcn/cluster';
 import type { CommandContext } from '@hcn/commands';
 import type { HotStreams } from '../common/hot-streams';
 import type { HubMetrics } from '../common/metrics';
@@ -40,29 +41,38 @@ export class Reservations {
 
   /**
    * Decides where an instance goes and reserves the capacity on that node's stream (the node excluded and a new decision
-   * when refused); the decision record to append, or undefined when every attempt was refused.
+   * when refused); the decision record to append, or undefined when every attempt was refused. Across sites when
+   * federated (local, children, peers; sites that refused the instance left out): a site's choice reserves nothing
+   * here, the site admits it under its own rules.
    */
   async decideAndReserve(
     workloadId: string,
     spec: WorkloadSpec,
     instance: InstanceView,
     context: CommandContext,
+    delegatedIn = false,
   ): Promise<DecisionRecord | undefined> {
     const allocationId = allocationIdFor(workloadId, instance.instance, instance.attempt);
     const excluded: string[] = [];
+    const refused = (instance.rejectedSites ?? []).map(sitePlace);
     for (let attempt = 1; ; attempt++) {
       const stop = this.metrics.schedulingSeconds.startTimer();
       const basis = this.view.basis();
-      const decision = decide(this.view.schedulingIndex(), {
+      const request = {
         workloadId,
         instance: instance.instance,
         resources: spec.resources,
         constraints: spec.constraints,
-        excludeNodes: excluded,
+        excludeNodes: [...excluded, ...refused],
         ...(spec.devices ? { devices: spec.devices } : {}),
         ...placementNeedsOf(spec),
-      });
+      };
+      const { decision, site, federation } = this.view.decideAcross(request, this.setupFor(delegatedIn));
       stop();
+      if (site) {
+        const withSites = { ...basis, ...(federation ? { federation } : {}) };
+        return toDecisionRecord(instance, decision, allocationId, withSites, undefined, site);
+      }
       if (decision.outcome === 'placed') {
         const grants = decision.devices?.grants as DeviceGrant[] | undefined;
         const reserved = await this.reserve(decision.nodeId, workloadId, allocationId, spec, context, grants);
@@ -72,8 +82,18 @@ export class Reservations {
           return undefined;
         }
       }
-      return toDecisionRecord(instance, decision, allocationId, basis);
+      return toDecisionRecord(instance, decision, allocationId, federation ? { ...basis, federation } : basis);
     }
+  }
+
+  /**
+   * The federation setup an instance is decided under: none off federation; no peers for work another site
+   * delegated here (a peer could hand it back: delegations go down the tree, or once across).
+   */
+  private setupFor(delegatedIn: boolean): FederationSetup | undefined {
+    const setup = this.view.federation;
+    if (!setup || !delegatedIn) return setup;
+    return { ...setup, peers: [] };
   }
 
   private async reserve(

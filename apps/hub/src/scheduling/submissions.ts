@@ -58,7 +58,14 @@ export class Submissions {
     const reserving = this.metrics.submissionStageSeconds.startTimer({ stage: 'reserve' });
     try {
       for (const instance of dueInstances(state, context.now.getTime())) {
-        const record = await this.reservations.decideAndReserve(workloadId, submit.spec, instance, context);
+        const delegatedIn = submit.delegatedFrom !== undefined;
+        const record = await this.reservations.decideAndReserve(
+          workloadId,
+          submit.spec,
+          instance,
+          context,
+          delegatedIn,
+        );
         if (!record) {
           outcomes.push('skipped');
           continue;
@@ -67,7 +74,7 @@ export class Submissions {
         state = decided.reduce(workloadDecider.evolve, state);
         events.push(...decided);
         if (record.outcome.kind === 'placed') placed.push(record.outcome);
-        outcomes.push(record.outcome.kind === 'placed' ? 'placed' : 'unschedulable');
+        outcomes.push(record.outcome.kind === 'unschedulable' ? 'unschedulable' : record.outcome.kind);
       }
     } catch (error) {
       await this.reservations.releaseAll(placed, 'submission failed', context);

@@ -120,6 +120,7 @@ function submitted(
     workloadId: event.data.workloadId,
     spec,
     idempotencyKey: event.data.idempotencyKey,
+    ...(event.data.delegatedFrom ? { delegatedFrom: event.data.delegatedFrom } : {}),
     generation: 1,
     instances: Array.from({ length: spec.replicas }, (_, i) => pending(i, 0, 0)),
   };

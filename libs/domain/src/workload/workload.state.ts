@@ -1,4 +1,5 @@
 import type {
+  DelegatedFrom,
   MeasuredUsage,
   PublishedPort,
   ResourceAmounts,
@@ -101,6 +102,8 @@ export interface WorkloadState {
   readonly workloadId?: string;
   readonly spec?: WorkloadSpec;
   readonly idempotencyKey?: string | null;
+  /** Federation: the site that delegated this workload here (absent: submitted here). */
+  readonly delegatedFrom?: DelegatedFrom;
   readonly generation: number;
   /** What the user wants: instances running, or everything stopped. */
   readonly desired: 'running' | 'stopped';

@@ -30,7 +30,8 @@ export class AcceptDelegationController {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {
     const parent = () => federation.link?.parentCredential();
-    this.delegations = new ChildDelegations(parent, federation.config.namespaces, commands);
+    const { namespaces, peerSecrets } = federation.config;
+    this.delegations = new ChildDelegations(parent, namespaces, commands, peerSecrets);
   }
 
   @Post('delegations')

@@ -14,6 +14,16 @@ export function servesNamespace(served: readonly string[], namespace: string): b
   return served.includes('*') || served.includes(namespace);
 }
 
+/** The site a request's payload names as delegating, unverified (it picks the key the MAC is checked with). */
+function namedSite(payload: string): string | undefined {
+  try {
+    const named = (JSON.parse(payload) as { parentSiteId?: unknown } | null)?.parentSiteId;
+    return typeof named === 'string' ? named : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Refusals of an admitted delegation that are answers (rejected, with reasons), not bad input. */
 function rejectionOf(request: DelegationRequest, error: unknown): DelegationAnswer | undefined {
   if (!(error instanceof HcnError)) return undefined;
@@ -33,8 +43,8 @@ function rejectionOf(request: DelegationRequest, error: unknown): DelegationAnsw
 }
 
 /**
- * The child's side of a delegation: a signed request from the parent this site registered with, for a namespace
- * it serves, submitted as any workload (own quotas, policies and descent, in its own log) under the idempotency key
+ * The child's side of a delegation: a signed request from the parent this site registered with (or from a configured
+ * peer, signed with the secret the two share), for a namespace it serves, submitted as any workload (own quotas, policies and descent, in its own log) under the idempotency key
  * of the delegation id and placed whole now or refused; the answer is synchronous.
  */
 export class ChildDelegations {
@@ -42,12 +52,29 @@ export class ChildDelegations {
     private readonly parent: () => ParentCredential | undefined,
     private readonly served: readonly string[],
     private readonly commands: CommandBus,
+    /** Per configured peer: the secret the two share (a peer delegates here as the parent does). */
+    private readonly peerSecrets: Readonly<Record<string, string>> = {},
   ) {}
+
+  /**
+   * The delegating site and the key its request must be signed with: a configured peer the request names, else this
+   * site's parent (AUTH.UNKNOWN_PARENT_SITE when it has none).
+   */
+  private delegatorOf(envelope: DelegationEnvelope): ParentCredential {
+    const named = namedSite(envelope.payload);
+    const peerSecret =
+      named !== undefined && Object.hasOwn(this.peerSecrets, named) ? this.peerSecrets[named] : undefined;
+    if (named !== undefined && peerSecret !== undefined)
+      return { parentSiteId: named, credential: peerSecret };
+    const parent = this.parent();
+    if (!parent)
+      throw new HcnError('AUTH.UNKNOWN_PARENT_SITE', 'This site has no parent or peer that delegates to it');
+    return parent;
+  }
 
   /** Opens, checks and runs one delegation request; bad input throws (4xx), quota or no fit is a rejection. */
   async accept(envelope: DelegationEnvelope, now: Date): Promise<DelegationAnswer> {
-    const parent = this.parent();
-    if (!parent) throw new HcnError('AUTH.UNKNOWN_PARENT_SITE', 'This site is not registered with a parent');
+    const parent = this.delegatorOf(envelope);
     const request = openDelegation(parent, envelope, now);
     if (!servesNamespace(this.served, request.namespace))
       throw new HcnError(

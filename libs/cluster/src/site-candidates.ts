@@ -1,0 +1,183 @@
+import { RUNTIMES, RecordedHcnEvent, SiteSummary, sitePlace } from '@hcn/contracts';
+import type { ClusterSnapshot, DeviceView, DomainView, NodeView } from '@hcn/scheduling';
+
+/** Site event types the fold follows (which children are candidates, and their latest summaries). */
+export const SITE_EVENT_TYPES = [
+  'SiteRegistered',
+  'SiteSummaryRecorded',
+  'SiteWentOffline',
+  'SiteCameOnline',
+  'SiteDeregistered',
+];
+
+/** A tier of sites in a federated decision: the root scope its candidates hang under in their own snapshot. */
+export const SITE_TIER_SCOPES = { children: 'federation-children', peers: 'federation-peers' } as const;
+
+/** What a peer offers when nothing is known of it (peers send no summary): judged on constraints only. */
+const PEER_CAPACITY = { cpuMillis: 2 ** 40, memoryBytes: 2 ** 60, accelerators: 2 ** 20 };
+
+/** One child site as the log tells it: registered, online, its latest summary and that event's stream revision. */
+interface ChildSite {
+  online: boolean;
+  summary?: SiteSummary;
+  revision: number;
+}
+
+/** A child site a decision may delegate to: its latest summary and that summary's stream revision. */
+export interface ChildCandidate {
+  readonly siteId: string;
+  readonly summary: SiteSummary;
+  readonly revision: number;
+}
+
+/**
+ * The child sites of this (parent) site folded from the log: registered and not deregistered, online or not, the
+ * latest summary each sent (`sitesummary-<id>`, with its revision). Pure; fed by ClusterFold in log order.
+ */
+export class SiteBook {
+  private readonly sites = new Map<string, ChildSite>();
+
+  /** Applies one site event (SITE_EVENT_TYPES); others are ignored. */
+  apply(event: RecordedHcnEvent): void {
+    switch (event.type) {
+      case 'SiteRegistered':
+        this.sites.set(event.data.siteId, { online: true, revision: -1 });
+        return;
+      case 'SiteSummaryRecorded': {
+        const site = this.sites.get(event.data.siteId);
+        if (site) Object.assign(site, { summary: event.data.summary, revision: event.revision });
+        return;
+      }
+      case 'SiteWentOffline':
+      case 'SiteCameOnline': {
+        const site = this.sites.get(event.data.siteId);
+        if (site) site.online = event.type === 'SiteCameOnline';
+        return;
+      }
+      case 'SiteDeregistered':
+        this.sites.delete(event.data.siteId);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Online children with a summary, by site id: the candidates of the children tier. */
+  candidates(): ChildCandidate[] {
+    return [...this.sites]
+      .filter(([, s]) => s.online && s.summary !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([siteId, s]) => ({ siteId, summary: s.summary!, revision: s.revision }));
+  }
+
+  /** The candidate of a child recorded in a decision's basis, when the book holds that very summary. */
+  candidate(siteId: string, revision: number): ChildCandidate | undefined {
+    const site = this.sites.get(siteId);
+    if (!site?.summary || site.revision !== revision) return undefined;
+    return { siteId, summary: site.summary, revision };
+  }
+}
+
+/** `key=value` tags as labels (the first value of a key, tags being sorted); `runtime:` tags are not labels. */
+function labelsOf(tags: readonly string[]): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const tag of tags) {
+    const at = tag.indexOf('=');
+    if (at <= 0 || tag.startsWith('runtime:')) continue;
+    const key = tag.slice(0, at);
+    labels[key] ??= tag.slice(at + 1);
+  }
+  return labels;
+}
+
+/** The runtimes a summary's `runtime:<name>` tags name. */
+function runtimesOf(tags: readonly string[]): string[] {
+  return tags.filter((t) => t.startsWith('runtime:')).map((t) => t.slice('runtime:'.length));
+}
+
+/** A summary's accelerators as devices: one per accelerator, the first `free` of each model not held. */
+function devicesOf(summary: SiteSummary): DeviceView[] {
+  const devices: DeviceView[] = [];
+  for (const a of summary.accelerators) {
+    for (let i = 0; i < a.total; i++) {
+      const index = devices.length;
+      devices.push({
+        index,
+        vendor: a.vendor,
+        model: a.model,
+        memoryBytes: 0,
+        tflopsFp16: 0,
+        health: 100,
+        island: index,
+        islandBandwidthGBps: 0,
+        computeUnits: 0,
+        wholeHeld: i >= a.free,
+        slicedBytes: 0,
+      });
+    }
+  }
+  return devices;
+}
+
+/** A child site as one synthetic node `site:<id>`: capacity the summary's totals, allocated total less free. */
+function childNode(c: ChildCandidate): NodeView {
+  const s = c.summary;
+  const devices = devicesOf(s);
+  const freeDevices = devices.filter((d) => !d.wholeHeld).length;
+  return {
+    nodeId: sitePlace(c.siteId),
+    domainId: c.siteId,
+    labels: labelsOf(s.tags),
+    online: true,
+    draining: false,
+    capacity: {
+      cpuMillis: s.cpuMillis.total,
+      memoryBytes: s.memoryBytes.total,
+      accelerators: devices.length,
+    },
+    allocated: {
+      cpuMillis: s.cpuMillis.total - s.cpuMillis.free,
+      memoryBytes: s.memoryBytes.total - s.memoryBytes.free,
+      accelerators: devices.length - freeDevices,
+    },
+    ...(devices.length > 0 ? { devices } : {}),
+    runtimes: runtimesOf(s.tags),
+  };
+}
+
+/** A peer site as one synthetic node `site:<id>`: no summary, so room for anything and every runtime. */
+function peerNode(siteId: string): NodeView {
+  return {
+    nodeId: sitePlace(siteId),
+    domainId: siteId,
+    labels: {},
+    online: true,
+    draining: false,
+    capacity: PEER_CAPACITY,
+    allocated: { cpuMillis: 0, memoryBytes: 0, accelerators: 0 },
+    runtimes: [...RUNTIMES],
+  };
+}
+
+function domainOf(domainId: string, parentId: string | null, region: string | null): DomainView {
+  return { domainId, parentId, region, labels: {}, policy: 'least-loaded', placements: 0 };
+}
+
+/**
+ * The snapshot a tier of sites is judged on: the tier's root scope, one domain per site (its first region, so the
+ * region filters apply) holding one synthetic node `site:<id>` (so the capacity, label, runtime and device filters and
+ * the scorers apply unchanged).
+ */
+export function siteTierSnapshot(
+  tier: keyof typeof SITE_TIER_SCOPES,
+  children: readonly ChildCandidate[],
+  peers: readonly string[],
+): ClusterSnapshot {
+  const root = SITE_TIER_SCOPES[tier];
+  if (tier === 'children') {
+    const domains = children.map((c) => domainOf(c.siteId, root, c.summary.regions[0] ?? null));
+    return { domains: [domainOf(root, null, null), ...domains], nodes: children.map(childNode) };
+  }
+  const domains = peers.map((p) => domainOf(p, root, null));
+  return { domains: [domainOf(root, null, null), ...domains], nodes: peers.map(peerNode) };
+}
