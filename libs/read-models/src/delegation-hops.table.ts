@@ -2,9 +2,12 @@ import { z } from '@hcn/contracts';
 import { defineTable } from './table';
 
 /** Kinds of delegation_hops rows. */
-export const DELEGATION_STEP_TYPES = ['delegated', 'rejected', 'placed', 'unschedulable'] as const;
+export const DELEGATION_STEP_TYPES = ['delegated', 'rejected', 'placed', 'unschedulable', 'site'] as const;
 
-/** A delegation_hops row kind: a hop, a rejected scope, a placement, an unschedulable verdict. */
+/**
+ * A delegation_hops row kind: a hop, a rejected scope (a site's refusal: scope `site:<id>`), a placement, an
+ * unschedulable verdict, a hand-over to another site (federation: target `site:<id>`, detail child or peer).
+ */
 export type DelegationStepType = (typeof DELEGATION_STEP_TYPES)[number];
 
 /**

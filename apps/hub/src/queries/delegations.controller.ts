@@ -5,7 +5,7 @@ import { RequireRole } from '../auth/auth.guard';
 import { CurrentPrincipal } from '../auth/current-principal';
 import { Principal, visibleNamespaces } from '../auth/principal';
 import { parseBody } from '../common/parse-body';
-import { READ_MODELS } from '../tokens';
+import { CLOCK, Clock, READ_MODELS } from '../tokens';
 import { ApiAnswer } from '../common/api-answer';
 import { ApiQueries, sortAndPageDocs } from './list-query';
 import {
@@ -13,6 +13,9 @@ import {
   listDelegations,
   listDelegationsQuerySchema,
   delegationPageSchema,
+  siteDelegationTimeline,
+  siteTimelineQuerySchema,
+  siteTimelineSchema,
 } from './delegations.query';
 
 const filters: Array<[string, string]> = [
@@ -32,7 +35,10 @@ const filters: Array<[string, string]> = [
 @RequireRole('viewer')
 @Controller('v1/delegations')
 export class DelegationsController {
-  constructor(@Inject(READ_MODELS) private readonly db: DataSource) {}
+  constructor(
+    @Inject(READ_MODELS) private readonly db: DataSource,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
 
   @Get()
   @ApiOperation({
@@ -44,5 +50,25 @@ export class DelegationsController {
   list(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
     const parsed = parseBody(listDelegationsQuerySchema, query, 'DELEGATIONS.QUERY');
     return listDelegations(this.db, { ...parsed, namespaces: visibleNamespaces(principal) });
+  }
+
+  @Get('sites')
+  @ApiOperation({
+    summary:
+      'Delegations between sites over time: instances handed to each site and its refusals, per bucket',
+  })
+  @ApiQueries(
+    [
+      ['since', 'window start (ISO 8601; default: an hour before until)'],
+      ['until', 'window end (ISO 8601; default: now)'],
+      ['bucketSeconds', 'bucket size in seconds (default 60; at most 1,000 buckets)'],
+    ],
+    siteTimelineQuerySchema,
+  )
+  @ApiAnswer(siteTimelineSchema)
+  sites(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
+    const parsed = parseBody(siteTimelineQuerySchema, query, 'DELEGATIONS.QUERY');
+    const scope = { namespaces: visibleNamespaces(principal), now: this.clock() };
+    return siteDelegationTimeline(this.db, { ...parsed, ...scope });
   }
 }

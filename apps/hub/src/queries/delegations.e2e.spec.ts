@@ -1,4 +1,7 @@
+import { CompactDecision, workloadSpecSchema, workloadStream } from '@hcn/contracts';
 import { describeWithPostgres, eventuallyExpect } from '@hcn/testing';
+import { randomUUID } from 'node:crypto';
+import { specEvent } from '../../../projector/src/testing/scenario-log';
 import { HubHarness, processSpec, registerNode, startHubHarness } from '../testing/hub-harness';
 
 const TEAM_A = 'hops-team-a-token-0123456789';
@@ -86,6 +89,88 @@ describeWithPostgres(
       expect(other.body.total).toBe(0);
       const bad = await h.request('GET', '/v1/delegations?type=nope&limit=0');
       expect([bad.status, bad.body.code]).toEqual([400, 'DELEGATIONS.QUERY']);
+    });
+
+    it('counts hand-overs to other sites and their refusals per site and bucket (federation)', async () => {
+      const workloadId = randomUUID();
+      const spec = workloadSpecSchema.parse({
+        name: 'fed',
+        namespace: 'team-a',
+        command: 'true',
+        resources: { cpuMillis: 100, memoryBytes: 2 ** 20 },
+      });
+      const decision = (siteId: string): CompactDecision => ({
+        hops: [
+          {
+            scope: 'federation-children',
+            policy: 'least-loaded',
+            to: 0,
+            members: 2,
+            judged: 2,
+            kept: [['n', `site:${siteId}`, 80]],
+          },
+        ],
+        topK: 5,
+      });
+      const delegated = (siteId: string, attempt: number) =>
+        specEvent('AllocationDelegated', {
+          workloadId,
+          allocationId: randomUUID(),
+          instance: 0,
+          attempt,
+          generation: 1,
+          siteId,
+          relation: 'child',
+          resources: spec.resources,
+          decision: decision(siteId),
+        });
+      const first = delegated('child-a', 0);
+      const refused = specEvent('DelegationRejected', {
+        workloadId,
+        instance: 0,
+        attempt: 0,
+        scope: 'site:child-a',
+        reason: 'unschedulable',
+        detail: 'no node fits',
+        candidates: [],
+        allocationId: (first.data as { allocationId: string }).allocationId,
+        siteId: 'child-a',
+        code: 'WORKLOAD.UNSCHEDULABLE',
+        rejectedAt: new Date().toISOString(),
+      });
+      const submitted = specEvent('WorkloadSubmitted', { workloadId, spec, idempotencyKey: null });
+      const events = [submitted, first, refused, delegated('child-b', 1)];
+      await h.store.append(workloadStream(workloadId), events, 'no_stream');
+      const timeline = async (query: string, authorization?: string) =>
+        h.request('GET', `/v1/delegations/sites${query}`, undefined, authorization ? { authorization } : {});
+      await eventuallyExpect(async () => {
+        const r = await timeline('?bucketSeconds=3600');
+        expect(r.status).toBe(200);
+        const bySite = Object.fromEntries(r.body.buckets.map((b: any) => [b.siteId, [b.sent, b.rejected]]));
+        expect(bySite).toEqual({ 'child-a': [1, 1], 'child-b': [1, 0] });
+      });
+      const steps = await h.request('GET', `/v1/delegations?workloadId=${workloadId}&type=site&order=asc`);
+      expect(steps.body.items.map((i: any) => [i.target, i.targetKind, i.detail])).toEqual([
+        ['site:child-a', 'site', 'child'],
+        ['site:child-b', 'site', 'child'],
+      ]);
+      const scoped = await timeline('?bucketSeconds=3600', `Bearer ${TEAM_A}`);
+      expect(scoped.body.buckets.length).toBe(2); // team-a's own workload
+      const hidden = await h.request('GET', '/v1/delegations/sites', undefined, {
+        authorization: 'Bearer nobody-0123456789',
+      });
+      expect(hidden.status).toBe(401);
+      const past = await timeline('?until=2020-01-01T00:00:00Z&bucketSeconds=60');
+      expect(past.body.buckets).toEqual([]);
+      for (const bad of [
+        '?bucketSeconds=1',
+        '?bucketSeconds=0',
+        '?since=2026-01-01T00:00:00Z&until=2025-01-01T00:00:00Z',
+        '?site=x',
+      ]) {
+        const r = await timeline(bad);
+        expect([bad, r.status, r.body.code]).toEqual([bad, 400, 'DELEGATIONS.QUERY']);
+      }
     });
 
     it('exports each projection lag', async () => {

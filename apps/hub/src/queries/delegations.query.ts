@@ -1,4 +1,4 @@
-import { namespaceSchema, z } from '@hcn/contracts';
+import { SITE_PLACE_PREFIX, ValidationError, namespaceSchema, z } from '@hcn/contracts';
 import {
   DELEGATION_HOPS,
   DELEGATION_STEP_TYPES,
@@ -78,5 +78,74 @@ export async function listDelegations(
   return {
     ...page,
     items: page.items.map(delegationStepFromRow),
+  };
+}
+
+/** Query parameters of `GET /v1/delegations/sites`: the window (default the last hour) and its bucket size. */
+export const siteTimelineQuerySchema = z
+  .object({
+    since: z.string().datetime({ offset: true }).optional(),
+    until: z.string().datetime({ offset: true }).optional(),
+    bucketSeconds: z.coerce.number().int().min(1).max(86_400).default(60),
+  })
+  .strict();
+
+/** Hand-overs to other sites and their refusals, per site and time bucket (federation). */
+export const siteTimelineSchema = z
+  .object({
+    since: z.string(),
+    until: z.string(),
+    bucketSeconds: z.number().int(),
+    buckets: z.array(
+      z.object({
+        at: z.string().describe('start of the bucket'),
+        siteId: z.string(),
+        sent: z.number().int().describe('instances handed to the site'),
+        rejected: z.number().int().describe('refusals or timeouts of the site'),
+      }),
+    ),
+  })
+  .meta({ id: 'SiteDelegationTimeline' });
+
+/** Most buckets one timeline answers (the window divided by the bucket size). */
+const MAX_TIMELINE_BUCKETS = 1000;
+
+/**
+ * Delegations between sites over time, from delegation_hops: per bucket and site, the instances handed to it
+ * (`site` steps) and its refusals (`rejected` steps whose scope is `site:<id>`), within the caller's namespaces.
+ */
+export async function siteDelegationTimeline(
+  db: DataSource,
+  query: z.output<typeof siteTimelineQuerySchema> & { namespaces: NamespaceScope; now: Date },
+): Promise<z.output<typeof siteTimelineSchema>> {
+  const until = query.until ? new Date(query.until) : query.now;
+  const since = query.since ? new Date(query.since) : new Date(until.getTime() - 3_600_000);
+  const buckets = (until.getTime() - since.getTime()) / 1000 / query.bucketSeconds;
+  if (!(buckets > 0) || buckets > MAX_TIMELINE_BUCKETS)
+    throw new ValidationError(
+      'DELEGATIONS.QUERY',
+      `since must be before until, at most ${MAX_TIMELINE_BUCKETS} buckets of bucketSeconds apart`,
+      [{ path: 'bucketSeconds', code: 'too_big', message: `${Math.ceil(buckets)} buckets in the window` }],
+    );
+  const rows: Array<{ at: Date; site: string; sent: string; rejected: string }> = await db.query(
+    `SELECT to_timestamp(floor(extract(epoch FROM recorded_at) / $3) * $3) AS at,
+            CASE WHEN type = 'site' THEN target ELSE scope END AS site,
+            count(*) FILTER (WHERE type = 'site') AS sent, count(*) FILTER (WHERE type = 'rejected') AS rejected
+     FROM delegation_hops
+     WHERE recorded_at >= $1 AND recorded_at < $2 AND ($4::text[] IS NULL OR namespace = ANY($4::text[]))
+       AND (type = 'site' OR (type = 'rejected' AND scope LIKE 'site:%'))
+     GROUP BY 1, 2 ORDER BY 1, 2`,
+    [since, until, query.bucketSeconds, query.namespaces === '*' ? null : query.namespaces],
+  );
+  return {
+    since: since.toISOString(),
+    until: until.toISOString(),
+    bucketSeconds: query.bucketSeconds,
+    buckets: rows.map((r) => ({
+      at: new Date(r.at).toISOString(),
+      siteId: r.site.slice(SITE_PLACE_PREFIX.length),
+      sent: Number(r.sent),
+      rejected: Number(r.rejected),
+    })),
   };
 }

@@ -6,6 +6,7 @@ import {
   RecordedHcnEvent,
   expandDecision,
   isEventOfTypes,
+  sitePlace,
 } from '@hcn/contracts';
 import { DELEGATION_HOPS, DelegationHopRecord, insertNewRows } from '@hcn/read-models';
 import type { EntityManager } from 'typeorm';
@@ -16,6 +17,7 @@ const STEP_TYPES = {
   DelegationRejected: 'rejected',
   AllocationPlaced: 'placed',
   WorkloadUnschedulable: 'unschedulable',
+  AllocationDelegated: 'site',
 } as const;
 
 type StepEvent = RecordedEventOf<keyof typeof STEP_TYPES>;
@@ -85,12 +87,23 @@ function stepDetails(event: StepEvent): StepDetails[] {
       const placed = { ...NO_DETAILS, type: 'placed' as const, scope: d.domainId, target: d.nodeId };
       return [...recordedSteps(d.decision), { ...placed, target_kind: 'node' }];
     }
+    case 'AllocationDelegated': {
+      const d = event.data;
+      const steps = recordedSteps(d.decision);
+      const site = { ...NO_DETAILS, type: 'site' as const, target: sitePlace(d.siteId), target_kind: 'site' };
+      return [...steps, { ...site, scope: lastHopScope(steps), detail: d.relation }];
+    }
     case 'WorkloadUnschedulable': {
       const reason = Object.keys(event.data.reasons).sort().join(',') || null;
       const verdict = { ...NO_DETAILS, type: 'unschedulable' as const, reason, detail: event.data.detail };
       return [...recordedSteps(event.data.decision), verdict];
     }
   }
+}
+
+/** The scope whose hop chose the last target (the site's parent scope in this site's tree), if any. */
+function lastHopScope(steps: readonly StepDetails[]): string | null {
+  return steps.filter((s) => s.type === 'delegated').at(-1)?.scope ?? null;
 }
 
 /** The hops and rejections a decision recorded inside its outcome event (none in older logs). */
