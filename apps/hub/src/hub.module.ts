@@ -69,6 +69,7 @@ import { AuditExplainController } from './queries/audit/explain/explain.controll
 import { ReportsController } from './queries/audit/reports/reports.controller';
 import { AuditTimeTravelController } from './queries/audit/time-travel/time-travel.controller';
 import { AuditVerifyController } from './queries/audit/verify/verify.controller';
+import { AuditSitePartsController } from './queries/audit/sites/site-parts.controller';
 import { ChangeFeedGateway } from './gateway/change-feed.gateway';
 import { DelegationsController } from './queries/delegations.controller';
 import { HistoryController } from './queries/history.controller';
@@ -151,6 +152,7 @@ export class HubModule {
         AuditExplainController,
         AuditTimeTravelController,
         AuditVerifyController,
+        AuditSitePartsController,
         ReportsController,
         SessionController,
         DelegationsController,

@@ -85,6 +85,7 @@ describeWithPostgres(
         'POST /v1/federation/sites',
         'POST /v1/federation/gossip',
         'POST /v1/federation/delegations',
+        'POST /v1/federation/delegations/{delegationId}/chain',
       ];
       for (const [key, operation] of operations(served)) {
         const security = operation.security ?? served.security;

@@ -20,3 +20,8 @@ export * from './reports/build-report';
 export * from './reports/render-report';
 export * from './log/scan';
 export * from './log/audit-reader';
+export * from './sites/stitched.model';
+export * from './sites/verify-site-part';
+export * from './sites/stitch-chain';
+export * from './sites/render-stitched';
+export * from './sites/site-hops';

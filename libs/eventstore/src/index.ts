@@ -16,6 +16,9 @@ export * from './verify/chain-report';
 /** Audit tamper evidence: recomputes every event's hash-chain link and reports the first broken one (`hcn audit verify`). */
 export { verifyHashChain } from './verify/verify-hash-chain';
 export type { VerifyHashChainOptions } from './verify/verify-hash-chain';
+/** The link checker verifyHashChain runs, for events read elsewhere (another site's stream). */
+export { ChainChecker } from './verify/chain-checker';
+export type { HasRetention, Period as ChainPeriod } from './verify/chain-checker';
 export * from './postgres/scavenge';
 export * from './subscription-health';
 export * from './supervised-subscription';

@@ -5,6 +5,7 @@ import { FederationJoinTokenController } from '../commands/issue-federation-join
 import { RecordDelegationStatusController } from '../commands/record-delegation-status/record-delegation-status.controller';
 import { RecordSiteSummaryController } from '../commands/record-site-summary/record-site-summary.controller';
 import { RegisterSiteController } from '../commands/register-site/register-site.controller';
+import { DelegationChainController } from '../queries/delegation-chain/delegation-chain.controller';
 import { SitesController } from '../queries/sites.controller';
 import { FederationController } from './federation.controller';
 
@@ -17,6 +18,7 @@ export const FEDERATION_CONTROLLERS = [
   SitesController,
   FederationController,
   AcceptDelegationController,
+  DelegationChainController,
   ControlDelegationController,
   RecordDelegationStatusController,
 ];

@@ -5,6 +5,7 @@ import {
   RecordedHcnEvent,
   expandDecision,
   isEventOfTypes,
+  sitePlace,
 } from '@hcn/contracts';
 import { AuditError } from '../errors';
 import type {
@@ -16,6 +17,7 @@ import type {
   ChainRequestEntry,
   ChosenDevicesRecord,
   DecisionTrigger,
+  EventRef,
   RequestEntryKind,
   ScopeJudging,
   TimelineEntry,
@@ -72,7 +74,7 @@ type RequestEvent = RecordedEventOf<keyof typeof REQUESTS>;
 /** An allocation's progress, as recorded. */
 type AllocationEvent = RecordedEventOf<keyof typeof ALLOCATION>;
 /** The end of a decision, as recorded. */
-type DecisionEvent = RecordedEventOf<'AllocationPlaced' | 'WorkloadUnschedulable'>;
+type DecisionEvent = RecordedEventOf<'AllocationPlaced' | 'WorkloadUnschedulable' | 'AllocationDelegated'>;
 
 /**
  * Rebuilds a workload's delegation chain from its stream (never from read models): every decision with its hops,
@@ -112,6 +114,8 @@ function apply(b: Builder, event: RecordedHcnEvent): void {
   if (event.type === 'WorkloadDelegated') return addHop(b, event);
   if (event.type === 'DelegationRejected') return addRejection(b, event);
   if (event.type === 'AllocationPlaced' || event.type === 'WorkloadUnschedulable') return close(b, event);
+  if (event.type === 'AllocationDelegated') return close(b, event);
+  if (event.type === 'DelegationAccepted') return addAccepted(b, event);
   if (isEventOfTypes(event, REQUESTS)) return addRequest(b, event, REQUESTS[event.type]);
   if (isEventOfTypes(event, ALLOCATION)) addAllocation(b, event, ALLOCATION[event.type]);
 }
@@ -156,10 +160,7 @@ function close(b: Builder, event: DecisionEvent): void {
   const d = event.data;
   const ref = eventRef(event);
   if (d.decision) addRecorded(b, event, d.decision);
-  const outcome: ChainDecision['outcome'] =
-    event.type === 'AllocationPlaced'
-      ? { kind: 'placed', ...placedOf(event.data), event: ref }
-      : { kind: 'unschedulable', reasons: event.data.reasons, detail: event.data.detail, event: ref };
+  const outcome = outcomeOf(event, ref);
   const decision: ChainDecision = {
     index: b.decisions.length,
     instance: d.instance,
@@ -172,11 +173,51 @@ function close(b: Builder, event: DecisionEvent): void {
   };
   b.decided.add(`${d.instance}#${d.attempt}`);
   b.replaced.delete(d.instance);
-  if (event.type === 'AllocationPlaced') b.instanceOf.set(event.data.allocationId, d.instance);
+  if (event.type !== 'WorkloadUnschedulable') b.instanceOf.set(event.data.allocationId, d.instance);
   b.decisions.push(decision);
   b.timeline.push({ entry: 'decision', decision });
   b.hops = [];
   b.rejections = [];
+}
+
+function outcomeOf(event: DecisionEvent, ref: EventRef): ChainDecision['outcome'] {
+  switch (event.type) {
+    case 'AllocationPlaced':
+      return { kind: 'placed', ...placedOf(event.data), event: ref };
+    case 'AllocationDelegated': {
+      const { allocationId, siteId, relation } = event.data;
+      const chosen = event.data.decision.hops.at(-1)?.scope ?? '';
+      const site = { siteId, relation };
+      return {
+        kind: 'placed',
+        allocationId,
+        nodeId: sitePlace(siteId),
+        domainId: chosen ?? '',
+        site,
+        event: ref,
+      };
+    }
+    case 'WorkloadUnschedulable':
+      return { kind: 'unschedulable', reasons: event.data.reasons, detail: event.data.detail, event: ref };
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+}
+
+/** The site that took a delegated allocation, as a timeline entry at the site's place. */
+function addAccepted(b: Builder, event: RecordedEventOf<'DelegationAccepted'>): void {
+  const { allocationId, siteId, siteWorkloadId } = event.data;
+  const detail = `workload ${siteWorkloadId} on site ${siteId}`;
+  const allocation: ChainAllocationEntry = {
+    ...eventRef(event),
+    kind: 'accepted-by-site',
+    allocationId,
+    nodeId: sitePlace(siteId),
+    detail,
+  };
+  b.timeline.push({ entry: 'allocation', allocation });
 }
 
 function placedOf(d: EventDataOf<'AllocationPlaced'>) {

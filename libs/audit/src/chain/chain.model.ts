@@ -84,6 +84,11 @@ export type DecisionOutcome =
       readonly domainId: string;
       /** The devices chosen on the node, when the request asked for devices. */
       readonly devices?: ChosenDevicesRecord;
+      /**
+       * Federation: the instance was handed over to another site (AllocationDelegated): `nodeId` is its place
+       * `site:<id>`, `allocationId` the delegation id, `domainId` the scope that chose the site.
+       */
+      readonly site?: { readonly siteId: string; readonly relation: 'child' | 'peer' };
       readonly event: EventRef;
     }
   | {
@@ -112,7 +117,16 @@ export interface ChainDecision {
 
 /** Kinds of allocation lifecycle entries. */
 export type AllocationEntryKind =
-  'started' | 'ready' | 'not-ready' | 'completed' | 'failed' | 'lost' | 'stop-requested' | 'stopped';
+  | 'started'
+  | 'ready'
+  | 'not-ready'
+  | 'completed'
+  | 'failed'
+  | 'lost'
+  | 'stop-requested'
+  | 'stopped'
+  /** Federation: the site a delegated allocation went to took it (its workload id there in `detail`). */
+  | 'accepted-by-site';
 
 /** Something that happened to an allocation after its placement. */
 export interface ChainAllocationEntry extends EventRef {

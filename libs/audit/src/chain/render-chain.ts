@@ -53,12 +53,24 @@ function devicesText(d: ChosenDevicesRecord | undefined): string {
   return ` devices ${d.vendor}[${d.indexes.join(',')}]${slice}`;
 }
 
+function outcomeText(o: ChainDecision['outcome']): string {
+  switch (o.kind) {
+    case 'placed':
+      if (o.site)
+        return `delegated ${o.allocationId} to ${o.site.relation} site ${o.site.siteId} (from ${o.domainId})`;
+      return `placed ${o.allocationId} on node ${o.nodeId} (${o.domainId})${devicesText(o.devices)}`;
+    case 'unschedulable':
+      return `unschedulable: ${o.detail}`;
+    default: {
+      const never: never = o;
+      return never;
+    }
+  }
+}
+
 function decisionNode(d: ChainDecision): TextNode {
   const o = d.outcome;
-  const result =
-    o.kind === 'placed'
-      ? `placed ${o.allocationId} on node ${o.nodeId} (${o.domainId})${devicesText(o.devices)}`
-      : `unschedulable: ${o.detail}`;
+  const result = outcomeText(o);
   return {
     line: `decision ${d.index}: instance ${d.instance} attempt ${d.attempt} (${d.trigger}) → ${result}`,
     children: [

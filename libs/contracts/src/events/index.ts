@@ -27,6 +27,7 @@ export * from './taskqueue.events';
 export * from './site.events';
 export * from './delegation.schemas';
 export * from './delegation-status.schemas';
+export * from './site-chain.schemas';
 
 const ALL_EVENTS = [
   ...NODE_EVENTS,

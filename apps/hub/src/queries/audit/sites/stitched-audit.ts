@@ -1,0 +1,79 @@
+import {
+  SiteChainSource,
+  SiteHop,
+  StitchedChain,
+  StitchedSitePart,
+  StitchedVerification,
+  WorkloadChain,
+  buildChain,
+  siteHopsOf,
+  sitePartsOf,
+  stitchChain,
+  verifyStitched,
+} from '@hcn/audit';
+import { HcnError, RecordedHcnEvent, SiteChainPart, workloadStream } from '@hcn/contracts';
+import { EventStore, verifyHashChain } from '@hcn/eventstore';
+import { SiteChainClient } from '../../../federation/audit/site-chain-client';
+import type { Federation } from '../../../federation/federation';
+import type { Clock } from '../../../tokens';
+
+/** The federation API as the source of other sites' parts (a registered child's address and key). */
+export function siteChainSource(federation: Federation, clock: Clock): SiteChainSource {
+  return new SiteChainClient(
+    (siteId) => federation.registry.childAccess(siteId),
+    federation.config.tls,
+    clock,
+  );
+}
+
+/**
+ * Stitched audit of one workload of this site: its chain from its stream, the parts of the sites it was
+ * delegated to (asked through `source`, checked here), and verify over both.
+ */
+export class StitchedAudit {
+  constructor(
+    private readonly siteId: string,
+    private readonly source: SiteChainSource,
+  ) {}
+
+  /** The other sites' parts of the workload's chain (none when it was never delegated to a site). */
+  parts(events: readonly RecordedHcnEvent[], chain: WorkloadChain): Promise<StitchedSitePart[]> {
+    const hops = siteHopsOf(events, chain);
+    if (hops.length === 0) return Promise.resolve([]);
+    return sitePartsOf(hops, { siteId: this.siteId, workloadId: chain.workloadId }, this.source);
+  }
+
+  /** The workload's chain stitched with the chains of the sites it went to. */
+  async chain(events: readonly RecordedHcnEvent[]): Promise<StitchedChain> {
+    const chain = buildChain(events);
+    return stitchChain(chain, await this.parts(events, chain));
+  }
+
+  /** Recomputes this site's stream of the workload and every other site's part. */
+  async verify(store: EventStore, events: readonly RecordedHcnEvent[]): Promise<StitchedVerification> {
+    const chain = buildChain(events);
+    const [local, parts] = await Promise.all([
+      verifyHashChain(store, { streamId: workloadStream(chain.workloadId) }),
+      this.parts(events, chain),
+    ]);
+    return verifyStitched(chain.workloadId, local, parts);
+  }
+
+  /**
+   * One other site's part as that site answered it, unchecked (`hcn audit` checks it against the log itself);
+   * FEDERATION.DELEGATION_NOT_FOUND when the workload's stream holds no such hand-over.
+   */
+  async rawPart(events: readonly RecordedHcnEvent[], delegationId: string): Promise<SiteChainPart> {
+    const chain = buildChain(events);
+    const hop: SiteHop | undefined = siteHopsOf(events, chain).find((h) => h.delegationId === delegationId);
+    if (!hop)
+      throw new HcnError(
+        'FEDERATION.DELEGATION_NOT_FOUND',
+        `Workload ${chain.workloadId} has no delegation ${delegationId}`,
+        {
+          delegationId,
+        },
+      );
+    return this.source.fetch(hop, { siteId: this.siteId, workloadId: chain.workloadId });
+  }
+}
