@@ -1,6 +1,7 @@
 import {
   CompactDecision,
   DecisionBasisRecord,
+  FederationBasisRecord,
   Position,
   RecordedHcnEvent,
   comparePositions,
@@ -36,6 +37,11 @@ export type DecisionSelector = { readonly hop: number } | { readonly decision: n
 export interface ClusterFoldLike {
   apply(event: RecordedHcnEvent): void;
   snapshot(): ClusterSnapshot;
+  /**
+   * Replays a decision taken across sites (ClusterFold.replayAcross): undefined when a child summary the basis names
+   * is not the one the fold holds (scavenged by the summaries' retention).
+   */
+  replayAcross?(request: PlacementRequest, basis: FederationBasisRecord): { decision: Decision } | undefined;
 }
 
 /** What a replay needs besides the cluster: the recorded decision, the request as it was, where it sits. */
@@ -208,6 +214,20 @@ export class SnapshotAtDecision {
     return true;
   }
 
+  /** The scheduler run again: across sites as recorded when the decision was federated, else on the tree. */
+  private decideAgain(snapshot: ClusterSnapshot): Decision {
+    const federation = this.basis.basis?.federation;
+    if (!federation || !this.fold.replayAcross)
+      return decide(SchedulingIndex.fromSnapshot(snapshot), this.basis.request);
+    const replayed = this.fold.replayAcross(this.basis.request, federation);
+    if (replayed) return replayed.decision;
+    throw new AuditError(
+      'AUDIT.SITE_SUMMARY_GONE',
+      'A child site summary this decision was taken on is no longer in the log (summary retention)',
+      { children: federation.children.map(([siteId, revision]) => ({ siteId, revision })) },
+    );
+  }
+
   private isOwnReservation(event: RecordedHcnEvent): boolean {
     if (event.type !== 'CapacityReserved' || !this.reservation) return false;
     const d = event.data;
@@ -222,7 +242,7 @@ export class SnapshotAtDecision {
   /** Re-runs the recorded policy on the snapshot and compares the result with the record. */
   replay(): DecisionReplay {
     const snapshot = this.fold.snapshot();
-    const decision = decide(SchedulingIndex.fromSnapshot(snapshot), this.basis.request);
+    const decision = this.decideAgain(snapshot);
     const record = this.basis.decision.record;
     const replayed = record
       ? comparableOfCompact(compactDecision(decision, record.topK), outcomeOf(decision))
