@@ -1,4 +1,6 @@
+import { workloadStream } from '@hcn/contracts';
 import { describeWithPostgres, eventuallyExpect } from '@hcn/testing';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +11,7 @@ import {
   registrationBody,
   startHubHarness,
 } from '../../apps/hub/src/testing/hub-harness';
+import { siteDelegationLog } from '../../apps/hub/src/testing/site-delegation-log';
 import { artifactPath, describeWithBrowser, launchChromium } from '../support/browser';
 
 const { buildWeb } = require('../../scripts/build-web.js') as { buildWeb: (force: boolean) => boolean };
@@ -33,7 +36,8 @@ const gpu = (index: number) => ({
  * The Sites page (issue 21 item 7) in headless Chromium: a parent hub and a child hub (each its own database) linked
  * with a join token. The parent's page lists the child with its state and last summary (nodes, CPU, memory,
  * accelerators by model, regions, last heard); the child stopped, the row turns offline, and back online when the
- * child returns, without a reload (the change feed's `sites` room). The child's page shows its parent link.
+ * child returns, without a reload (the change feed's `sites` room); delegations to other sites appear in its chart and
+ * totals (the namespace rooms). The child's page shows its parent link.
  * Screenshots: test-artifacts/sites.
  */
 describeWithPostgres('sites page in a browser (parent and child hubs, headless Chromium)', () => {
@@ -120,6 +124,27 @@ describeWithPostgres('sites page in a browser (parent and child hubs, headless C
       expect(await page.evaluate(() => (globalThis as any).__sameDocument)).toBe(true);
       await shot('parent-back-online');
     }, 90_000);
+
+    it('charts the delegations to other sites and counts them per site', async () => {
+      await page.goto(`${parent.hub.url}/#token=${TEST_ADMIN_TOKEN}`);
+      await page.waitForSelector('[data-testid=feed-state]:text("live")');
+      await page.click('nav a:text("Sites")');
+      await page.waitForSelector('[data-testid=site-delegations-none]');
+      await page.evaluate(() => ((globalThis as any).__sameDocument = true));
+      const workloadId = randomUUID();
+      const log = siteDelegationLog(workloadId, 'default', ['child-a', 'peer-z', 'child-a']);
+      await parent.store.append(workloadStream(workloadId), log, 'no_stream');
+      const count = (site: string, column: string) =>
+        text(`[data-testid=site-delegations-${site}] [data-testid=${column}]`);
+      await eventuallyExpect(async () => {
+        expect([await count('child-a', 'sent'), await count('child-a', 'rejected')]).toEqual(['2', '2']);
+        expect([await count('peer-z', 'sent'), await count('peer-z', 'rejected')]).toEqual(['1', '1']);
+      }, 20_000);
+      const points = await page.getAttribute('[data-testid=chart-site-delegations]', 'data-points');
+      expect(Number(points)).toBeGreaterThanOrEqual(3); // a point for each site's hand-overs and the refusals
+      expect(await page.evaluate(() => (globalThis as any).__sameDocument)).toBe(true);
+      await shot('parent-delegations');
+    }, 60_000);
 
     it("shows the parent link on the child's page", async () => {
       await page.goto(`${child!.hub.url}/#token=${TEST_ADMIN_TOKEN}`);

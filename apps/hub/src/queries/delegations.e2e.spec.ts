@@ -1,8 +1,8 @@
-import { CompactDecision, workloadSpecSchema, workloadStream } from '@hcn/contracts';
+import { workloadStream } from '@hcn/contracts';
 import { describeWithPostgres, eventuallyExpect } from '@hcn/testing';
 import { randomUUID } from 'node:crypto';
-import { specEvent } from '../../../projector/src/testing/scenario-log';
 import { HubHarness, processSpec, registerNode, startHubHarness } from '../testing/hub-harness';
+import { siteDelegationLog } from '../testing/site-delegation-log';
 
 const TEAM_A = 'hops-team-a-token-0123456789';
 const tokens = [{ name: 'team-a', token: TEAM_A, role: 'viewer', namespaces: ['team-a'] }];
@@ -93,53 +93,7 @@ describeWithPostgres(
 
     it('counts hand-overs to other sites and their refusals per site and bucket (federation)', async () => {
       const workloadId = randomUUID();
-      const spec = workloadSpecSchema.parse({
-        name: 'fed',
-        namespace: 'team-a',
-        command: 'true',
-        resources: { cpuMillis: 100, memoryBytes: 2 ** 20 },
-      });
-      const decision = (siteId: string): CompactDecision => ({
-        hops: [
-          {
-            scope: 'federation-children',
-            policy: 'least-loaded',
-            to: 0,
-            members: 2,
-            judged: 2,
-            kept: [['n', `site:${siteId}`, 80]],
-          },
-        ],
-        topK: 5,
-      });
-      const delegated = (siteId: string, attempt: number) =>
-        specEvent('AllocationDelegated', {
-          workloadId,
-          allocationId: randomUUID(),
-          instance: 0,
-          attempt,
-          generation: 1,
-          siteId,
-          relation: 'child',
-          resources: spec.resources,
-          decision: decision(siteId),
-        });
-      const first = delegated('child-a', 0);
-      const refused = specEvent('DelegationRejected', {
-        workloadId,
-        instance: 0,
-        attempt: 0,
-        scope: 'site:child-a',
-        reason: 'unschedulable',
-        detail: 'no node fits',
-        candidates: [],
-        allocationId: (first.data as { allocationId: string }).allocationId,
-        siteId: 'child-a',
-        code: 'WORKLOAD.UNSCHEDULABLE',
-        rejectedAt: new Date().toISOString(),
-      });
-      const submitted = specEvent('WorkloadSubmitted', { workloadId, spec, idempotencyKey: null });
-      const events = [submitted, first, refused, delegated('child-b', 1)];
+      const events = siteDelegationLog(workloadId, 'team-a', ['child-a', 'child-b', 'child-a']);
       await h.store.append(workloadStream(workloadId), events, 'no_stream');
       const timeline = async (query: string, authorization?: string) =>
         h.request('GET', `/v1/delegations/sites${query}`, undefined, authorization ? { authorization } : {});
@@ -147,12 +101,13 @@ describeWithPostgres(
         const r = await timeline('?bucketSeconds=3600');
         expect(r.status).toBe(200);
         const bySite = Object.fromEntries(r.body.buckets.map((b: any) => [b.siteId, [b.sent, b.rejected]]));
-        expect(bySite).toEqual({ 'child-a': [1, 1], 'child-b': [1, 0] });
+        expect(bySite).toEqual({ 'child-a': [2, 2], 'child-b': [1, 1] });
       });
       const steps = await h.request('GET', `/v1/delegations?workloadId=${workloadId}&type=site&order=asc`);
       expect(steps.body.items.map((i: any) => [i.target, i.targetKind, i.detail])).toEqual([
         ['site:child-a', 'site', 'child'],
         ['site:child-b', 'site', 'child'],
+        ['site:child-a', 'site', 'child'],
       ]);
       const scoped = await timeline('?bucketSeconds=3600', `Bearer ${TEAM_A}`);
       expect(scoped.body.buckets.length).toBe(2); // team-a's own workload

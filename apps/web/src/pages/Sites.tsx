@@ -1,5 +1,6 @@
 import { get, getAll } from '../api';
 import { Bar } from '../components/Bar';
+import { SiteDelegations } from '../components/SiteDelegations';
 import { ago, bytes, cores } from '../format';
 import { useLive, useNow } from '../live';
 
@@ -151,7 +152,7 @@ function ParentLink({ link, now }: { link: Link | undefined; now: number }) {
 
 /**
  * Sites: this site's parent link, its child sites and its peers (gossip members) with their online state, last
- * summary and when they were last heard from. Sites follow the change feed (`sites` room: state and summaries);
+ * summary and when they were last heard from, and the delegations to other sites over the last hour. Sites follow the change feed (`sites` room: state and summaries);
  * the link and the live gossip members, held in the hub's memory, are polled.
  */
 export function Sites() {
@@ -209,6 +210,8 @@ export function Sites() {
           Invited, not joined yet: {invited.map((s) => s.siteId).join(', ')}
         </p>
       ) : null}
+      <h3>Delegations between sites</h3>
+      <SiteDelegations />
     </section>
   );
 }
