@@ -42,12 +42,16 @@ export function auditCommands(ctx: CliContext): Command {
 
   audit
     .command('replay')
-    .description('the delegation chain of a workload: every hop, rejection, placement and outcome')
+    .description(
+      'the delegation chain of a workload: every hop, rejection, placement and outcome; hand-overs to other ' +
+        "sites stitched with those sites' chains (read through the hub, checked here against their hash chains)",
+    )
     .argument('<workloadId>')
     .action(async (id: string, _opts, cmd: Command) => {
-      const { buildChain, readWorkload, renderChainText } = await import('@hcn/audit');
-      const chain = await useLog(ctx, async (store) => buildChain(await readWorkload(store, id)));
-      ctx.out(ctx.json(cmd) ? json(chain) : renderChainText(chain));
+      const { renderStitchedText } = await import('@hcn/audit');
+      const { stitchedChainFromLog } = await import('./audit-sites');
+      const chain = await useLog(ctx, (store) => stitchedChainFromLog(store, id, ctx.hub(cmd)));
+      ctx.out(ctx.json(cmd) ? json(chain) : renderStitchedText(chain));
     });
 
   audit
@@ -96,10 +100,15 @@ export function auditCommands(ctx: CliContext): Command {
         '1: a chain is broken; 3: could not check (log unreachable or not configured, no such stream, read failed)',
     )
     .option('--stream <id>', 'only this stream')
+    .option(
+      '--workload <id>',
+      "only this workload's stream, and the streams of the sites it was delegated to (exit 3 when a site could not be read)",
+    )
     .option('--from <iso>', 'events recorded from this instant')
     .option('--to <iso>', 'events recorded before this instant')
     .option('-q, --quiet', 'no progress bar')
-    .action(async (opts) => {
+    .action(async (opts, cmd: Command) => {
+      if (opts.workload !== undefined) return verifyWorkload(opts.workload, cmd);
       const { parseInstant } = await import('@hcn/audit');
       const from = opts.from === undefined ? undefined : new Date(parseInstant(opts.from, 'from'));
       const to = opts.to === undefined ? undefined : new Date(parseInstant(opts.to, 'to'));
@@ -120,6 +129,21 @@ export function auditCommands(ctx: CliContext): Command {
       ctx.out(json(report));
       ctx.status = report.ok ? EXIT.OK : EXIT.ERROR;
     });
+
+  /** `verify --workload`: the stitched chain's streams, here and at the sites it went to. */
+  async function verifyWorkload(id: string, cmd: Command): Promise<void> {
+    const { stitchedExit, verifyStitchedFromLog } = await import('./audit-sites');
+    const report = await useLog(ctx, async (store) => {
+      try {
+        return await verifyStitchedFromLog(store, id, ctx.hub(cmd));
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        throw new CliError(codeOf(error), `could not check: ${message}`, EXIT.UNREACHABLE);
+      }
+    });
+    ctx.out(json(report));
+    ctx.status = stitchedExit(report);
+  }
 
   return audit;
 }

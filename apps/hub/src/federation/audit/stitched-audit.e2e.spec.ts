@@ -6,7 +6,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { HubHarness, processSpec, registerNode, startHubHarness } from '../../testing/hub-harness';
+import { runHcn } from '../../../../cli/src/testing/run-hcn';
+import {
+  HubHarness,
+  TEST_ADMIN_TOKEN,
+  processSpec,
+  registerNode,
+  startHubHarness,
+} from '../../testing/hub-harness';
 import { sealDelegation } from '../delegation/delegation-envelope';
 import { sealSigned } from '../delegation/signed-message';
 import { DELEGATION_CHAIN_PURPOSE } from './delegated-chain';
@@ -194,6 +201,35 @@ describeWithPostgres('federation: stitched audit across sites', () => {
       ok: false,
       local: { ok: false, firstBroken: { revision: 1, reason: 'content' } },
     });
+  });
+
+  it('hcn audit replay and verify --workload stitch and check the child part from the log and the hub', async () => {
+    const w = await delegatedWorkload(a, 'child-a');
+    const env = { DATABASE_URL: parent.database.url, HCN_ADDR: parent.hub.url, HCN_TOKEN: TEST_ADMIN_TOKEN };
+    const replay = await runHcn(env, ['audit', 'replay', w.workloadId]);
+    expect(replay.status).toBe(0);
+    expect(replay.stdout).toContain(
+      `site child-a, delegation ${w.delegationId} at hop 0: workload ${w.siteWorkloadId}`,
+    );
+    expect(replay.stdout).toContain('chain intact');
+    const intact = await runHcn(env, ['audit', 'verify', '--workload', w.workloadId]);
+    expect([intact.status, JSON.parse(intact.stdout).ok]).toEqual([0, true]);
+    await onDatabase(
+      a.hub,
+      `UPDATE hcn_events SET data = jsonb_set(data, '{spec,name}', '"not-the-job"') WHERE stream_id = $1 AND revision = 0`,
+      [`workload-${w.siteWorkloadId}`],
+    );
+    const broken = await runHcn(env, ['audit', 'verify', '--workload', w.workloadId]);
+    expect(broken.status).toBe(1);
+    expect(JSON.parse(broken.stdout).sites[0].verification.problems[0]).toMatchObject({ kind: 'chain' });
+    // no hub to relay the child's part: nothing broken found, but not all checked (exit 3)
+    const alone = await runHcn({ ...env, HCN_ADDR: 'http://127.0.0.1:9' }, [
+      'audit',
+      'verify',
+      '--workload',
+      w.workloadId,
+    ]);
+    expect([alone.status, JSON.parse(alone.stdout).complete]).toEqual([3, false]);
   });
 
   it("refuses another child's credential and answers nothing of a workload it did not delegate", async () => {
