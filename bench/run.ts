@@ -9,6 +9,7 @@ const benches: Record<string, () => Promise<void>> = {
   'decision-replay': async () => (await import('./decision-replay.bench')).run(),
   devices: async () => (await import('./devices.bench')).run(),
   eventstore: async () => (await import('./eventstore.bench')).run(),
+  'federation-placement': async () => (await import('./federation-placement.bench')).run(),
   'federation-traffic': async () => (await import('./federation-traffic.bench')).run(),
   scavenge: async () => (await import('./scavenge.bench')).run(),
   'idle-fleet': async () => (await import('./idle-fleet.bench')).run(),
