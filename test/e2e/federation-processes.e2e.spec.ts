@@ -4,49 +4,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../services/ports';
+import { JOIN_TOKEN, call, hubProcess as siteHub, ready } from './site-processes';
 
-const ADMIN_TOKEN = 'e2e-admin-token-0123456789';
-const JOIN_TOKEN = 'e2e-join-token-0123456789';
 const TTL_SECONDS = 3;
 const INTERVAL_SECONDS = 0.5;
 /** Slack for a loaded box on top of the protocol's bound (TTL + summary interval). */
 const SLACK_MS = 2500;
 
-/** A hub as its own OS process on its own database (the in-process bus: a site's bus is its own). */
+/** A hub of this spec: its site's TTL and summary interval. */
 function hubProcess(name: string, db: TestDatabase, port: number, env: Record<string, string>): AppProcess {
-  return new AppProcess(name, 'apps/hub/src/main.ts', {
-    DATABASE_URL: db.url,
-    HCN_HTTP_PORT: String(port),
-    HCN_JOIN_TOKEN: JOIN_TOKEN,
-    HCN_AGENT_SECRET: `e2e-agent-secret-of-${name}-0123456789-0123456789`,
-    HCN_ADMIN_TOKEN: ADMIN_TOKEN,
+  return siteHub(name, db, port, {
     HCN_FEDERATION_SITE_TTL_SECONDS: String(TTL_SECONDS),
     HCN_FEDERATION_SUMMARY_INTERVAL_SECONDS: String(INTERVAL_SECONDS),
-    HCN_FEDERATION_LIVENESS_SWEEP_MS: '200',
-    LOG_LEVEL: 'warn',
     ...env,
   });
-}
-
-async function call(url: string, method: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(url, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
-
-async function ready(hub: AppProcess, url: string): Promise<void> {
-  await eventually(
-    `${hub.name} ready`,
-    async () => {
-      if (hub.exitCode !== undefined) throw new Error(`${hub.name} exited ${hub.exitCode}: ${hub.output}`);
-      return (await fetch(`${url}/readyz`).catch(() => undefined))?.status === 200;
-    },
-    90_000,
-  );
 }
 
 /**

@@ -1,4 +1,4 @@
-import { DEFAULT_FEDERATION_ORDER } from '@hcn/cluster';
+import { DEFAULT_FEDERATION_ORDER, FederationSetup } from '@hcn/cluster';
 import {
   FederationTier,
   federationTierSchema,
@@ -272,4 +272,14 @@ export function loadFederationConfig(env: NodeJS.ProcessEnv): FederationConfig {
     delegationTimeoutSeconds: c.HCN_FEDERATION_DELEGATION_TIMEOUT_SECONDS,
     gossip: gossipOf(c),
   };
+}
+
+/**
+ * How this hub schedules across sites: off without a site id; else its tiers in order, and the peers it can delegate
+ * to (those with a shared secret).
+ */
+export function federationSetupOf(config: FederationConfig): FederationSetup | undefined {
+  if (!config.siteId) return undefined;
+  const peers = config.peers.filter((p) => Object.hasOwn(config.peerSecrets, p.siteId)).map((p) => p.siteId);
+  return { order: config.order, peers };
 }

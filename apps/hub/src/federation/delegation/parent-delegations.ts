@@ -35,11 +35,17 @@ const MAX_IN_FLIGHT = 64;
 const FIRST_RETRY_MS = 200;
 const LAST_RETRY_MS = 5000;
 
-/** Where a site takes delegations and the key the two share; undefined: this site knows no such site now. */
+/** Where a site takes delegations, and the key the two share. */
+export interface DelegationTarget {
+  readonly url: string;
+  readonly key: string;
+}
+
+/** The target of a child or peer; undefined: this site knows no such site now. */
 export type DelegationTargetOf = (
   siteId: string,
   relation: SiteRelation,
-) => Promise<{ url: string; key: string } | undefined>;
+) => Promise<DelegationTarget | undefined>;
 
 /** What the sender needs. */
 export interface DelegationSenderDeps {
