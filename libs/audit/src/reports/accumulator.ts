@@ -10,6 +10,7 @@ import {
   expandDecision,
   formatPosition,
   isEventOfTypes,
+  sitePlace,
 } from '@hcn/contracts';
 import { QuotaEvent, QuotaState, quotaDecider, quotaUsed } from '@hcn/domain';
 import { NODE_BLACKLISTED } from '@hcn/scheduling';
@@ -18,6 +19,7 @@ import { Availability } from './availability';
 import { Period, hoursWithin, inPeriod } from './period';
 import type { DelegationRow, QuotaRow, ResidencyViolationRow } from './report.model';
 import { RegionTree } from './region-tree';
+import { SiteRegions } from './site-regions';
 
 /** Every event type a compliance report reads (heartbeats and reservations are not needed). */
 export const REPORT_EVENT_TYPES: readonly string[] = [
@@ -35,6 +37,8 @@ export const REPORT_EVENT_TYPES: readonly string[] = [
   'WorkloadDelegated',
   'DelegationRejected',
   'AllocationPlaced',
+  'AllocationDelegated',
+  'SiteRegistered',
   'WorkloadUnschedulable',
   'AllocationStarted',
   'AllocationCompleted',
@@ -84,6 +88,8 @@ const time = (iso: string): number => Date.parse(iso);
 export class ReportAccumulator {
   readonly tree = new RegionTree();
   readonly availability = new Availability();
+  /** Regions of the sites work is delegated to. */
+  readonly sites = new SiteRegions();
   readonly usage = new Map<string, UsageSums>();
   /** `namespace\u0000region\u0000domain` -> placements. */
   readonly placements = new Map<string, number>();
@@ -146,6 +152,11 @@ export class ReportAccumulator {
       case 'AllocationPlaced':
         this.onRecorded(event.data.workloadId, event.data.decision, at);
         return this.onPlaced(event.data, event.metadata.occurredAt, at);
+      case 'AllocationDelegated':
+        this.onRecorded(event.data.workloadId, event.data.decision, at);
+        return this.onDelegated(event.data, event.metadata.occurredAt, at);
+      case 'SiteRegistered':
+        return this.sites.register(event.data);
       case 'WorkloadUnschedulable':
         this.onRecorded(event.data.workloadId, event.data.decision, at);
         return this.closeDecision(event.data.workloadId, null, at);
@@ -247,22 +258,42 @@ export class ReportAccumulator {
   }
 
   private onPlaced(d: EventDataOf<'AllocationPlaced'>, iso: string, at: number): void {
-    this.closeDecision(d.workloadId, d.domainId, at);
+    const region = this.tree.regionOf(d.domainId) ?? '(none)';
+    const spec = this.specs.get(d.workloadId);
+    const { affinity, antiAffinity } = spec?.constraints.regions ?? { affinity: [], antiAffinity: [] };
+    const outside = (affinity.length > 0 && !affinity.includes(region)) || antiAffinity.includes(region);
+    this.countPlacement(d, d.domainId, iso, at, { region, outside });
+  }
+
+  /** Work handed to another site: placed at `site:<id>`, in that site's regions. */
+  private onDelegated(d: EventDataOf<'AllocationDelegated'>, iso: string, at: number): void {
+    const spec = this.specs.get(d.workloadId);
+    const { affinity, antiAffinity } = spec?.constraints.regions ?? { affinity: [], antiAffinity: [] };
+    const region = this.sites.label(d.siteId);
+    const outside = this.sites.violates(d.siteId, affinity, antiAffinity);
+    this.countPlacement({ ...d, nodeId: sitePlace(d.siteId) }, sitePlace(d.siteId), iso, at, {
+      region,
+      outside,
+    });
+  }
+
+  /** Closes the decision, opens the allocation, counts the placement in its region and checks residency. */
+  private countPlacement(
+    d: { workloadId: string; allocationId: string; nodeId: string; resources: ResourceAmounts },
+    domainId: string,
+    iso: string,
+    at: number,
+    where: { region: string; outside: boolean },
+  ): void {
+    this.closeDecision(d.workloadId, domainId, at);
     const namespace = this.namespaceOf(d.workloadId);
     this.open.set(d.allocationId, { namespace, nodeId: d.nodeId, resources: d.resources, startMs: null });
     if (!inPeriod(this.period, at)) return;
-    const region = this.tree.regionOf(d.domainId) ?? '(none)';
-    const key = `${namespace}\u0000${region}\u0000${d.domainId}`;
+    const key = `${namespace}\u0000${where.region}\u0000${domainId}`;
     this.placements.set(key, (this.placements.get(key) ?? 0) + 1);
-    this.checkResidency(d, iso, region);
-  }
-
-  private checkResidency(d: EventDataOf<'AllocationPlaced'>, iso: string, region: string): void {
     const spec = this.specs.get(d.workloadId);
-    if (!spec) return;
+    if (!spec || !where.outside) return;
     const { affinity, antiAffinity } = spec.constraints.regions;
-    const outside = affinity.length > 0 && !affinity.includes(region);
-    if (!outside && !antiAffinity.includes(region)) return;
     this.residency.push({
       at: iso,
       namespace: spec.namespace,
@@ -272,8 +303,8 @@ export class ReportAccumulator {
       forbiddenRegions: antiAffinity.join(' '),
       allocationId: d.allocationId,
       nodeId: d.nodeId,
-      domainId: d.domainId,
-      region,
+      domainId,
+      region: where.region,
     });
   }
 
