@@ -17,7 +17,7 @@ import { FleetSimulator } from './fleet-simulator';
 import { PlacementAcker } from './placement-acker';
 import { PG_STATEMENTS, pgStatements } from './pg-statements';
 import { latencyBaselines } from './placement-baselines';
-import { benchDatabase, percentile, progress, report, hubNodeArgs } from './support';
+import { benchDatabase, percentile, progress, report, hubNodeArgs, projectorNodeArgs } from './support';
 
 const NODES = Number(process.env.BENCH_NODES ?? 1000);
 const PACED_RATE = Number(process.env.BENCH_PACED_RATE ?? 100);
@@ -330,7 +330,13 @@ export async function run(): Promise<void> {
   ).start();
   if (process.env.BENCH_PLACEMENT_SAMPLES_DIR)
     writeFileSync(`${process.env.BENCH_PLACEMENT_SAMPLES_DIR}/hub-started.json`, JSON.stringify(Date.now()));
-  const projector = new AppProcess('projector', 'apps/projector/src/main.ts', common, true).start();
+  const projector = new AppProcess(
+    'projector',
+    'apps/projector/src/main.ts',
+    common,
+    true,
+    projectorNodeArgs(),
+  ).start();
   if (process.env.BENCH_PROJECTOR_NICE) setPriority(projector.pid!, Number(process.env.BENCH_PROJECTOR_NICE));
   const bus = new KafkaMessageBus({ brokers: kafka.brokers, clientId: 'bench-fleet' });
   const fleet = new FleetSimulator({ hubUrl, joinToken: JOIN_TOKEN, bus, domains: DOMAINS });

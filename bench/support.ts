@@ -95,3 +95,8 @@ export const HUB_NODE_FLAGS = [
 export function hubNodeArgs(): string[] {
   return [...HUB_NODE_FLAGS, ...(process.env.BENCH_HUB_NODE_ARGS ?? '').split(' ').filter(Boolean)];
 }
+
+/** Node flags of the projector process: BENCH_PROJECTOR_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"). */
+export function projectorNodeArgs(): string[] {
+  return (process.env.BENCH_PROJECTOR_NODE_ARGS ?? '').split(' ').filter(Boolean);
+}
