@@ -45,6 +45,7 @@ import { serveDashboard } from './web/dashboard.controller';
 import { applySecurityHeaders } from './web/security-headers';
 import type { Clock } from './tokens';
 import { Federation } from './federation/federation';
+import { federationSetupOf } from './federation/federation.config';
 import { httpsOptionsOf } from './tls/listener-tls';
 
 /** Largest JSON request body the API takes (a bigger one is 413 REQUEST.TOO_LARGE). */
@@ -90,6 +91,7 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
   const stalls = new IngestStalls(clock, REPORTS_RETRY_BACKOFF_CAP_MS);
   const ingestResumedAt = () => stalls.resumedAt();
   const view = new ClusterView(ports.store, metrics.subscriptions);
+  view.federation = federationSetupOf(config.federation); // child sites and peers as candidates (issue 21)
   const hot = new HotStreams(ports.store, (events, first, at) => view.nodeAppended(events, first, at));
   const liveness = new LivenessService(ports.store, config, clock, metrics, view, ingestResumedAt, hot.nodes);
   const logs = new LogStore(ports.readModels);
@@ -147,6 +149,8 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
     health: metrics.subscriptions,
     readModels: ports.readModels,
   });
+  const partitions = federation.partitions;
+  if (partitions) saga.onSiteChange((event, workloads) => partitions.siteChanged(event, workloads));
   const logger = ports.logger ?? createLogger({ app: 'hub', level: config.logLevel });
   const hubModule = HubModule.register({
     config,

@@ -48,6 +48,9 @@ const EXACT: Record<string, number> = {
   'FEDERATION.GOSSIP_OFF': 404,
   'FEDERATION.DELEGATION_MALFORMED': 400,
   'FEDERATION.NAMESPACE_NOT_SERVED': 403,
+  'FEDERATION.DELEGATION_NOT_TO_SITE': 403,
+  'FEDERATION.DELEGATION_NOT_FOUND': 404,
+  'FEDERATION.CHAIN_REQUEST_MALFORMED': 400,
   'API.ANSWER_SCHEMA': 500, // tests only: an answer outside its documented schema (common/answer-check.ts)
 };
 

@@ -93,6 +93,17 @@ const allocationViewSchema = z.object({
     .string()
     .optional()
     .describe("federation: that site's workload id, once it took the delegation"),
+  siteRevision: z
+    .number()
+    .int()
+    .optional()
+    .describe(
+      "federation: the revision of that site's workload stream last recorded here (status flows back)",
+    ),
+  unknownFrom: z
+    .enum(['placed', 'running', 'stopping'])
+    .optional()
+    .describe('federation, while unknown (its site offline): what it was before'),
 });
 
 /**

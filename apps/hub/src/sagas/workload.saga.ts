@@ -20,6 +20,7 @@ import {
   waitsForCapacity,
 } from './saga-facts';
 import { Logger } from '@nestjs/common';
+import { SiteChange, isSiteChange } from '../federation/delegation/site-partitions';
 
 const logger = new Logger('workload-saga');
 
@@ -56,6 +57,8 @@ export class WorkloadSaga {
   private timer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   private caughtUp = false;
+  /** Federation: told of a site going offline or coming back, with the workloads kept (their delegations there). */
+  private siteChanged: ((event: SiteChange, workloads: Map<string, WorkloadState>) => void) | undefined;
 
   constructor(
     private readonly store: EventStore,
@@ -107,6 +110,11 @@ export class WorkloadSaga {
     await this.due.settled();
   }
 
+  /** Federation: what to do when a site this hub delegates to goes offline or comes back (partitions). */
+  onSiteChange(handler: (event: SiteChange, workloads: Map<string, WorkloadState>) => void): void {
+    this.siteChanged = handler;
+  }
+
   /** Workloads with something still to do (for tests and metrics). */
   get backlog(): number {
     return this.due.size;
@@ -122,6 +130,7 @@ export class WorkloadSaga {
       for (const waiting of this.reloading.values()) waiting.push(recorded); // checked once they are read back
       return this.nodeLost(recorded);
     }
+    if (isSiteChange(recorded)) return this.siteChanged?.(recorded, this.workloads);
     if (!recorded.streamId.startsWith('workload-')) return;
     const event = asWorkloadEvent(recorded);
     const workloadId = event.streamId.slice('workload-'.length);

@@ -82,9 +82,22 @@ export const delegationControlSchema = z
 /** A control request of a delegating site. */
 export type DelegationControl = z.output<typeof delegationControlSchema>;
 
-/** The answer to a control request: the delegated workload's status after it (a stop's effect follows in reports). */
+/**
+ * The answer to a control request: the delegated workload's status after it, as a status report signed as the
+ * reporting site signs its reports (JSON text, when, MAC), so the delegating site records it as any report; a stop's
+ * effect follows in later reports.
+ */
 export const delegationControlAnswerSchema = z
-  .object({ delegationId: delegationIdSchema, report: delegationStatusReportSchema })
+  .object({
+    delegationId: delegationIdSchema,
+    report: z
+      .object({
+        payload: z.string().max(2 ** 20),
+        sentAt: z.number().int().nonnegative(),
+        mac: z.string().max(200),
+      })
+      .strict(),
+  })
   .strict();
 
 /** The answer to a control request. */

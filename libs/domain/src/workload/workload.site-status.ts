@@ -113,7 +113,8 @@ function lifecycleCommand(report: SiteStatusReport, place: string): WorkloadComm
  * The events a site's status report causes, through the lifecycle commands nodes' reports use: the delegation taken
  * (when its answer was lost), back from `unknown` after a partition, started (and a service's readiness), ended or
  * lost; each stamped with the site's revision and hash. A report at or below the revision already recorded is a
- * repeat, and causes nothing.
+ * repeat, and causes nothing (but the way back from `unknown`: the status of an unchanged workload asked after a
+ * partition has the revision recorded before it).
  */
 export function recordSiteStatus(
   report: SiteStatusReport,
@@ -123,7 +124,6 @@ export function recordSiteStatus(
   const allocation = state.allocations[report.allocationId];
   const workloadId = state.workloadId;
   if (!allocation || !workloadId) return [];
-  if (allocation.siteRevision !== undefined && report.siteRevision <= allocation.siteRevision) return [];
   const events: WorkloadEvent[] = [];
   let current = state;
   const step = (more: WorkloadEvent[]) => {
@@ -137,6 +137,9 @@ export function recordSiteStatus(
     const data = { workloadId, allocationId, nodeId: allocation.nodeId, siteId, at };
     step([{ type: 'AllocationReachable', data }]);
   }
+  // a repeat (or an older report) tells nothing new, beyond the site being reachable again
+  if (allocation.siteRevision !== undefined && report.siteRevision <= allocation.siteRevision)
+    return events.map((e) => anchored(e, report));
   const command = lifecycleCommand(report, allocation.nodeId);
   if (command) step(decide(command, current));
   if (report.status === 'running' && report.ready !== undefined) {

@@ -210,6 +210,10 @@ describe('workload decider: partitions (federation)', () => {
     expect(back.allocations[D]).toMatchObject({ status: 'running', siteRevision: 3 });
     expect(back.allocations[D]).not.toHaveProperty('unknownFrom');
     expect(back.instances[0].status).toBe('running');
+    // the status asked on its return, of a workload unchanged there: the revision recorded before, reachable again
+    expect(given(history).when(report('running', 2))).toMatchObject({
+      events: [{ type: 'AllocationReachable', data: anchor(2) }],
+    });
     const ended = given(history).when(report('completed', 6, { exitCode: 0 }));
     expect(ended).toMatchObject({
       events: [{ type: 'AllocationReachable' }, { type: 'AllocationCompleted' }],

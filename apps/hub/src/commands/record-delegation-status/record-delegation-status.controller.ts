@@ -1,6 +1,5 @@
 import { DelegationStatusAnswer, delegationIdSchema, delegationStatusAnswerSchema, z } from '@hcn/contracts';
-import { EVENT_STORE, EventStore } from '@hcn/eventstore';
-import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { Public } from '../../auth/auth.guard';
 import { ApiAnswer } from '../../common/api-answer';
@@ -9,7 +8,6 @@ import { delegationEnvelopeSchema } from '../../federation/delegation/delegation
 import { DelegationStatusInbox } from '../../federation/delegation/status-inbox';
 import { Federation } from '../../federation/federation';
 import { SiteToSite } from '../../tls/site-certificate.guard';
-import { CLOCK, Clock } from '../../tokens';
 
 const envelopeBody = z.toJSONSchema(delegationEnvelopeSchema, { io: 'input' }) as Record<string, unknown>;
 
@@ -25,8 +23,8 @@ const envelopeBody = z.toJSONSchema(delegationEnvelopeSchema, { io: 'input' }) a
 export class RecordDelegationStatusController {
   private readonly inbox: DelegationStatusInbox;
 
-  constructor(federation: Federation, @Inject(EVENT_STORE) store: EventStore, @Inject(CLOCK) clock: Clock) {
-    this.inbox = new DelegationStatusInbox((site) => federation.delegateKeyOf(site), store, clock);
+  constructor(federation: Federation) {
+    this.inbox = federation.statusInbox;
   }
 
   @Post(':delegationId/status')

@@ -10,7 +10,13 @@ import type { Clock } from '../../tokens';
 import { delegationKey } from './child-delegations';
 import type { DelegationEnvelope } from './delegation-envelope';
 import { DelegatedWorkload, loadDelegated, stopDelegated } from './delegated-workloads';
-import { DELEGATION_CONTROL_PURPOSE, checkSigned, readSigned } from './signed-message';
+import {
+  DELEGATION_CONTROL_PURPOSE,
+  DELEGATION_STATUS_PURPOSE,
+  checkSigned,
+  readSigned,
+  sealSigned,
+} from './signed-message';
 import type { DelegatorOf } from './status-relay';
 import { statusReport } from './status-report';
 
@@ -30,17 +36,20 @@ export class ChildControl {
 
   /** Opens, checks and carries out one control request for delegation `delegationId` (the path's). */
   async control(delegationId: string, envelope: DelegationEnvelope): Promise<DelegationControlAnswer> {
-    const request = this.open(delegationId, envelope);
+    const { request, key } = this.open(delegationId, envelope);
     const found = await this.find(request);
-    if (request.action === 'status') return this.answer(found);
+    if (request.action === 'status') return this.answer(found, key);
     const verb = request.action === 'cancel' ? 'cancelled' : 'stopped';
     const reason = `${verb} by site ${request.parentSiteId}: ${request.reason}`.slice(0, 500);
     await stopDelegated(this.store, this.clock, found.state.workloadId ?? '', found.from, reason);
-    return this.answer(await this.find(request));
+    return this.answer(await this.find(request), key);
   }
 
   /** The request, signed by the site it names (a site this one shares a key with) and about the path's delegation. */
-  private open(delegationId: string, envelope: DelegationEnvelope): DelegationControl {
+  private open(
+    delegationId: string,
+    envelope: DelegationEnvelope,
+  ): { request: DelegationControl; key: string } {
     const request = readSigned(
       envelope,
       delegationControlSchema,
@@ -55,7 +64,7 @@ export class ChildControl {
     checkSigned(delegator.key, DELEGATION_CONTROL_PURPOSE, envelope);
     if (request.delegationId !== delegationId)
       throw new HcnError('FEDERATION.DELEGATION_MALFORMED', 'The request is about another delegation');
-    return request;
+    return { request, key: delegator.key };
   }
 
   /** The workload this site runs for the delegation, if that site made it here (FEDERATION.DELEGATION_NOT_FOUND). */
@@ -70,8 +79,10 @@ export class ChildControl {
     return found;
   }
 
-  private answer(found: DelegatedWorkload): DelegationControlAnswer {
+  /** The status after the request, signed as a status report (the delegating site records it as one). */
+  private answer(found: DelegatedWorkload, key: string): DelegationControlAnswer {
     const report = statusReport(this.siteId() ?? '', found.from, found.state, found.last);
-    return { delegationId: found.from.delegationId, report };
+    const sealed = sealSigned(key, DELEGATION_STATUS_PURPOSE, report, this.clock());
+    return { delegationId: found.from.delegationId, report: sealed };
   }
 }

@@ -1,0 +1,128 @@
+import {
+  BoundedMap,
+  Position,
+  RecordedHcnEvent,
+  isEventOf,
+  siteOfPlace,
+  workloadStream,
+} from '@hcn/contracts';
+import { EventStore, Subscription, SubscriptionHealth, superviseSubscription } from '@hcn/eventstore';
+import { loadCheckpoint, saveCheckpoint } from '@hcn/read-models';
+import { Logger } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import type { ControlOrder, DelegationControls } from './delegation-controls';
+
+const logger = new Logger('delegation-stops');
+
+const CHECKPOINT = 'federation-stop-relay';
+const CHECKPOINT_EVERY_MS = 1000;
+/** Tries of one stop before it is left to the site's return (partitions ask again then). */
+const TRIES = 3;
+const FIRST_RETRY_MS = 500;
+
+/**
+ * Forwards stops down (the delegating site's side): a checkpointed subscription over this site's log that, for each
+ * stop asked of an allocation delegated to another site (the user stopped, restarted, deleted or updated the
+ * workload) and each such allocation given up here (lost by an operator's or this site's decision, not the other
+ * site's report), sends that site a stop or a cancel. A few tries, then it is left to the site's return: an
+ * unreachable site goes offline, and when it comes back partitions ask again.
+ */
+export class DelegationStopRelay {
+  private subscription: Subscription | undefined;
+  private readonly namespaces = new BoundedMap<string>(20_000);
+  private position: Position | undefined;
+  private savedAt = 0;
+  private stopped = false;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly readModels: DataSource,
+    private readonly health: SubscriptionHealth,
+    private readonly controls: DelegationControls,
+  ) {}
+
+  /** Starts following the log from the checkpoint (in the background: a failure to read it is logged). */
+  begin(): void {
+    this.start().catch((error: Error) => logger.error(`stop relay not started: ${error.message}`));
+  }
+
+  private async start(): Promise<void> {
+    const after = await loadCheckpoint(this.readModels.manager, CHECKPOINT);
+    if (this.stopped) return;
+    this.subscription = superviseSubscription(
+      this.store,
+      {
+        after,
+        filter: { kind: 'eventTypePrefix', prefixes: ['AllocationStopRequested', 'AllocationLost'] },
+        onEvent: (event) => this.forward(event),
+        onCheckpoint: (position) => this.checkpoint(position),
+        onError: (error) => logger.error(error.message),
+      },
+      { name: 'delegation-stop-relay', health: this.health, log: (line) => logger.warn(line) },
+    );
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.subscription?.stop();
+    await this.save();
+  }
+
+  private async forward(event: RecordedHcnEvent): Promise<void> {
+    if (event.type !== 'AllocationStopRequested' && event.type !== 'AllocationLost') return;
+    const siteId = siteOfPlace(event.data.nodeId);
+    if (!siteId) return;
+    // a loss the site itself reported: nothing runs there
+    if (event.type === 'AllocationLost' && event.data.siteRevision !== undefined) return;
+    const namespace = await this.namespaceOf(event.data.workloadId);
+    if (!namespace) return;
+    const action = event.type === 'AllocationLost' ? ('cancel' as const) : ('stop' as const);
+    const order = {
+      siteId,
+      delegationId: event.data.allocationId,
+      namespace,
+      action,
+      reason: event.data.reason,
+    };
+    await this.send(order);
+  }
+
+  /** A few tries; the last failure is logged and left to the site's return. */
+  private async send(order: ControlOrder): Promise<void> {
+    for (let attempt = 1, wait = FIRST_RETRY_MS; !this.stopped; attempt += 1, wait *= 2) {
+      try {
+        await this.controls.send(order);
+        return;
+      } catch (error) {
+        if (attempt >= TRIES) {
+          logger.warn(
+            `${order.action} of delegation ${order.delegationId} at ${order.siteId}: ${(error as Error).message}`,
+          );
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, wait).unref());
+      }
+    }
+  }
+
+  private async namespaceOf(workloadId: string): Promise<string | undefined> {
+    const known = this.namespaces.get(workloadId);
+    if (known) return known;
+    const [first] = await this.store.readStream(workloadStream(workloadId), { maxCount: 1 });
+    if (!isEventOf(first, 'WorkloadSubmitted')) return undefined;
+    this.namespaces.set(workloadId, first.data.spec.namespace);
+    return first.data.spec.namespace;
+  }
+
+  private async checkpoint(position: Position): Promise<void> {
+    this.position = position;
+    if (Date.now() - this.savedAt >= CHECKPOINT_EVERY_MS) await this.save();
+  }
+
+  private async save(): Promise<void> {
+    const position = this.position;
+    if (!position) return;
+    this.savedAt = Date.now();
+    await this.readModels.transaction((tx) => saveCheckpoint(tx, CHECKPOINT, position, 0, new Date()));
+  }
+}
