@@ -29,10 +29,17 @@ function hopSeqOf(chain: WorkloadChain | undefined, allocationId: string): numbe
 export function siteHopsOf(events: readonly RecordedHcnEvent[], chain?: WorkloadChain): SiteHop[] {
   const first = events[0];
   const namespace = first?.type === 'WorkloadSubmitted' ? first.data.spec.namespace : '';
-  const hops = new Map<string, { siteId: string; remoteWorkloadId?: string; anchors: StreamHead[] }>();
+  type Found = {
+    siteId: string;
+    relation: 'child' | 'peer';
+    remoteWorkloadId?: string;
+    anchors: StreamHead[];
+  };
+  const hops = new Map<string, Found>();
   for (const event of events) {
     if (event.type === 'AllocationDelegated') {
-      hops.set(event.data.allocationId, { siteId: event.data.siteId, anchors: [] });
+      const { allocationId, siteId, relation } = event.data;
+      hops.set(allocationId, { siteId, relation, anchors: [] });
       continue;
     }
     const allocationId: unknown = Reflect.get(event.data, 'allocationId');

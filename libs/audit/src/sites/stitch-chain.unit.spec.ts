@@ -11,7 +11,13 @@ const CHILD_WORKLOAD = uuid(2);
 const DELEGATION = uuid(3);
 const NODE = uuid(4);
 const asking = { siteId: 'parent', workloadId: PARENT_WORKLOAD };
-const hop: SiteHop = { siteId: 'child-a', delegationId: DELEGATION, namespace: 'default', anchors: [] };
+const hop: SiteHop = {
+  siteId: 'child-a',
+  relation: 'child',
+  delegationId: DELEGATION,
+  namespace: 'default',
+  anchors: [],
+};
 let ids = 100;
 
 function event(type: string, data: unknown): NewEvent {

@@ -9,6 +9,8 @@ import type { WorkloadChain } from '../chain/chain.model';
  */
 export interface SiteHop {
   readonly siteId: string;
+  /** How this site knows it: a registered child, or a configured peer (which key the two share). */
+  readonly relation: 'child' | 'peer';
   readonly delegationId: string;
   readonly namespace: string;
   /** The index (`seq`) of the parent's hop to the site in its chain, when the chain shows one. */

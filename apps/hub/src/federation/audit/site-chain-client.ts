@@ -7,7 +7,10 @@ import { callSite, okBody } from '../site-client';
 import { DELEGATION_CHAIN_PURPOSE } from './delegated-chain';
 
 /** Where a site that took delegations from this one is asked, and the key the two share. */
-export type DelegateeOf = (siteId: string) => Promise<{ url: string; key: string } | undefined>;
+export type DelegateeOf = (
+  siteId: string,
+  relation: 'child' | 'peer',
+) => Promise<{ url: string; key: string } | undefined>;
 
 /**
  * The federation API as the source of other sites' parts of a chain: `POST /v1/federation/delegations/:id/chain`
@@ -24,7 +27,7 @@ export class SiteChainClient implements SiteChainSource {
 
   /** Asks the hop's site for its stream of the delegated workload. */
   async fetch(hop: SiteHop, asking: AskingSite): Promise<SiteChainPart> {
-    const access = await this.delegateeOf(hop.siteId);
+    const access = await this.delegateeOf(hop.siteId, hop.relation);
     if (!access)
       throw new HcnError('FEDERATION.SITE_UNKNOWN', `Site ${hop.siteId} is not a site this one can ask`, {
         siteId: hop.siteId,

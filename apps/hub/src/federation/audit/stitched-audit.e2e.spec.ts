@@ -1,5 +1,7 @@
 import { requestContext, toNewEvents } from '@hcn/commands';
-import { delegationRequestSchema, workloadSpecSchema } from '@hcn/contracts';
+import { delegationRequestSchema, isEventOf, workloadSpecSchema } from '@hcn/contracts';
+import { AGENT_REPORTS_TOPIC } from '@hcn/platform';
+import { chainHash, contentHash, genesisHash } from '@hcn/eventstore';
 import { describeWithPostgres, eventually } from '@hcn/testing';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -12,6 +14,7 @@ import {
   TEST_ADMIN_TOKEN,
   processSpec,
   registerNode,
+  signedReport,
   startHubHarness,
 } from '../../testing/hub-harness';
 import { sealDelegation } from '../delegation/delegation-envelope';
@@ -31,6 +34,8 @@ const codeOf = (body: any): string | undefined => body?.code ?? body?.error?.cod
 interface Child {
   readonly hub: HubHarness;
   readonly nodeId: string;
+  /** The node's registration answer (its command key signs its reports). */
+  readonly node: { nodeId: string; commandKey: string };
   readonly credential: string;
 }
 
@@ -40,6 +45,33 @@ async function onDatabase(h: HubHarness, sql: string, params: unknown[]): Promis
   await client.connect();
   try {
     return (await client.query(sql, params)).rowCount ?? 0;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Changes the first event of a stream in a hub's database and writes every link of the stream again so that the
+ * stream's own chain holds (what someone who can write the database and knows the hashing could do).
+ */
+async function rewriteWithFreshHashes(h: HubHarness, streamId: string): Promise<void> {
+  const client = new Client({ connectionString: h.database.url });
+  await client.connect();
+  try {
+    await client.query(
+      `UPDATE hcn_events SET data = jsonb_set(data, '{spec,name}', '"rewritten"') WHERE stream_id = $1 AND revision = 0`,
+      [streamId],
+    );
+    const { events } = await h.store.readRaw({ streamId, maxCount: 1000 });
+    let prev = genesisHash(streamId);
+    for (const event of events) {
+      const hash = chainHash(prev, contentHash(event));
+      await client.query(
+        `UPDATE hcn_events SET prev_hash = decode($3, 'hex'), hash = decode($4, 'hex') WHERE stream_id = $1 AND revision = $2`,
+        [streamId, event.revision, prev, hash],
+      );
+      prev = hash;
+    }
   } finally {
     await client.end();
   }
@@ -58,6 +90,7 @@ describeWithPostgres('federation: stitched audit across sites', () => {
   let b: Child;
   let dir: string;
   let closed = false;
+  let reportSeq = 0;
 
   async function startChild(siteId: string): Promise<Child> {
     const issued = await parent.request('POST', '/v1/federation/join-tokens', { siteId, ttlSeconds: 600 });
@@ -71,13 +104,14 @@ describeWithPostgres('federation: stitched audit across sites', () => {
       HCN_FEDERATION_CREDENTIAL_FILE: credentialFile,
       HCN_FEDERATION_NAMESPACES: 'default',
     });
-    const { nodeId } = await registerNode(hub, { cpuCores: 4 });
+    const node = await registerNode(hub, { cpuCores: 4 });
+    const { nodeId } = node;
     await eventually(`${siteId} registered with its parent`, async () => {
       const link = await hub.request('GET', '/v1/federation/link');
       return link.body.parent?.registered === true;
     });
     const { credential } = JSON.parse(readFileSync(credentialFile, 'utf8')) as { credential: string };
-    return { hub, nodeId, credential };
+    return { hub, nodeId, node, credential };
   }
 
   /**
@@ -118,7 +152,11 @@ describeWithPostgres('federation: stitched audit across sites', () => {
     const siteWorkloadId: string = answer.body.workloadId;
     const acceptedAt = new Date().toISOString();
     const accepted = { workloadId, allocationId: delegationId, siteId, siteWorkloadId, acceptedAt };
-    // the parent's own sender may have sent the same request (idempotent) and recorded the answer already
+    // the child reports the acceptance (with its stream's head), or the parent's own sender sent the same request
+    // (idempotent) and recorded the answer: either records DelegationAccepted; else it is recorded here
+    const acceptedHere = async () =>
+      (await parent.store.readStream(stream)).some((e) => e.type === 'DelegationAccepted');
+    await eventually('the acceptance recorded', acceptedHere, 3000).catch(() => undefined);
     const recorded = await parent.store.readStream(stream);
     if (!recorded.some((e) => e.type === 'DelegationAccepted')) {
       const events = toNewEvents([{ type: 'DelegationAccepted', data: accepted }], context);
@@ -127,6 +165,27 @@ describeWithPostgres('federation: stitched audit across sites', () => {
       });
     }
     return { workloadId, delegationId, siteWorkloadId };
+  }
+
+  /** The child's node reports the child's allocation of `siteWorkloadId` started, as its agent would. */
+  async function nodeStarted(child: Child, siteWorkloadId: string): Promise<void> {
+    const events = await child.hub.store.readStream(`workload-${siteWorkloadId}`);
+    const placed = events.find((e) => isEventOf(e, 'AllocationPlaced'));
+    if (!isEventOf(placed, 'AllocationPlaced')) throw new Error('not placed on the child');
+    const report = {
+      kind: 'allocation',
+      nodeId: child.nodeId,
+      domainId: 'default',
+      seq: ++reportSeq,
+      sentAt: new Date().toISOString(),
+      workloadId: siteWorkloadId,
+      allocationId: placed.data.allocationId,
+      status: 'started',
+      at: new Date().toISOString(),
+      pid: 4242,
+    };
+    const value = signedReport(child.node, report);
+    await child.hub.bus.publish(AGENT_REPORTS_TOPIC, [{ key: child.nodeId, value }]);
   }
 
   beforeAll(async () => {
@@ -201,6 +260,30 @@ describeWithPostgres('federation: stitched audit across sites', () => {
       ok: false,
       local: { ok: false, firstBroken: { revision: 1, reason: 'content' } },
     });
+  });
+
+  it("reports a child stream rewritten with consistent hashes by the heads the parent's log recorded", async () => {
+    const w = await delegatedWorkload(a, 'child-a');
+    const stream = `workload-${w.workloadId}`;
+    await nodeStarted(a, w.siteWorkloadId);
+    // the child reports the start with its stream's revision and hash; the parent records them
+    await eventually(
+      'a head of the child stream recorded by the parent',
+      async () =>
+        (await parent.store.readStream(stream)).some((e) => 'siteHash' in e.data && !!e.data.siteHash),
+      30_000,
+    );
+    const verify = () => parent.request('GET', `/v1/audit/workloads/${w.workloadId}/verify`);
+    const before = await verify();
+    expect(before.body).toMatchObject({ ok: true });
+    expect(before.body.sites[0].verification.anchorsChecked).toBeGreaterThan(0);
+
+    await rewriteWithFreshHashes(a.hub, `workload-${w.siteWorkloadId}`);
+    const after = await verify();
+    expect(after.body.ok).toBe(false);
+    const problems = after.body.sites[0].verification.problems;
+    expect(problems.length).toBeGreaterThan(0);
+    expect(problems.every((p: { kind: string }) => p.kind === 'anchor')).toBe(true);
   });
 
   it('hcn audit replay and verify --workload stitch and check the child part from the log and the hub', async () => {
