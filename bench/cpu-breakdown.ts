@@ -1,8 +1,13 @@
 import { readFileSync, readdirSync } from 'node:fs';
+import { ownProcessIds } from './process-cpu';
 
-/** CPU seconds used so far per process group (hub, projector, postgres, kafka, this load generator, other). */
+/**
+ * CPU seconds used so far per process group: hub, projector, postgres and kafka (the server and broker this bench
+ * started, not those of other work on a shared box), this load generator, and other (everything else on the box).
+ */
 export function cpuByGroup(pids: { hub?: number; projector?: number }): Record<string, number> {
   const ticks = 100; // USER_HZ on Linux
+  const own = ownProcessIds();
   const groups: Record<string, number> = {};
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -23,9 +28,9 @@ export function cpuByGroup(pids: { hub?: number; projector?: number }): Record<s
           ? 'projector'
           : pid === process.pid
             ? 'loadGenerator'
-            : comm === 'postgres'
+            : comm === 'postgres' && own.has(pid)
               ? 'postgres'
-              : comm === 'java'
+              : comm === 'java' && own.has(pid)
                 ? 'kafka'
                 : 'other';
     groups[group] = (groups[group] ?? 0) + seconds;

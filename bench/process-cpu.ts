@@ -42,6 +42,11 @@ function descendants(root: number): ProcStat[] {
   return out;
 }
 
+/** The ids of this process and every process it started (a bench's own servers), not other work on the box. */
+export function ownProcessIds(): Set<number> {
+  return new Set(descendants(process.pid).map((s) => s.pid));
+}
+
 /** CPU seconds used so far by each process of this process's tree: group name and seconds, by process id. */
 export type TreeCpu = Map<number, { group: string; seconds: number }>;
 
