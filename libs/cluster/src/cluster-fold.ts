@@ -68,19 +68,20 @@ export class ClusterFold {
 
   /**
    * Applies one recorded cluster event, in log order; a node event at or below the node's applied revision is
-   * skipped.
+   * skipped. True when waiting work may fit now: an event of CAPACITY_APPEARS, or a child site with more free room.
    */
-  apply(event: RecordedHcnEvent): void {
+  apply(event: RecordedHcnEvent): boolean {
     this.applied.delivered(event.position);
     if (event.type === 'DomainDefined' || event.type === 'DomainUpdated') {
       this.defineDomain(event.data);
     } else if (SITE_EVENT_TYPES.includes(event.type)) {
-      this.sites.apply(event);
+      return this.sites.apply(event);
     } else if (isEventOfTypes(event, nodeDecider.eventTypes)) {
       this.applyNodeAt(event, event.revision);
     } else {
       throw new Error(`Unhandled case: ${event.type} is not a cluster event`);
     }
+    return CAPACITY_APPEARS.has(event.type);
   }
 
   /**

@@ -16,6 +16,9 @@ class Log {
   private position = 0;
   readonly recorded: RecordedHcnEvent[] = [];
 
+  /** Whether the last event applied may have let waiting work fit. */
+  grew = false;
+
   add(streamId: string, type: string, data: unknown): RecordedHcnEvent {
     const revision = (this.revisions.get(streamId) ?? -1) + 1;
     this.revisions.set(streamId, revision);
@@ -30,7 +33,7 @@ class Log {
       recordedAt: AT,
       metadata: {},
     } as unknown as RecordedHcnEvent;
-    this.fold.apply(event);
+    this.grew = this.fold.apply(event);
     this.recorded.push(event);
     return event;
   }
@@ -184,5 +187,19 @@ describe('federated decision: local first, then child sites, then peers', () => 
     expect(replayed).toEqual(recorded);
     log.summary('child-b', 0);
     expect(log.fold.replayAcross(request(4000), recorded.federation!)).toBeUndefined();
+  });
+
+  it('tells when waiting work may fit at a child: first summary, more free room, its return; not less room', () => {
+    const log = new Log();
+    log.child('child-a', 1000);
+    expect(log.grew).toBe(true);
+    log.summary('child-a', 500);
+    expect(log.grew).toBe(false);
+    log.summary('child-a', 2000);
+    expect(log.grew).toBe(true);
+    log.add('site-child-a', 'SiteWentOffline', { siteId: 'child-a', lastSeenAt: AT, ttlSeconds: 30 });
+    expect(log.grew).toBe(false);
+    log.add('site-child-a', 'SiteCameOnline', { siteId: 'child-a', seenAt: AT });
+    expect(log.grew).toBe(true);
   });
 });

@@ -37,28 +37,33 @@ export interface ChildCandidate {
 export class SiteBook {
   private readonly sites = new Map<string, ChildSite>();
 
-  /** Applies one site event (SITE_EVENT_TYPES); others are ignored. */
-  apply(event: RecordedHcnEvent): void {
+  /**
+   * Applies one site event (SITE_EVENT_TYPES; others are ignored). True when work waiting for room may now fit at a
+   * child: its first summary, a summary with more free CPU, memory or accelerators than the one before, its return.
+   */
+  apply(event: RecordedHcnEvent): boolean {
     switch (event.type) {
       case 'SiteRegistered':
         this.sites.set(event.data.siteId, { online: true, revision: -1 });
-        return;
+        return false;
       case 'SiteSummaryRecorded': {
         const site = this.sites.get(event.data.siteId);
-        if (site) Object.assign(site, { summary: event.data.summary, revision: event.revision });
-        return;
+        if (!site) return false;
+        const grew = !site.summary || moreFree(event.data.summary, site.summary);
+        Object.assign(site, { summary: event.data.summary, revision: event.revision });
+        return grew;
       }
       case 'SiteWentOffline':
       case 'SiteCameOnline': {
         const site = this.sites.get(event.data.siteId);
         if (site) site.online = event.type === 'SiteCameOnline';
-        return;
+        return site !== undefined && event.type === 'SiteCameOnline';
       }
       case 'SiteDeregistered':
         this.sites.delete(event.data.siteId);
-        return;
+        return false;
       default:
-        return;
+        return false;
     }
   }
 
@@ -76,6 +81,20 @@ export class SiteBook {
     if (!site?.summary || site.revision !== revision) return undefined;
     return { siteId, summary: site.summary, revision };
   }
+}
+
+/** Free accelerators of a summary, over every model. */
+function freeAccelerators(summary: SiteSummary): number {
+  return summary.accelerators.reduce((sum, a) => sum + a.free, 0);
+}
+
+/** Whether `next` has more of something free than `before` (CPU, memory, accelerators). */
+function moreFree(next: SiteSummary, before: SiteSummary): boolean {
+  return (
+    next.cpuMillis.free > before.cpuMillis.free ||
+    next.memoryBytes.free > before.memoryBytes.free ||
+    freeAccelerators(next) > freeAccelerators(before)
+  );
 }
 
 /** `key=value` tags as labels (the first value of a key, tags being sorted); `runtime:` tags are not labels. */

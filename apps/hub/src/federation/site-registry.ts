@@ -60,17 +60,6 @@ export class SiteRegistry {
     return (await this.engine.load(siteStream(siteId))).state;
   }
 
-  /**
-   * Where a registered child site takes requests about work delegated to it, and the key the two share (its site
-   * credential, derived again from its last registration); undefined for a site that never registered here with an
-   * address.
-   */
-  async childAccess(siteId: string): Promise<{ url: string; key: string } | undefined> {
-    const { registration } = await this.state(siteId);
-    if (!registration?.url) return undefined;
-    return { url: registration.url, key: this.secrets.credentialFor(siteId, registration.joinTokenDigest) };
-  }
-
   /** Issues a join token for a child site (the log keeps its digest and expiry). */
   async issueJoinToken(siteId: string, ttlSeconds: number, actor: Actor) {
     const expiresAt = new Date(this.clock().getTime() + ttlSeconds * 1000);

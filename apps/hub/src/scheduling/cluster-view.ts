@@ -1,5 +1,5 @@
 import { Position, RecordedHcnEvent } from '@hcn/contracts';
-import { CAPACITY_APPEARS, CLUSTER_EVENT_TYPES, ClusterFold, FederationSetup } from '@hcn/cluster';
+import { CLUSTER_EVENT_TYPES, ClusterFold, FederationSetup } from '@hcn/cluster';
 import type { NodeEvent } from '@hcn/domain';
 import { EventStore, Subscription, SubscriptionHealth, superviseSubscription } from '@hcn/eventstore';
 import { Logger } from '@nestjs/common';
@@ -57,7 +57,7 @@ export class ClusterView extends ClusterFold {
     await this.subscription?.stop();
   }
 
-  /** Calls `listener` after each delivered event whose type suggests capacity appeared. */
+  /** Calls `listener` after each delivered event after which capacity may have appeared (a node's, or a child site's). */
   onCapacity(listener: (event: RecordedHcnEvent) => void): void {
     this.listeners.push(listener);
   }
@@ -73,8 +73,7 @@ export class ClusterView extends ClusterFold {
   }
 
   private delivered(event: RecordedHcnEvent): void {
-    this.apply(event);
-    if (CAPACITY_APPEARS.has(event.type)) this.listeners.forEach((l) => l(event));
+    if (this.apply(event)) this.listeners.forEach((l) => l(event));
     if (NODE_CHANGES.has(event.type)) this.nodeListeners.forEach((l) => l());
   }
 }

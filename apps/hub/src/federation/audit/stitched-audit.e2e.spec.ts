@@ -230,6 +230,28 @@ describeWithPostgres('federation: stitched audit across sites', () => {
     expect(text.body).toContain(`on node ${a.nodeId}`);
   });
 
+  it("a workload submitted on the parent and placed on a child's node: one chain, the parent's hop to the site then the child's", async () => {
+    const submitted = await parent.request('POST', '/v1/workloads', processSpec({ name: 'stitched' }));
+    expect(submitted.status).toBe(201);
+    const workloadId: string = submitted.body.workloadId;
+    await eventually(
+      'the parent records the child taking it',
+      async () =>
+        (await parent.store.readStream(`workload-${workloadId}`)).some(
+          (e) => e.type === 'DelegationAccepted',
+        ),
+      30_000,
+    );
+    const chain = await parent.request('GET', `/v1/audit/workloads/${workloadId}/chain`);
+    const outcome = chain.body.decisions[0].outcome;
+    expect(outcome.site.siteId).toMatch(/^child-[ab]$/);
+    const child = outcome.site.siteId === 'child-a' ? a : b;
+    const [part] = chain.body.sites;
+    expect(part).toMatchObject({ siteId: outcome.site.siteId, verification: { ok: true } });
+    expect(part.chain.decisions[0].outcome).toMatchObject({ kind: 'placed', nodeId: child.nodeId });
+    expect(part.chain.decisions[0].hops.length).toBeGreaterThan(0);
+  });
+
   it("reports an event changed in the child's database, and one changed in the parent's", async () => {
     const w = await delegatedWorkload(a, 'child-a');
     const verify = () => parent.request('GET', `/v1/audit/workloads/${w.workloadId}/verify`);

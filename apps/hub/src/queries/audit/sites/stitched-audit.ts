@@ -17,13 +17,11 @@ import { SiteChainClient } from '../../../federation/audit/site-chain-client';
 import type { Federation } from '../../../federation/federation';
 import type { Clock } from '../../../tokens';
 
-/** The federation API as the source of other sites' parts (a registered child's address and key). */
+/** The federation API as the source of other sites' parts (a registered child's or a configured peer's). */
 export function siteChainSource(federation: Federation, clock: Clock): SiteChainSource {
-  return new SiteChainClient(
-    (siteId) => federation.registry.childAccess(siteId),
-    federation.config.tls,
-    clock,
-  );
+  const targetOf = (siteId: string, relation: 'child' | 'peer') =>
+    federation.delegationTargetOf(siteId, relation);
+  return new SiteChainClient(targetOf, federation.config.tls, clock);
 }
 
 /**

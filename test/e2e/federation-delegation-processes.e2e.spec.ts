@@ -1,0 +1,207 @@
+import { RecordedHcnEvent, workloadStream } from '@hcn/contracts';
+import { PostgresEventStore } from '@hcn/eventstore';
+import { AppProcess, TestDatabase, createTestDatabase, describeWithPostgres, eventually } from '@hcn/testing';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '../services/ports';
+import { JOIN_TOKEN, call, hubProcess, ready } from './site-processes';
+
+const PEER_SECRET = 'e2e-peer-secret-0123456789-0123456789';
+/** Every site's summaries often, its TTL generous (a loaded box must not take a child offline mid-spec). */
+const SITE = { HCN_FEDERATION_SUMMARY_INTERVAL_SECONDS: '0.5', HCN_FEDERATION_SITE_TTL_SECONDS: '60' };
+const SITES = ['parent', 'child-a', 'child-b', 'peer-p'] as const;
+type SiteName = (typeof SITES)[number];
+
+/** A site of the spec: its process, database, address and (for reading its log) store. */
+interface Site {
+  db: TestDatabase;
+  url: string;
+  port: number;
+  hub: AppProcess;
+  store: PostgresEventStore;
+}
+
+/** The federation events of a parent workload as `Type:site`, in order. */
+const hopsOf = (events: readonly RecordedHcnEvent[]) =>
+  events
+    .filter((e) => ['AllocationDelegated', 'DelegationAccepted', 'DelegationRejected'].includes(e.type))
+    .map((e) => `${e.type}:${(e.data as { siteId: string }).siteId}`);
+
+/**
+ * Issue 21's delegation proofs with each site a separate OS process on its own PostgreSQL database (and its own
+ * in-process bus): a parent with no nodes of its own, children A (two 2-core nodes, nothing running) and B (one
+ * 4-core node, 1 core taken) registered with it, a peer configured on both sides (per-pair secret). (a) A workload
+ * submitted on the parent is placed on a child's node; the parent's stream shows the cross-site hop, the child's
+ * stream the delegation it came from. (b) A refuses what none of its nodes fits (its summary says 3.5 cores free, its
+ * largest node has 2), the refusal is recorded and the workload is placed on B; one that neither child can take is
+ * placed on the peer.
+ */
+describeWithPostgres(
+  'federation across processes: delegation to children, fallback to a sibling and a peer',
+  () => {
+    const sites = {} as Record<SiteName, Site>;
+    let dir: string;
+
+    const start = (name: SiteName, env: Record<string, string>) => {
+      const site = sites[name];
+      site.hub = hubProcess(`${name}-hub`, site.db, site.port, {
+        ...SITE,
+        HCN_SITE_ID: name,
+        ...env,
+      }).start();
+      return ready(site.hub, site.url);
+    };
+    const registerNode = async (name: SiteName, hostname: string, cpuCores: number) => {
+      const node = await call(`${sites[name].url}/v1/agents/register`, 'POST', {
+        joinToken: JOIN_TOKEN,
+        domainId: 'lab',
+        hostname,
+        arch: 'x64',
+        os: 'linux',
+        cpuCores,
+        memoryBytes: 32 * 2 ** 30,
+        diskBytes: 2 ** 40,
+        labels: {},
+        agentVersion: 'spec',
+      });
+      expect(node.status).toBe(200);
+    };
+    const startChild = async (name: 'child-a' | 'child-b') => {
+      const issued = await call(`${sites.parent.url}/v1/federation/join-tokens`, 'POST', { siteId: name });
+      expect(issued.status).toBe(201);
+      await start(name, {
+        HCN_NODE_TTL_SECONDS: '3600',
+        HCN_FEDERATION_PARENT_URL: sites.parent.url,
+        HCN_FEDERATION_JOIN_TOKEN: issued.body.token,
+        HCN_FEDERATION_CREDENTIAL_FILE: join(dir, `${name}.credential`),
+        HCN_FEDERATION_NAMESPACES: 'default',
+      });
+    };
+    /** Free CPU of a child in its last summary the parent recorded (its log: the hub runs no projector here). */
+    const freeCpu = async (siteId: string) => {
+      const last = (await sites.parent.store.readStream(`sitesummary-${siteId}`)).at(-1)?.data as
+        { summary: { cpuMillis: { free: number } } } | undefined;
+      return last?.summary.cpuMillis.free;
+    };
+    const submit = async (cpuMillis: number) => {
+      const spec = {
+        name: `w-${cpuMillis}`,
+        command: 'true',
+        resources: { cpuMillis, memoryBytes: 2 ** 28 },
+      };
+      const response = await call(`${sites.parent.url}/v1/workloads`, 'POST', spec);
+      expect(response.status).toBe(201);
+      return response.body.workloadId as string;
+    };
+    /** The parent's events of a workload once a site took it. */
+    const taken = async (workloadId: string) => {
+      let events: RecordedHcnEvent[] = [];
+      await eventually(
+        `workload ${workloadId} taken by a site`,
+        async () => {
+          events = await sites.parent.store.readStream(workloadStream(workloadId));
+          return events.some((e) => e.type === 'DelegationAccepted');
+        },
+        60_000,
+      );
+      return events;
+    };
+    const siteWorkload = (events: readonly RecordedHcnEvent[]) =>
+      (events.find((e) => e.type === 'DelegationAccepted')!.data as { siteWorkloadId: string })
+        .siteWorkloadId;
+
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'hcn-federation-delegation-'));
+      for (const name of SITES) {
+        const port = await freePort();
+        const db = await createTestDatabase(`fed${name.replace('-', '')}`);
+        sites[name] = { db, port, url: `http://127.0.0.1:${port}` } as Site;
+        sites[name].store = await PostgresEventStore.connect({ connectionString: db.url });
+      }
+      const peerEnv = (other: SiteName) => ({
+        HCN_FEDERATION_PEERS: `${other}=${sites[other].url}`,
+        HCN_FEDERATION_PEER_SECRETS: `${other}=${PEER_SECRET}`,
+      });
+      await Promise.all([
+        start('parent', { ...peerEnv('peer-p'), HCN_FEDERATION_DELEGATION_TIMEOUT_SECONDS: '20' }),
+        start('peer-p', {
+          ...peerEnv('parent'),
+          HCN_NODE_TTL_SECONDS: '3600',
+          HCN_FEDERATION_NAMESPACES: 'default',
+        }),
+      ]);
+      await Promise.all([startChild('child-a'), startChild('child-b')]);
+      await registerNode('child-a', 'a-1', 2);
+      await registerNode('child-a', 'a-2', 2);
+      await registerNode('child-b', 'b-1', 4);
+      await registerNode('peer-p', 'p-1', 4);
+      const local = { name: 'local', command: 'true', resources: { cpuMillis: 1000, memoryBytes: 2 ** 28 } };
+      expect((await call(`${sites['child-b'].url}/v1/workloads`, 'POST', local)).status).toBe(201);
+      await eventually(
+        'both children summarised on the parent',
+        async () => (await freeCpu('child-a')) === 4000 && (await freeCpu('child-b')) === 3000,
+        60_000,
+      );
+    }, 400_000);
+    afterAll(async () => {
+      for (const site of Object.values(sites)) {
+        await site.hub?.kill();
+        await site.store?.close();
+        await site.db?.drop();
+      }
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it("(a) places a workload submitted on the parent on a child's node, the cross-site hop on the parent's stream", async () => {
+      const workloadId = await submit(500);
+      const events = await taken(workloadId);
+      expect(hopsOf(events)).toEqual(['AllocationDelegated:child-a', 'DelegationAccepted:child-a']);
+      const delegated = events.find((e) => e.type === 'AllocationDelegated')!.data as {
+        allocationId: string;
+      };
+      const child = await sites['child-a'].store.readStream(workloadStream(siteWorkload(events)));
+      expect(child.map((e) => e.type)).toEqual(['WorkloadSubmitted', 'AllocationPlaced']);
+      expect(child[0].data).toMatchObject({
+        delegatedFrom: { siteId: 'parent', workloadId, delegationId: delegated.allocationId },
+      });
+    }, 90_000);
+
+    it('(b) child A refuses, the refusal is recorded, B takes it; with both children full the peer takes it', async () => {
+      await eventually(
+        'the parent sees the first workload on A',
+        async () => (await freeCpu('child-a')) === 3500,
+        30_000,
+      );
+      const second = await taken(await submit(2500));
+      expect(hopsOf(second)).toEqual([
+        'AllocationDelegated:child-a',
+        'DelegationRejected:child-a',
+        'AllocationDelegated:child-b',
+        'DelegationAccepted:child-b',
+      ]);
+      expect(second.find((e) => e.type === 'DelegationRejected')!.data).toMatchObject({
+        scope: 'site:child-a',
+        reason: 'unschedulable',
+      });
+      const onB = await sites['child-b'].store.readStream(workloadStream(siteWorkload(second)));
+      expect(onB.map((e) => e.type)).toEqual(['WorkloadSubmitted', 'AllocationPlaced']);
+
+      await eventually(
+        'the parent sees B nearly full',
+        async () => (await freeCpu('child-b')) === 500,
+        30_000,
+      );
+      const third = await taken(await submit(3000));
+      expect(hopsOf(third)).toEqual([
+        'AllocationDelegated:child-a',
+        'DelegationRejected:child-a',
+        'AllocationDelegated:peer-p',
+        'DelegationAccepted:peer-p',
+      ]);
+      const onPeer = await sites['peer-p'].store.readStream(workloadStream(siteWorkload(third)));
+      expect(onPeer.map((e) => e.type)).toEqual(['WorkloadSubmitted', 'AllocationPlaced']);
+      expect(onPeer[0].data).toMatchObject({ delegatedFrom: { siteId: 'parent' } });
+    }, 180_000);
+  },
+);
