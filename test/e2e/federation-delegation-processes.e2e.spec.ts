@@ -1,9 +1,10 @@
-import { RecordedHcnEvent, workloadStream } from '@hcn/contracts';
+import { RecordedHcnEvent, isEventOf, workloadStream } from '@hcn/contracts';
 import { PostgresEventStore } from '@hcn/eventstore';
 import { AppProcess, TestDatabase, createTestDatabase, describeWithPostgres, eventually } from '@hcn/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { freePort } from '../services/ports';
 import { JOIN_TOKEN, call, hubProcess, ready } from './site-processes';
 
@@ -203,5 +204,57 @@ describeWithPostgres(
       expect(onPeer.map((e) => e.type)).toEqual(['WorkloadSubmitted', 'AllocationPlaced']);
       expect(onPeer[0].data).toMatchObject({ delegatedFrom: { siteId: 'parent' } });
     }, 180_000);
+
+    it("(c) the parent's chain stitches the child's and the peer's in, and its verify reports an event changed in a child's database", async () => {
+      const workloadId = await submit(500);
+      const events = await taken(workloadId);
+      const childStream = workloadStream(siteWorkload(events));
+      const chainOf = async (id: string) =>
+        (await call(`${sites.parent.url}/v1/audit/workloads/${id}/chain`, 'GET')).body;
+      const chain = await chainOf(workloadId);
+      expect(chain.sites).toEqual([
+        expect.objectContaining({
+          siteId: 'child-a',
+          streamId: childStream,
+          verification: expect.objectContaining({ ok: true }),
+        }),
+      ]);
+      // the parent's hops down to the site, then the child's own hops down to its node
+      expect(chain.decisions[0].hops.at(-1)).toMatchObject({ toKind: 'node', to: 'site:child-a' });
+      expect(chain.sites[0].chain.decisions[0].outcome).toMatchObject({ kind: 'placed' });
+      expect(chain.sites[0].chain.decisions[0].hops.length).toBeGreaterThan(0);
+
+      // the workload (b) handed to the peer: the peer answers with the pair's key
+      const delegations = await sites.parent.store.readAll({
+        filter: { kind: 'eventTypePrefix', prefixes: ['AllocationDelegated'] },
+      });
+      const toPeer = delegations.filter(
+        (e) => isEventOf(e, 'AllocationDelegated') && e.data.siteId === 'peer-p',
+      );
+      expect(toPeer).toHaveLength(1);
+      const peerChain = await chainOf(toPeer[0].streamId.slice('workload-'.length));
+      expect(peerChain.sites.find((p: { siteId: string }) => p.siteId === 'peer-p')).toMatchObject({
+        verification: { ok: true },
+      });
+
+      const verify = async () =>
+        (await call(`${sites.parent.url}/v1/audit/workloads/${workloadId}/verify`, 'GET')).body;
+      expect(await verify()).toMatchObject({ ok: true, complete: true });
+      const sql = new Client({ connectionString: sites['child-a'].db.url });
+      await sql.connect();
+      const changed = await sql
+        .query(
+          `UPDATE hcn_events SET data = jsonb_set(data, '{spec,name}', '"changed"') WHERE stream_id = $1 AND revision = 0`,
+          [childStream],
+        )
+        .finally(() => sql.end());
+      expect(changed.rowCount).toBe(1);
+      const report = await verify();
+      expect(report).toMatchObject({ ok: false, complete: true, local: { ok: true } });
+      expect(report.sites[0].verification.problems[0]).toMatchObject({
+        kind: 'chain',
+        broken: { streamId: childStream, revision: 0, reason: 'content' },
+      });
+    }, 90_000);
   },
 );
