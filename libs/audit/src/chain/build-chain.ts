@@ -131,6 +131,28 @@ function addRejection(b: Builder, event: RecordedEventOf<'DelegationRejected'>):
   const d = event.data;
   const { scope, reason, detail, candidates } = d;
   b.rejections.push({ ...eventRef(event), scope, reason, detail, candidates, ...judgingOf(d) });
+  if (d.allocationId !== undefined && d.siteId !== undefined) addRefused(b, event, d.allocationId, d.siteId);
+}
+
+/** A site's refusal of a hand-over: the delegated allocation ended without running (the instance falls back). */
+function addRefused(
+  b: Builder,
+  event: RecordedEventOf<'DelegationRejected'>,
+  allocationId: string,
+  siteId: string,
+) {
+  const instance = b.instanceOf.get(allocationId);
+  if (instance !== undefined) b.lastEnd.set(instance, 'refused-by-site');
+  const code = event.data.code ? ` (${event.data.code})` : '';
+  const detail = `${event.data.reason}${code}`;
+  const allocation: ChainAllocationEntry = {
+    ...eventRef(event),
+    kind: 'refused-by-site',
+    allocationId,
+    nodeId: sitePlace(siteId),
+    detail,
+  };
+  b.timeline.push({ entry: 'allocation', allocation });
 }
 
 /** How a hop's or rejection's scope was judged, when recorded (older events: undefined). */
@@ -232,6 +254,7 @@ function triggerOf(b: Builder, instance: number, attempt: number): DecisionTrigg
   if (b.replaced.has(instance)) return 'replacement';
   const end = b.lastEnd.get(instance);
   if (end === 'lost') return 'reschedule-after-node-loss';
+  if (end === 'refused-by-site') return 'fallback-after-site-refusal';
   if (end === 'failed' || end === 'completed') return 'restart-policy';
   return 'replacement';
 }

@@ -65,7 +65,14 @@ export interface ChainRejection extends EventRef {
 
 /** Why a decision was taken. */
 export type DecisionTrigger =
-  'submission' | 'retry' | 'reschedule-after-node-loss' | 'restart-policy' | 'replacement' | 'scale-up';
+  | 'submission'
+  | 'retry'
+  | 'reschedule-after-node-loss'
+  | 'restart-policy'
+  | 'replacement'
+  | 'scale-up'
+  /** Federation: the site the instance was handed to refused it (or did not answer in time). */
+  | 'fallback-after-site-refusal';
 
 /** The devices a placement chose, as recorded (scores of the device scorers included). */
 export interface ChosenDevicesRecord {
@@ -126,7 +133,9 @@ export type AllocationEntryKind =
   | 'stop-requested'
   | 'stopped'
   /** Federation: the site a delegated allocation went to took it (its workload id there in `detail`). */
-  | 'accepted-by-site';
+  | 'accepted-by-site'
+  /** Federation: the site refused it, or did not answer in time (reason and code in `detail`). */
+  | 'refused-by-site';
 
 /** Something that happened to an allocation after its placement. */
 export interface ChainAllocationEntry extends EventRef {

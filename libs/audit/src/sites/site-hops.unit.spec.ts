@@ -1,4 +1,5 @@
 import { buildChain } from '../chain/build-chain';
+import { renderChainText } from '../chain/render-chain';
 import { LogBuilder } from '../testing/recorded';
 import { siteHopsOf } from './site-hops';
 
@@ -76,7 +77,26 @@ describe('siteHopsOf', () => {
     log.add(ws, 'AllocationReady', { workloadId: W, allocationId: D2, nodeId: 'site:peer-x' }, at(6));
 
     const events = log.stream(ws);
-    const hops = siteHopsOf(events, buildChain(events));
+    const chain = buildChain(events);
+    // a hand-over is a decision placed at the site; its acceptance a line of the timeline at the site's place
+    expect(
+      chain.decisions.map((d) => [d.outcome.kind, d.outcome.kind === 'placed' && d.outcome.nodeId]),
+    ).toEqual([
+      ['placed', 'site:child-b'],
+      ['placed', 'site:peer-x'],
+    ]);
+    expect(chain.decisions[1]).toMatchObject({
+      trigger: 'fallback-after-site-refusal',
+      outcome: { site: { siteId: 'peer-x', relation: 'peer' }, domainId: 'root' },
+      rejections: [{ scope: 'site:child-b', reason: 'quota' }],
+    });
+    expect(
+      chain.timeline
+        .filter((e) => e.entry === 'allocation')
+        .map((e) => e.entry === 'allocation' && e.allocation.kind),
+    ).toEqual(['refused-by-site', 'accepted-by-site', 'started', 'ready']);
+    expect(renderChainText(chain)).toContain(`delegated ${D2} to peer site peer-x (from root)`);
+    const hops = siteHopsOf(events, chain);
     expect(hops).toEqual([
       { siteId: 'child-b', relation: 'child', delegationId: D1, namespace: 'team-a', hopSeq: 0, anchors: [] },
       {
