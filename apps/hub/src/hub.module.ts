@@ -14,6 +14,7 @@ import { DefineDomainHandler } from './commands/define-domain/define-domain.hand
 import { TemplateChangeHandler } from './commands/define-template/define-template.handler';
 import { DeleteWorkloadHandler } from './commands/delete-workload/delete-workload.handler';
 import { RestartWorkloadHandler } from './commands/restart-workload/restart-workload.handler';
+import { GiveUpAllocationHandler } from './commands/give-up-allocation/give-up-allocation.handler';
 import { SetQuotaHandler } from './commands/set-quota/set-quota.handler';
 import { StopWorkloadHandler } from './commands/stop-workload/stop-workload.handler';
 import { StopWorkloadsHandler } from './commands/stop-workloads/stop-workloads.handler';
@@ -28,6 +29,7 @@ import { DeregisterNodeController } from './commands/deregister-node/deregister-
 import { DrainNodeController } from './commands/drain-node/drain-node.controller';
 import { InstantiateTemplateController } from './commands/instantiate-template/instantiate-template.controller';
 import { RestartWorkloadController } from './commands/restart-workload/restart-workload.controller';
+import { GiveUpAllocationController } from './commands/give-up-allocation/give-up-allocation.controller';
 import { SetQuotaController } from './commands/set-quota/set-quota.controller';
 import { StopNodeController } from './commands/stop-node/stop-node.controller';
 import { StopWorkloadController } from './commands/stop-workload/stop-workload.controller';
@@ -131,6 +133,7 @@ export class HubModule {
         SubmitWorkloadsController,
         StopWorkloadController,
         RestartWorkloadController,
+        GiveUpAllocationController,
         UpdateWorkloadController,
         DeleteWorkloadController,
         WorkloadQueriesController,
@@ -197,6 +200,7 @@ export class HubModule {
         StopWorkloadHandler,
         StopWorkloadsHandler,
         RestartWorkloadHandler,
+        GiveUpAllocationHandler,
         UpdateWorkloadHandler,
         DeleteWorkloadHandler,
         DefineDomainHandler,

@@ -50,6 +50,7 @@ const EXACT: Record<string, number> = {
   'FEDERATION.NAMESPACE_NOT_SERVED': 403,
   'FEDERATION.DELEGATION_NOT_TO_SITE': 403,
   'FEDERATION.DELEGATION_NOT_FOUND': 404,
+  'WORKLOAD.ALLOCATION_NOT_UNKNOWN': 409,
   'FEDERATION.CHAIN_REQUEST_MALFORMED': 400,
   'API.ANSWER_SCHEMA': 500, // tests only: an answer outside its documented schema (common/answer-check.ts)
 };

@@ -116,6 +116,8 @@ export type WorkloadCommand =
   | ({ type: 'RecordSiteStatus' } & SiteStatusReport)
   /** Federation: the site of a taken delegation went offline; the allocation is unknown until heard from. */
   | { type: 'MarkUnknown'; allocationId: string; siteId: string; reason: string; at: string }
+  /** Federation: an operator gives an `unknown` allocation up (lost; its site is told to cancel it when reachable). */
+  | { type: 'GiveUp'; allocationId: string; reason: string; at: string }
   | { type: 'RequestStop'; reason: string }
   | { type: 'RequestRestart'; reason: string }
   | { type: 'Update'; spec: WorkloadSpec }

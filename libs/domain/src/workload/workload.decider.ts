@@ -6,7 +6,13 @@ import type { AllocationEnd, DecisionRecord, WorkloadCommand, WorkloadEvent } fr
 import { evolveWorkload } from './workload.evolve';
 import { isService, rolloutStep, stateAfter } from './service.rollout';
 import { delegated, delegationAccepted, delegationRejected, foreignDelegation } from './workload.delegation';
-import { markUnknown, recordSiteStatus, siteWorkloadMismatch } from './workload.site-status';
+import {
+  giveUp,
+  markUnknown,
+  notUnknown,
+  recordSiteStatus,
+  siteWorkloadMismatch,
+} from './workload.site-status';
 import {
   ACTIVE_ALLOCATION,
   AllocationView,
@@ -281,6 +287,8 @@ export function validateWorkload(command: WorkloadCommand, state: WorkloadState)
       return (
         foreignDelegation(state, command.allocationId, command.siteId) ?? siteWorkloadMismatch(command, state)
       );
+    case 'GiveUp':
+      return foreignAllocation(state, command.allocationId) ?? notUnknown(state, command.allocationId);
     case 'RequestStop':
     case 'RequestRestart':
       return notLive(state);
@@ -342,6 +350,8 @@ function decideAcceptedWorkload(command: WorkloadCommand, state: WorkloadState):
       return recordSiteStatus(command, state, decideAcceptedWorkload);
     case 'MarkUnknown':
       return markUnknown(command, state);
+    case 'GiveUp':
+      return giveUp(command, state);
     case 'RequestStop': {
       const live = liveOf(state);
       const stops = live ? stopRequests(state, live, command.reason) : [];

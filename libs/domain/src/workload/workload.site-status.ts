@@ -168,6 +168,26 @@ export function markUnknown(
   return [{ type: 'AllocationUnknown', data }];
 }
 
+/** Only an `unknown` allocation is given up by an operator (WORKLOAD.ALLOCATION_NOT_UNKNOWN). */
+export function notUnknown(state: WorkloadState, allocationId: string): DomainError | undefined {
+  const status = state.allocations[allocationId]?.status;
+  if (status === 'unknown') return undefined;
+  return new DomainError(
+    'WORKLOAD.ALLOCATION_NOT_UNKNOWN',
+    `Allocation ${allocationId} is ${status ?? 'absent'}: only an unknown one (its site offline) is given up`,
+    { allocationId, status },
+  );
+}
+
+/** An operator gives an unknown allocation up: lost (the restart policy decides what follows). */
+export function giveUp(command: WorkloadCommand & { type: 'GiveUp' }, state: WorkloadState): WorkloadEvent[] {
+  const allocation = state.allocations[command.allocationId];
+  if (allocation?.status !== 'unknown' || !state.workloadId) return [];
+  const { allocationId, reason, at } = command;
+  const data = { workloadId: state.workloadId, allocationId, nodeId: allocation.nodeId, reason, lostAt: at };
+  return [{ type: 'AllocationLost', data }];
+}
+
 function withInstanceOf(
   state: WorkloadState,
   allocationId: string,

@@ -222,10 +222,15 @@ describe('workload decider: partitions (federation)', () => {
 
   it('lets an operator give an unknown allocation up (lost: rescheduled by policy) or stop it', () => {
     const history = [submitted('always'), delegated, accepted, started(), unknown];
-    const lost = given(history).when({ type: 'MarkLost', allocationId: D, reason: 'operator', at: T1 });
+    const giveUp: WorkloadCommand = { type: 'GiveUp', allocationId: D, reason: 'operator', at: T1 };
+    const lost = given(history).when(giveUp);
     expect(lost).toMatchObject({ events: [{ type: 'AllocationLost' }] });
     const after = fold(workloadDecider, [...history, ...(lost as { events: WorkloadEvent[] }).events]);
     expect(after.instances[0]).toMatchObject({ status: 'pending', attempt: 1 });
+    // only an unknown one: a running allocation is not given up
+    expect(given([submitted(), delegated, accepted, started()]).when(giveUp)).toMatchObject({
+      error: { code: 'WORKLOAD.ALLOCATION_NOT_UNKNOWN' },
+    });
     const stop = given(history).when({ type: 'RequestStop', reason: 'user' });
     expect(stop).toMatchObject({
       events: [

@@ -1,4 +1,4 @@
-import { CommandEngine, toNewEvents } from '@hcn/commands';
+import { toNewEvents } from '@hcn/commands';
 import {
   DelegationRequest,
   delegationRequestSchema,
@@ -382,17 +382,12 @@ describeWithPostgres('federation: status flows back from a child site, and parti
       allocationId: inFlight.delegationId,
     });
 
-    // an operator gives one up while the child is away
-    await new CommandEngine(parent.store, workloadDecider).handle(
-      workloadStream(givenUp.workloadId),
-      {
-        type: 'MarkLost',
-        allocationId: givenUp.delegationId,
-        reason: 'operator: given up',
-        at: new Date().toISOString(),
-      },
-      { ...SYSTEM, now: new Date() },
-    );
+    // an operator gives one up while the child is away (only an unknown one: a completed one is refused)
+    const path = `/v1/workloads/${givenUp.workloadId}/allocations/${givenUp.delegationId}/give-up`;
+    const given = await parent.request('POST', path, { reason: 'operator: given up' });
+    expect([given.status, given.body.events]).toEqual([202, ['AllocationLost']]);
+    const again = await parent.request('POST', path, {});
+    expect([again.status, codeOf(again.body)]).toEqual([409, 'WORKLOAD.ALLOCATION_NOT_UNKNOWN']);
 
     link.start();
     await eventuallyExpect(async () => {
