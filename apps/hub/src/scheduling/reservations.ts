@@ -82,7 +82,12 @@ export class Reservations {
           return undefined;
         }
       }
-      return toDecisionRecord(instance, decision, allocationId, federation ? { ...basis, federation } : basis);
+      return toDecisionRecord(
+        instance,
+        decision,
+        allocationId,
+        federation ? { ...basis, federation } : basis,
+      );
     }
   }
 
