@@ -25,3 +25,4 @@ export * from './sites/verify-site-part';
 export * from './sites/stitch-chain';
 export * from './sites/render-stitched';
 export * from './sites/site-hops';
+export * from './sites/verify-sites';

@@ -1,4 +1,10 @@
-import type { SiteChainSource, StitchedChain, StitchedSitePart, StitchedVerification } from '@hcn/audit';
+import type {
+  SiteChainSource,
+  SitesReport,
+  StitchedChain,
+  StitchedSitePart,
+  StitchedVerification,
+} from '@hcn/audit';
 import { siteChainPartSchema, workloadStream } from '@hcn/contracts';
 import type { EventStore } from '@hcn/eventstore';
 import { CliError, EXIT } from '../errors';
@@ -24,6 +30,14 @@ function hubSiteSource(hub: HubClient): SiteChainSource {
   };
 }
 
+/** This site's id (what another site's delegatedFrom must name), from the hub; '' when it cannot tell. */
+function siteIdOf(hub: HubClient): Promise<string> {
+  return hub
+    .get<{ siteId?: string | null }>('/v1/federation/link')
+    .then((link) => link?.siteId ?? '')
+    .catch(() => '');
+}
+
 /** The parts of the sites a workload went to (none when it never left this site), checked against the log. */
 async function partsOf(store: EventStore, workloadId: string, hub: HubClient) {
   const { buildChain, readWorkload, siteHopsOf, sitePartsOf } = await import('@hcn/audit');
@@ -31,11 +45,8 @@ async function partsOf(store: EventStore, workloadId: string, hub: HubClient) {
   const chain = buildChain(events);
   const hops = siteHopsOf(events, chain);
   if (hops.length === 0) return { chain, parts: [] as StitchedSitePart[] };
-  // this site's id (what the other site's delegatedFrom must name): asked once, only when there are hops
-  const siteId = await hub
-    .get<{ siteId?: string | null }>('/v1/federation/link')
-    .then((link) => link?.siteId ?? '')
-    .catch(() => '');
+  // asked once, only when there are hops
+  const siteId = await siteIdOf(hub);
   return {
     chain,
     parts: await sitePartsOf(hops, { siteId, workloadId: chain.workloadId }, hubSiteSource(hub)),
@@ -64,6 +75,12 @@ export async function verifyStitchedFromLog(
   const { chain, parts } = await partsOf(store, workloadId, hub);
   const local = await verifyHashChain(store, { streamId: workloadStream(chain.workloadId) });
   return verifyStitched(chain.workloadId, local, parts);
+}
+
+/** `hcn audit verify --sites`: every other site's part of every workload of the log handed to another site. */
+export async function verifyAllSitesFromLog(store: EventStore, hub: HubClient): Promise<SitesReport> {
+  const { verifySiteParts } = await import('@hcn/audit');
+  return verifySiteParts(store, await siteIdOf(hub), hubSiteSource(hub));
 }
 
 /** The exit status of a stitched verify: 0 intact, 1 something broken, 3 nothing broken but a site not read. */

@@ -106,6 +106,10 @@ export function auditCommands(ctx: CliContext): Command {
     )
     .option('--from <iso>', 'events recorded from this instant')
     .option('--to <iso>', 'events recorded before this instant')
+    .option(
+      '--sites',
+      "also every other site's part of each workload handed to another site (exit 1 when one does not hold, 3 when one could not be read)",
+    )
     .option('-q, --quiet', 'no progress bar')
     .action(async (opts, cmd: Command) => {
       if (opts.workload !== undefined) return verifyWorkload(opts.workload, cmd);
@@ -126,8 +130,16 @@ export function auditCommands(ctx: CliContext): Command {
         }
       });
       bar.update({ read: report.eventsChecked, done: true });
-      ctx.out(json(report));
-      ctx.status = report.ok ? EXIT.OK : EXIT.ERROR;
+      if (!opts.sites) {
+        ctx.out(json(report));
+        ctx.status = report.ok ? EXIT.OK : EXIT.ERROR;
+        return;
+      }
+      const { verifyAllSitesFromLog } = await import('./audit-sites');
+      const sites = await useLog(ctx, (store) => verifyAllSitesFromLog(store, ctx.hub(cmd)));
+      ctx.out(json({ ...report, ok: report.ok && sites.ok, sites }));
+      const broken = !report.ok || sites.brokenCount > 0;
+      ctx.status = broken ? EXIT.ERROR : sites.ok ? EXIT.OK : EXIT.UNREACHABLE;
     });
 
   /** `verify --workload`: the stitched chain's streams, here and at the sites it went to. */

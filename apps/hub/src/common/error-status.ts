@@ -52,6 +52,7 @@ const EXACT: Record<string, number> = {
   'FEDERATION.DELEGATION_NOT_FOUND': 404,
   'WORKLOAD.ALLOCATION_NOT_UNKNOWN': 409,
   'FEDERATION.CHAIN_REQUEST_MALFORMED': 400,
+  'FEDERATION.SITE_PART_UNAVAILABLE': 502,
   'API.ANSWER_SCHEMA': 500, // tests only: an answer outside its documented schema (common/answer-check.ts)
 };
 

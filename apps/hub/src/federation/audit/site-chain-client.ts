@@ -3,7 +3,7 @@ import type { AskingSite, SiteChainSource, SiteHop } from '@hcn/audit';
 import type { Clock } from '../../tokens';
 import { sealSigned } from '../delegation/signed-message';
 import type { SiteTls } from '../federation.config';
-import { callSite, okBody } from '../site-client';
+import { SiteAnswer, SiteCallError, callSite, okBody } from '../site-client';
 import { DELEGATION_CHAIN_PURPOSE } from './delegated-chain';
 
 /** Where a site that took delegations from this one is asked, and the key the two share. */
@@ -35,12 +35,28 @@ export class SiteChainClient implements SiteChainSource {
     const request = { siteId: asking.siteId, delegationId: hop.delegationId, namespace: hop.namespace };
     const envelope = sealSigned(access.key, DELEGATION_CHAIN_PURPOSE, request, this.clock());
     const url = `${access.url}/v1/federation/delegations/${hop.delegationId}/chain`;
-    const answer = await callSite(url, 'POST', envelope, { tls: this.tls });
-    const parsed = siteChainPartSchema.safeParse(okBody(answer, `chain of site ${hop.siteId}`));
+    const parsed = siteChainPartSchema.safeParse(await this.answerOf(hop.siteId, url, envelope));
     if (!parsed.success)
       throw new HcnError('FEDERATION.CHAIN_ANSWER_MALFORMED', `Site ${hop.siteId} answered no chain`, {
         siteId: hop.siteId,
       });
     return parsed.data;
+  }
+
+  /** The site's 2xx answer; its refusal as an error with its code, no answer as FEDERATION.SITE_UNREACHABLE. */
+  private async answerOf(siteId: string, url: string, envelope: unknown): Promise<unknown> {
+    let answer: SiteAnswer;
+    try {
+      answer = await callSite(url, 'POST', envelope, { tls: this.tls });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw new HcnError('FEDERATION.SITE_UNREACHABLE', `Site ${siteId}: ${message}`, { siteId });
+    }
+    try {
+      return okBody(answer, `chain of site ${siteId}`);
+    } catch (error) {
+      if (!(error instanceof SiteCallError)) throw error;
+      throw new HcnError(error.code, error.message, { siteId, status: error.status });
+    }
   }
 }

@@ -91,6 +91,8 @@ describeWithPostgres('federation: stitched audit across sites', () => {
   let dir: string;
   let closed = false;
   let reportSeq = 0;
+  /** Parent workloads whose child part was changed in the child's database (verify must name them). */
+  const tampered: string[] = [];
 
   async function startChild(siteId: string): Promise<Child> {
     const issued = await parent.request('POST', '/v1/federation/join-tokens', { siteId, ttlSeconds: 600 });
@@ -301,6 +303,7 @@ describeWithPostgres('federation: stitched audit across sites', () => {
     expect(before.body.sites[0].verification.anchorsChecked).toBeGreaterThan(0);
 
     await rewriteWithFreshHashes(a.hub, `workload-${w.siteWorkloadId}`);
+    tampered.push(w.workloadId);
     const after = await verify();
     expect(after.body.ok).toBe(false);
     const problems = after.body.sites[0].verification.problems;
@@ -319,6 +322,7 @@ describeWithPostgres('federation: stitched audit across sites', () => {
     expect(replay.stdout).toContain('chain intact');
     const intact = await runHcn(env, ['audit', 'verify', '--workload', w.workloadId]);
     expect([intact.status, JSON.parse(intact.stdout).ok]).toEqual([0, true]);
+    tampered.push(w.workloadId);
     await onDatabase(
       a.hub,
       `UPDATE hcn_events SET data = jsonb_set(data, '{spec,name}', '"not-the-job"') WHERE stream_id = $1 AND revision = 0`,
@@ -382,5 +386,25 @@ describeWithPostgres('federation: stitched audit across sites', () => {
     const verify = await parent.request('GET', `/v1/audit/workloads/${w.workloadId}/verify`);
     expect(verify.body).toMatchObject({ ok: false, complete: false, local: { ok: true } });
     expect(verify.body.sites[0].unavailable.code).toBe('FEDERATION.SITE_UNREACHABLE');
+  });
+
+  it('verify of the whole log with sites=true checks every part: the changed ones broken, the stopped child not read', async () => {
+    const bad = await parent.request('GET', '/v1/audit/verify?sites=maybe');
+    expect([bad.status, codeOf(bad.body)]).toEqual([400, 'AUDIT.SITES_INVALID']);
+    const plain = await parent.request('GET', '/v1/audit/verify');
+    expect(plain.body.sites).toBeUndefined();
+    const report = await parent.request('GET', '/v1/audit/verify?sites=true');
+    expect(report.status).toBe(200);
+    const { sites } = report.body;
+    expect(report.body.ok).toBe(false);
+    expect(sites.partsChecked).toBeGreaterThan(sites.brokenCount);
+    expect(sites.broken.map((p: { localWorkloadId: string }) => p.localWorkloadId)).toEqual(
+      expect.arrayContaining(tampered),
+    );
+    expect(sites.unavailable.map((p: { siteId: string }) => p.siteId)).toContain('child-b');
+    const env = { DATABASE_URL: parent.database.url, HCN_ADDR: parent.hub.url, HCN_TOKEN: TEST_ADMIN_TOKEN };
+    const cli = await runHcn(env, ['audit', 'verify', '--sites', '--quiet']);
+    expect(cli.status).toBe(1);
+    expect(JSON.parse(cli.stdout).sites.brokenCount).toBe(sites.brokenCount);
   });
 });

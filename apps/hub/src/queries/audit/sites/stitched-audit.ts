@@ -9,6 +9,7 @@ import {
   siteHopsOf,
   sitePartsOf,
   stitchChain,
+  unavailableOf,
   verifyStitched,
 } from '@hcn/audit';
 import { HcnError, RecordedHcnEvent, SiteChainPart, workloadStream } from '@hcn/contracts';
@@ -72,6 +73,15 @@ export class StitchedAudit {
           delegationId,
         },
       );
-    return this.source.fetch(hop, { siteId: this.siteId, workloadId: chain.workloadId });
+    try {
+      return await this.source.fetch(hop, { siteId: this.siteId, workloadId: chain.workloadId });
+    } catch (error) {
+      // the site's refusal or silence is not the caller's fault: 502 with the site's code in the details
+      const { code, message } = unavailableOf(error);
+      throw new HcnError('FEDERATION.SITE_PART_UNAVAILABLE', `Site ${hop.siteId}: ${code}: ${message}`, {
+        siteId: hop.siteId,
+        siteCode: code,
+      });
+    }
   }
 }

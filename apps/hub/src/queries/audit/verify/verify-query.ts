@@ -9,6 +9,15 @@ export interface VerifyQuery {
   readonly stream?: unknown;
   readonly from?: unknown;
   readonly to?: unknown;
+  readonly sites?: unknown;
+}
+
+/** Whether verify also checks the other sites' parts of this log's delegated workloads (`sites=true|false`). */
+export function parseSitesFlag(value: unknown): boolean {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  const issue = { path: 'sites', code: 'AUDIT.SITES_INVALID', message: 'sites must be true or false' };
+  throw new ValidationError('AUDIT.SITES_INVALID', issue.message, [issue]);
 }
 
 /**
