@@ -6,6 +6,7 @@ import { RecordDelegationStatusController } from '../commands/record-delegation-
 import { RecordSiteSummaryController } from '../commands/record-site-summary/record-site-summary.controller';
 import { RegisterSiteController } from '../commands/register-site/register-site.controller';
 import { DelegationChainController } from '../queries/delegation-chain/delegation-chain.controller';
+import { DelegationLogsController } from '../queries/delegation-logs/delegation-logs.controller';
 import { SitesController } from '../queries/sites.controller';
 import { FederationController } from './federation.controller';
 
@@ -21,4 +22,5 @@ export const FEDERATION_CONTROLLERS = [
   DelegationChainController,
   ControlDelegationController,
   RecordDelegationStatusController,
+  DelegationLogsController,
 ];

@@ -49,6 +49,8 @@ export class Federation {
   readonly statusInbox: DelegationStatusInbox;
   /** Partitions of sites this one delegates to (offline: unknown or fall back; back: reconciled). */
   readonly partitions?: SitePartitions;
+  /** Requests to the sites running this site's delegations: status, stop, cancel, output. */
+  readonly controls?: DelegationControls;
   /** Stops and cancels of this site's delegations, forwarded to the sites running them. */
   readonly stopRelay?: DelegationStopRelay;
   private listenUrl = '';
@@ -89,6 +91,7 @@ export class Federation {
       const record = (id: string, report: DelegationEnvelope) => this.statusInbox.record(id, report);
       const delegateOf = (site: string) => this.delegateOf(site);
       const controls = new DelegationControls(siteId, delegateOf, record, config.tls, deps.clock);
+      this.controls = controls;
       const siteStatus = async (site: string) => (await this.registry.state(site)).status;
       this.partitions = new SitePartitions({ store: deps.store, clock: deps.clock, siteStatus, controls });
       this.stopRelay = new DelegationStopRelay(deps.store, deps.readModels, deps.health, controls);

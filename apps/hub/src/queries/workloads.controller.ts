@@ -16,6 +16,8 @@ import { ApiAnswer } from '../common/api-answer';
 import { WorkloadView, liveUsage, workloadView, workloadViewSchema } from './workload-view';
 import { nodeAddresses, serviceView } from './service-view';
 import { ClusterView } from '../scheduling/cluster-view';
+import { Federation } from '../federation/federation';
+import { AllocationLines, siteLogs } from './delegation-logs/site-logs';
 import { ApiQueries, sortAndPageDocs } from './list-query';
 import {
   WORKLOAD_SORTS,
@@ -51,6 +53,7 @@ export class WorkloadQueriesController {
     @Inject(READ_MODELS) private readonly db: DataSource,
     private readonly logs: LogStore,
     private readonly view: ClusterView,
+    private readonly federation: Federation,
   ) {}
 
   @Get()
@@ -86,7 +89,8 @@ export class WorkloadQueriesController {
 
   @Get(':id/logs')
   @ApiOperation({
-    summary: "Last N lines of an allocation's output (default: each instance's current allocation)",
+    summary:
+      "Last N lines of an allocation's output (default: each instance's current allocation; one delegated to another site is read there)",
   })
   @ApiQueries(
     [
@@ -106,9 +110,11 @@ export class WorkloadQueriesController {
     const allocationIds = q.allocation
       ? [q.allocation].filter((a) => state.allocations[a])
       : state.instances.flatMap((i) => (i.allocationId ? [i.allocationId] : []));
-    const allocations = [];
+    const allocations: AllocationLines[] = [];
     for (const allocationId of allocationIds) {
-      allocations.push({ allocationId, lines: await this.logs.tail(allocationId, q.lines, q.stream) });
+      const siteId = state.allocations[allocationId]?.siteId; // federation: read at the site it was delegated to
+      if (siteId) allocations.push(await siteLogs(this.federation, state, allocationId, siteId, q));
+      else allocations.push({ allocationId, lines: await this.logs.tail(allocationId, q.lines, q.stream) });
     }
     return { workloadId: state.workloadId, allocations };
   }

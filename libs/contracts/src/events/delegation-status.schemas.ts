@@ -102,3 +102,32 @@ export const delegationControlAnswerSchema = z
 
 /** The answer to a control request. */
 export type DelegationControlAnswer = z.output<typeof delegationControlAnswerSchema>;
+
+/**
+ * A delegating site asks for the output of a delegation it made (`POST /v1/federation/delegations/:id/logs` on the
+ * site running it, signed): the last `lines` of each of that site's current allocations of it, one stream or both.
+ */
+export const delegationLogsRequestSchema = z
+  .object({
+    delegationId: delegationIdSchema,
+    parentSiteId: siteIdSchema,
+    namespace: namespaceSchema,
+    lines: z.number().int().min(1).max(10_000),
+    stream: z.enum(['stdout', 'stderr']).optional(),
+  })
+  .strict();
+
+/** A request for a delegation's output. */
+export type DelegationLogsRequest = z.output<typeof delegationLogsRequestSchema>;
+
+/** The output of a delegation: the running site's workload and its lines, in the order its log store keeps them. */
+export const delegationLogsAnswerSchema = z
+  .object({
+    delegationId: delegationIdSchema,
+    workloadId: z.string().uuid(),
+    lines: z.array(z.object({ stream: z.string().max(16), line: z.string() }).strict()).max(100_000),
+  })
+  .strict();
+
+/** The output of a delegation. */
+export type DelegationLogsAnswer = z.output<typeof delegationLogsAnswerSchema>;

@@ -1,8 +1,15 @@
-import { DelegationControl, DelegationStatusAnswer, delegationControlAnswerSchema } from '@hcn/contracts';
+import {
+  DelegationControl,
+  DelegationLogsAnswer,
+  DelegationLogsRequest,
+  DelegationStatusAnswer,
+  delegationControlAnswerSchema,
+  delegationLogsAnswerSchema,
+} from '@hcn/contracts';
 import type { Clock } from '../../tokens';
 import type { SiteTls } from '../federation.config';
 import { SiteCallError, callSite, okBody } from '../site-client';
-import { DELEGATION_CONTROL_PURPOSE, sealSigned } from './signed-message';
+import { DELEGATION_CONTROL_PURPOSE, DELEGATION_LOGS_PURPOSE, sealSigned } from './signed-message';
 
 /** Where a site this one delegates to answers, and the key the two share; undefined for a site it delegates nothing to. */
 export type DelegateOf = (siteId: string) => Promise<{ url: string; key: string } | undefined>;
@@ -60,5 +67,19 @@ export class DelegationControls {
         return { found: false };
       throw error;
     }
+  }
+
+  /** The output of a delegation at the site running it (`POST .../logs` there); throws when it cannot be read. */
+  async logs(
+    siteId: string,
+    request: Omit<DelegationLogsRequest, 'parentSiteId'>,
+  ): Promise<DelegationLogsAnswer> {
+    const delegate = await this.delegateOf(siteId);
+    if (!delegate) throw new Error(`no key shared with site ${siteId}`);
+    const signed: DelegationLogsRequest = { ...request, parentSiteId: this.siteId };
+    const body = sealSigned(delegate.key, DELEGATION_LOGS_PURPOSE, signed, this.clock());
+    const url = `${delegate.url}/v1/federation/delegations/${request.delegationId}/logs`;
+    const answer = await callSite(url, 'POST', body, { tls: this.tls });
+    return delegationLogsAnswerSchema.parse(okBody(answer, 'delegation logs'));
   }
 }

@@ -7,6 +7,8 @@ import { DELEGATION_MAX_SKEW_MS, DelegationEnvelope } from './delegation-envelop
 export const DELEGATION_STATUS_PURPOSE = 'hcn-delegation-status';
 /** Purpose of a control request (status, stop, cancel) of the delegating site. */
 export const DELEGATION_CONTROL_PURPOSE = 'hcn-delegation-control';
+/** Purpose of a request for a delegation's output. */
+export const DELEGATION_LOGS_PURPOSE = 'hcn-delegation-logs';
 
 /** Signs `value` as JSON for `purpose` with a key two sites share (the delegation envelope's shape and MAC). */
 export function sealSigned(secret: string, purpose: string, value: unknown, now: Date): DelegationEnvelope {
