@@ -86,6 +86,9 @@ describeWithPostgres(
         'POST /v1/federation/gossip',
         'POST /v1/federation/delegations',
         'POST /v1/federation/delegations/{delegationId}/chain',
+        'POST /v1/federation/delegations/{delegationId}/status',
+        'POST /v1/federation/delegations/{delegationId}/control',
+        'POST /v1/federation/delegations/{delegationId}/logs',
       ];
       for (const [key, operation] of operations(served)) {
         const security = operation.security ?? served.security;
