@@ -202,4 +202,40 @@ describe('federated decision: local first, then child sites, then peers', () => 
     log.add('site-child-a', 'SiteCameOnline', { siteId: 'child-a', seenAt: AT });
     expect(log.grew).toBe(true);
   });
+
+  it("counts delegations made since a child's last summary against its free room until the next summary", () => {
+    const log = new Log();
+    log.node(2);
+    log.child('child-a', 6000);
+    const delegated = (allocationId: string) =>
+      log.add(`workload-${uuid(77)}`, 'AllocationDelegated', {
+        workloadId: uuid(77),
+        allocationId,
+        instance: 0,
+        attempt: 0,
+        generation: 1,
+        siteId: 'child-a',
+        relation: 'child',
+        resources: { cpuMillis: 4000, memoryBytes: GiB, accelerators: 0 },
+        decision: { hops: [], topK: 5 },
+      });
+    delegated(uuid(501));
+    expect(log.fold.decideAcross(request(4000), setup()).site).toBeUndefined(); // 6 - 4 cores left: 2
+    log.add(`workload-${uuid(77)}`, 'DelegationRejected', {
+      workloadId: uuid(77),
+      instance: 0,
+      attempt: 0,
+      scope: 'site:child-a',
+      reason: 'unschedulable',
+      detail: 'no node fits',
+      candidates: [],
+      allocationId: uuid(501),
+      siteId: 'child-a',
+    });
+    expect(log.grew).toBe(true); // the refused delegation's room is back
+    expect(log.fold.decideAcross(request(4000), setup()).site?.siteId).toBe('child-a');
+    delegated(uuid(502));
+    log.summary('child-a', 6000); // the next summary counts what it took
+    expect(log.fold.decideAcross(request(4000), setup()).site?.siteId).toBe('child-a');
+  });
 });

@@ -1,13 +1,18 @@
-import { RUNTIMES, RecordedHcnEvent, SiteSummary, sitePlace } from '@hcn/contracts';
+import { RUNTIMES, RecordedHcnEvent, ResourceAmounts, SiteSummary, sitePlace } from '@hcn/contracts';
 import type { ClusterSnapshot, DeviceView, DomainView, NodeView } from '@hcn/scheduling';
 
-/** Site event types the fold follows (which children are candidates, and their latest summaries). */
+/**
+ * Event types the site book follows: which children are candidates and their latest summaries, and the delegations
+ * made to each since its last summary (what that summary cannot show yet).
+ */
 export const SITE_EVENT_TYPES = [
   'SiteRegistered',
   'SiteSummaryRecorded',
   'SiteWentOffline',
   'SiteCameOnline',
   'SiteDeregistered',
+  'AllocationDelegated',
+  'DelegationRejected',
 ];
 
 /** A tier of sites in a federated decision: the root scope its candidates hang under in their own snapshot. */
@@ -21,6 +26,8 @@ interface ChildSite {
   online: boolean;
   summary?: SiteSummary;
   revision: number;
+  /** Delegations to it since its last summary, not refused: what they hold, by allocation id. */
+  readonly pending: Map<string, ResourceAmounts>;
 }
 
 /** A child site a decision may delegate to: its latest summary and that summary's stream revision. */
@@ -32,7 +39,8 @@ export interface ChildCandidate {
 
 /**
  * The child sites of this (parent) site folded from the log: registered and not deregistered, online or not, the
- * latest summary each sent (`sitesummary-<id>`, with its revision). Pure; fed by ClusterFold in log order.
+ * latest summary each sent (`sitesummary-<id>`, with its revision) and the delegations to it since (so a burst of
+ * delegations does not all go to the room one summary showed). Pure; fed by ClusterFold in log order.
  */
 export class SiteBook {
   private readonly sites = new Map<string, ChildSite>();
@@ -44,14 +52,25 @@ export class SiteBook {
   apply(event: RecordedHcnEvent): boolean {
     switch (event.type) {
       case 'SiteRegistered':
-        this.sites.set(event.data.siteId, { online: true, revision: -1 });
+        this.sites.set(event.data.siteId, { online: true, revision: -1, pending: new Map() });
         return false;
       case 'SiteSummaryRecorded': {
         const site = this.sites.get(event.data.siteId);
         if (!site) return false;
         const grew = !site.summary || moreFree(event.data.summary, site.summary);
         Object.assign(site, { summary: event.data.summary, revision: event.revision });
+        site.pending.clear(); // a summary made after a delegation was taken counts it
         return grew;
+      }
+      case 'AllocationDelegated': {
+        const site = event.data.relation === 'child' ? this.sites.get(event.data.siteId) : undefined;
+        site?.pending.set(event.data.allocationId, event.data.resources);
+        return false;
+      }
+      case 'DelegationRejected': {
+        const { siteId, allocationId } = event.data;
+        const site = siteId === undefined ? undefined : this.sites.get(siteId);
+        return allocationId !== undefined && site?.pending.delete(allocationId) === true;
       }
       case 'SiteWentOffline':
       case 'SiteCameOnline': {
@@ -67,20 +86,43 @@ export class SiteBook {
     }
   }
 
-  /** Online children with a summary, by site id: the candidates of the children tier. */
+  /**
+   * Online children with a summary, by site id: the candidates of the children tier, each summary's free CPU and
+   * memory less what the delegations since it hold.
+   */
   candidates(): ChildCandidate[] {
     return [...this.sites]
       .filter(([, s]) => s.online && s.summary !== undefined)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([siteId, s]) => ({ siteId, summary: s.summary!, revision: s.revision }));
+      .map(([siteId, s]) => ({ siteId, summary: lessPending(s.summary!, s.pending), revision: s.revision }));
   }
 
   /** The candidate of a child recorded in a decision's basis, when the book holds that very summary. */
   candidate(siteId: string, revision: number): ChildCandidate | undefined {
     const site = this.sites.get(siteId);
     if (!site?.summary || site.revision !== revision) return undefined;
-    return { siteId, summary: site.summary, revision };
+    return { siteId, summary: lessPending(site.summary, site.pending), revision };
   }
+}
+
+/** A summary with the CPU and memory of delegations it does not show yet taken from its free amounts. */
+function lessPending(summary: SiteSummary, pending: ReadonlyMap<string, ResourceAmounts>): SiteSummary {
+  if (pending.size === 0) return summary;
+  let cpuMillis = 0;
+  let memoryBytes = 0;
+  for (const held of pending.values()) {
+    cpuMillis += held.cpuMillis;
+    memoryBytes += held.memoryBytes;
+  }
+  const less = (amount: { total: number; free: number }, held: number) => ({
+    total: amount.total,
+    free: Math.max(0, amount.free - held),
+  });
+  return {
+    ...summary,
+    cpuMillis: less(summary.cpuMillis, cpuMillis),
+    memoryBytes: less(summary.memoryBytes, memoryBytes),
+  };
 }
 
 /** Free accelerators of a summary, over every model. */
