@@ -6,10 +6,13 @@ import {
   Position,
   RecordedHcnEvent,
   delegationStatusAnswerSchema,
+  isEventOf,
+  workloadStream,
 } from '@hcn/contracts';
 import { EventStore, Subscription, SubscriptionHealth, superviseSubscription } from '@hcn/eventstore';
 import { loadCheckpoint, saveCheckpoint } from '@hcn/read-models';
 import { Logger } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../../tokens';
 import type { SiteTls } from '../federation.config';
@@ -58,6 +61,8 @@ export class DelegationStatusRelay {
   private position: Position | undefined;
   private savedAt = 0;
   private stopped = false;
+  /** Aborted on stop: a wait between tries ends at once. */
+  private readonly stopping = new AbortController();
   private lastError: string | null = null;
 
   constructor(private readonly deps: StatusRelayDeps) {}
@@ -85,6 +90,7 @@ export class DelegationStatusRelay {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     await this.subscription?.stop();
     await this.save();
   }
@@ -92,10 +98,7 @@ export class DelegationStatusRelay {
   private async relay(event: RecordedHcnEvent): Promise<void> {
     if (!event.streamId.startsWith('workload-')) return;
     const workloadId = event.streamId.slice('workload-'.length);
-    const known = this.delegated.get(workloadId);
-    if (known === null) return;
-    if (event.type === 'WorkloadSubmitted' && !event.data.delegatedFrom)
-      return void this.delegated.set(workloadId, null);
+    if ((await this.delegatedFrom(workloadId, event)) === null) return;
     const loaded = await loadDelegated(this.deps.store, workloadId, event.revision);
     this.delegated.set(workloadId, loaded?.from ?? null);
     if (!loaded) return;
@@ -109,6 +112,19 @@ export class DelegationStatusRelay {
         loaded.from,
         `${answer.action === 'cancel' ? 'cancelled' : 'stopped'} by site ${loaded.from.siteId}`,
       );
+  }
+
+  /** Where a workload came from (null: submitted here), from its first event; remembered for the latest ones. */
+  private async delegatedFrom(workloadId: string, event: RecordedHcnEvent): Promise<DelegatedFrom | null> {
+    const known = this.delegated.get(workloadId);
+    if (known !== undefined) return known;
+    const [first] =
+      event.type === 'WorkloadSubmitted'
+        ? [event]
+        : await this.deps.store.readStream(workloadStream(workloadId), { maxCount: 1 });
+    const from = isEventOf(first, 'WorkloadSubmitted') ? (first.data.delegatedFrom ?? null) : null;
+    this.delegated.set(workloadId, from);
+    return from;
   }
 
   /** Sends one report until the delegating site takes or refuses it; undefined when refused for good or stopping. */
@@ -129,7 +145,7 @@ export class DelegationStatusRelay {
           return undefined;
         }
         this.failing((error as Error).message);
-        await new Promise((resolve) => setTimeout(resolve, wait).unref());
+        await sleep(wait, undefined, { signal: this.stopping.signal, ref: false }).catch(() => undefined);
       }
     }
     return undefined;

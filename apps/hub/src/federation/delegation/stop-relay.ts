@@ -9,6 +9,7 @@ import {
 import { EventStore, Subscription, SubscriptionHealth, superviseSubscription } from '@hcn/eventstore';
 import { loadCheckpoint, saveCheckpoint } from '@hcn/read-models';
 import { Logger } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
 import type { ControlOrder, DelegationControls } from './delegation-controls';
 
@@ -33,6 +34,8 @@ export class DelegationStopRelay {
   private position: Position | undefined;
   private savedAt = 0;
   private stopped = false;
+  /** Aborted on stop: a wait between tries ends at once. */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly store: EventStore,
@@ -64,6 +67,7 @@ export class DelegationStopRelay {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     await this.subscription?.stop();
     await this.save();
   }
@@ -100,7 +104,7 @@ export class DelegationStopRelay {
           );
           return;
         }
-        await new Promise((resolve) => setTimeout(resolve, wait).unref());
+        await sleep(wait, undefined, { signal: this.stopping.signal, ref: false }).catch(() => undefined);
       }
     }
   }
