@@ -2,7 +2,8 @@ import { RUNNABLE_WORKLOAD_TYPES, isServiceType, type WorkloadSpec } from '@hcn/
 import { EventTypes, defineDecider } from '../decider';
 import { sameJson } from '../equality';
 import { DomainError, assertNever } from '../errors';
-import type { AllocationEnd, DecisionRecord, WorkloadCommand, WorkloadEvent } from './workload.commands';
+import type { DecisionRecord, WorkloadCommand, WorkloadEvent } from './workload.commands';
+import { recordEnded, recordReadiness } from './workload.lifecycle';
 import { evolveWorkload } from './workload.evolve';
 import { isService, rolloutStep, stateAfter } from './service.rollout';
 import { delegated, delegationAccepted, delegationRejected, foreignDelegation } from './workload.delegation';
@@ -160,73 +161,6 @@ function recordDecision(decision: DecisionRecord, state: WorkloadState): Workloa
   const { reasons, detail } = outcome;
   const data = { ...base, reasons: { ...reasons }, detail, decision: decision.decision };
   return [{ type: 'WorkloadUnschedulable', data }];
-}
-
-function recordEnded(end: AllocationEnd, state: WorkloadState): WorkloadEvent[] {
-  const allocation = state.allocations[end.allocationId];
-  const workloadId = state.workloadId;
-  if (!allocation || !workloadId || !ACTIVE_ALLOCATION.has(allocation.status)) return [];
-  const common = {
-    workloadId,
-    allocationId: end.allocationId,
-    nodeId: allocation.nodeId,
-    ...(end.usage ? { usage: end.usage } : {}),
-  };
-  switch (end.outcome) {
-    case 'completed':
-      return [
-        { type: 'AllocationCompleted', data: { ...common, exitCode: end.exitCode ?? 0, endedAt: end.at } },
-      ];
-    case 'failed':
-      return [
-        {
-          type: 'AllocationFailed',
-          data: {
-            ...common,
-            reason: end.reason,
-            exitCode: end.exitCode,
-            signal: end.signal,
-            endedAt: end.at,
-          },
-        },
-      ];
-    case 'stopped':
-      return [
-        {
-          type: 'AllocationStopped',
-          data: {
-            ...common,
-            endedBy: end.endedBy,
-            exitCode: end.exitCode,
-            signal: end.signal,
-            endedAt: end.at,
-          },
-        },
-      ];
-    default:
-      return assertNever(end.outcome);
-  }
-}
-
-/** A service's readiness change, and the rolling replacement's next step once a replica is ready again. */
-function recordReadiness(
-  command: WorkloadCommand & { type: 'RecordReadiness' },
-  state: WorkloadState,
-): WorkloadEvent[] {
-  const allocation = state.allocations[command.allocationId];
-  const workloadId = state.workloadId;
-  if (!workloadId || allocation?.status !== 'running' || allocation.ready === undefined) return [];
-  if (allocation.ready === command.ready) return [];
-  const base = {
-    workloadId,
-    allocationId: allocation.allocationId,
-    nodeId: allocation.nodeId,
-    at: command.at,
-  };
-  const event: WorkloadEvent = command.ready
-    ? { type: 'AllocationReady', data: base }
-    : { type: 'AllocationNotReady', data: { ...base, reason: command.reason } };
-  return command.ready ? [event, ...rolloutStep(stateAfter(state, [event]), 'rolling update')] : [event];
 }
 
 function withoutReplicas(spec: WorkloadSpec): Omit<WorkloadSpec, 'replicas'> {
