@@ -94,6 +94,31 @@ describe('workload decider: status of a delegation flows back (federation)', () 
     expect(workloadStatus(state)).toBe('running');
   });
 
+  it("records a service's readiness as reported, with its start", () => {
+    const service = workloadSpecSchema.parse({
+      name: 'svc',
+      type: 'service',
+      command: 'serve',
+      resources: { cpuMillis: 500, memoryBytes: 1000 },
+      ports: [{ name: 'http' }],
+      readinessProbe: { http: { path: '/ready', port: 'http' } },
+    });
+    const history: WorkloadEvent[] = [
+      { type: 'WorkloadSubmitted', data: { workloadId: W, spec: service, idempotencyKey: null } },
+      delegated,
+      accepted,
+    ];
+    const ready = {
+      type: 'AllocationReady',
+      data: { workloadId: W, allocationId: D, nodeId: 'site:child-a', at: T0, ...anchor(2) },
+    };
+    expect(given(history).when(report('running', 2, { pid: 7, ready: true }))).toEqual({
+      events: [started(2), ready],
+    });
+    const state = fold(workloadDecider, [...history, started(2), ready as WorkloadEvent]);
+    expect(state.allocations[D]).toMatchObject({ status: 'running', ready: true });
+  });
+
   it('appends nothing for a repeat or an older report', () => {
     const history = [submitted(), delegated, accepted, started(2)];
     expect(given(history).when(report('running', 2))).toEqual({ events: [] });

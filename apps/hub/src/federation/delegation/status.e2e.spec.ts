@@ -102,6 +102,25 @@ describeWithPostgres('federation: status flows back from a child site, and parti
     }, 20_000);
   }, 60_000);
 
+  it('forwards a deletion on the parent as a stop; the stopped end flows back to the deleted workload', async () => {
+    const { workloadId, delegationId, childWorkloadId } = await sites.runningDelegation();
+    const deleted = await sites.parent.request('DELETE', `/v1/workloads/${workloadId}`);
+    expect(deleted.status).toBeLessThan(300);
+    await eventuallyExpect(async () => {
+      const asked = (await sites.child.store.readStream(workloadStream(childWorkloadId))).find(
+        (e) => e.type === 'WorkloadStopRequested',
+      );
+      expect(asked?.data).toMatchObject({
+        reason: expect.stringContaining('stopped by site parent: deleted'),
+      });
+    }, 20_000);
+    await sites.nodeReports(childWorkloadId, 'stopped', { endedBy: 'SIGTERM', signal: 'SIGTERM' });
+    await eventuallyExpect(
+      async () => expect((await sites.allocationOn(workloadId, delegationId))?.status).toBe('stopped'),
+      20_000,
+    );
+  }, 60_000);
+
   it('cancels a late acceptance after the parent fell back: the child stops it, the parent records nothing', async () => {
     const { workloadId, delegationId } = await sites.delegatedOnParent(true);
     const before = await sites.types(sites.parent, workloadId);
