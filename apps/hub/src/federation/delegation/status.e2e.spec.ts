@@ -1,3 +1,4 @@
+import { siteSummaryOf } from '@hcn/cluster';
 import { workloadStream } from '@hcn/contracts';
 import { foldRecorded, workloadDecider } from '@hcn/domain';
 import { describeWithPostgres, eventuallyExpect } from '@hcn/testing';
@@ -151,12 +152,18 @@ describeWithPostgres('federation: status flows back from a child site, and parti
       ttlSeconds: 600,
     });
     const url = `http://127.0.0.1:${(silent!.address() as AddressInfo).port}`;
-    await sites.parent.request('POST', '/v1/federation/sites', {
+    const registered = await sites.parent.request('POST', '/v1/federation/sites', {
       joinToken: issued.body.token,
       siteId: 'child-c',
       url,
     });
     const inFlight = await sites.delegatedOnParent(false, 'child-c');
+    // its last word after the delegation, so that it goes offline with the delegation in flight (a slow box too)
+    const summary = siteSummaryOf(sites.parent.hub.view.snapshot(), 0, new Date());
+    const heard = await sites.parent.request('POST', '/v1/federation/sites/child-c/summaries', summary, {
+      authorization: `Bearer ${registered.body.credential}`,
+    });
+    expect(heard.status).toBeLessThan(300);
     const link = sites.child.hub.app.get(Federation).link!;
     await link.stop(); // the child falls silent: no summaries past the TTL
 

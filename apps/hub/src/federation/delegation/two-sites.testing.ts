@@ -22,7 +22,7 @@ import {
 import { sealDelegation } from './delegation-envelope';
 
 const FAST = {
-  HCN_FEDERATION_SITE_TTL_SECONDS: '2',
+  HCN_FEDERATION_SITE_TTL_SECONDS: '3', // a loaded box may stall a hub for a second or two
   HCN_FEDERATION_SUMMARY_INTERVAL_SECONDS: '0.3',
   HCN_FEDERATION_LIVENESS_SWEEP_MS: '200',
 };
