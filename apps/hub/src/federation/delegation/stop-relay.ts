@@ -12,6 +12,7 @@ import { Logger } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
 import type { ControlOrder, DelegationControls } from './delegation-controls';
+import { Undelivered } from './undelivered';
 
 const logger = new Logger('delegation-stops');
 
@@ -20,13 +21,16 @@ const CHECKPOINT_EVERY_MS = 1000;
 /** Tries of one stop before it is left to the site's return (partitions ask again then). */
 const TRIES = 3;
 const FIRST_RETRY_MS = 500;
+/** How often stops not delivered in their tries are tried again. */
+const RETRY_EVERY_MS = 5000;
 
 /**
  * Forwards stops down (the delegating site's side): a checkpointed subscription over this site's log that, for each
  * stop asked of an allocation delegated to another site (the user stopped, restarted, deleted or updated the
  * workload) and each such allocation given up here (lost by an operator's or this site's decision, not the other
- * site's report), sends that site a stop or a cancel. A few tries, then it is left to the site's return: an
- * unreachable site goes offline, and when it comes back partitions ask again.
+ * site's report), sends that site a stop or a cancel. A few tries, then it is tried again every few seconds (in
+ * memory) without holding the others back; an unreachable site goes offline, and when it comes back partitions ask
+ * again.
  */
 export class DelegationStopRelay {
   private subscription: Subscription | undefined;
@@ -34,6 +38,11 @@ export class DelegationStopRelay {
   private position: Position | undefined;
   private savedAt = 0;
   private stopped = false;
+  /** Stops and cancels not delivered in their tries, tried again every RETRY_EVERY_MS (a newer one replaces). */
+  private readonly undelivered = new Undelivered<ControlOrder>(async (order) => {
+    await this.controls.send(order);
+  });
+  private retryTimer: NodeJS.Timeout | undefined;
   /** Aborted on stop: a wait between tries ends at once. */
   private readonly stopping = new AbortController();
 
@@ -52,6 +61,8 @@ export class DelegationStopRelay {
   private async start(): Promise<void> {
     const after = await loadCheckpoint(this.readModels.manager, CHECKPOINT);
     if (this.stopped) return;
+    this.retryTimer = setInterval(() => void this.undelivered.retry(), RETRY_EVERY_MS);
+    this.retryTimer.unref();
     this.subscription = superviseSubscription(
       this.store,
       {
@@ -68,6 +79,7 @@ export class DelegationStopRelay {
   async stop(): Promise<void> {
     this.stopped = true;
     this.stopping.abort();
+    if (this.retryTimer) clearInterval(this.retryTimer);
     await this.subscription?.stop();
     await this.save();
   }
@@ -91,7 +103,7 @@ export class DelegationStopRelay {
     await this.send(order);
   }
 
-  /** A few tries; the last failure is logged and left to the site's return. */
+  /** A few tries; then it waits with the undelivered ones (and the site's return reconciles too). */
   private async send(order: ControlOrder): Promise<void> {
     for (let attempt = 1, wait = FIRST_RETRY_MS; !this.stopped; attempt += 1, wait *= 2) {
       try {
@@ -100,9 +112,9 @@ export class DelegationStopRelay {
       } catch (error) {
         if (attempt >= TRIES) {
           logger.warn(
-            `${order.action} of delegation ${order.delegationId} at ${order.siteId}: ${(error as Error).message}`,
+            `${order.action} of delegation ${order.delegationId} at ${order.siteId}: ${(error as Error).message}; tried again every ${RETRY_EVERY_MS} ms`,
           );
-          return;
+          return this.undelivered.add(order.delegationId, order);
         }
         await sleep(wait, undefined, { signal: this.stopping.signal, ref: false }).catch(() => undefined);
       }
