@@ -165,11 +165,13 @@ export class Federation {
     this.gossip?.start();
     this.statusRelay?.begin();
     this.stopRelay?.begin();
+    this.partitions?.start();
     this.delegations?.begin();
   }
 
   async stop(): Promise<void> {
     await this.delegations?.stop();
+    this.partitions?.stop();
     await this.stopRelay?.stop();
     await this.statusRelay?.stop();
     await this.gossip?.stop();

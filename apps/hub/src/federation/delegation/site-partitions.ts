@@ -11,6 +11,7 @@ import type { EventStore } from '@hcn/eventstore';
 import { Logger } from '@nestjs/common';
 import type { Clock } from '../../tokens';
 import type { ControlOrder, DelegationControls } from './delegation-controls';
+import { Undelivered } from './undelivered';
 
 const logger = new Logger('site-partitions');
 
@@ -29,6 +30,16 @@ interface Delegation {
   readonly allocation: AllocationView;
 }
 
+/** A reconciliation of one delegation with its site back online. */
+interface Reconcile {
+  readonly order: ControlOrder;
+  readonly delegation: Delegation;
+  readonly cause: SiteChange;
+}
+
+/** How often reconciliations that failed are tried again. */
+const RETRY_EVERY_MS = 5000;
+
 /** What partitions need: the store, the clock, a site's current status in the log, and control requests. */
 export interface SitePartitionsDeps {
   readonly store: EventStore;
@@ -45,11 +56,15 @@ const GIVEN_UP = new Set(['rejected', 'lost']);
  * rejected (`timeout`, the instance falls back to other sites), taken ones become `unknown` (not lost: they may still
  * run there) until the site reports again or an operator gives them up. The site back online: each unknown
  * delegation's status is asked for and recorded (from the site's own log), stops asked meanwhile are sent, and what
- * this site gave up (fell back from, or lost) is cancelled there, so nothing runs twice. Acts only while the log still
+ * this site gave up (fell back from, or lost) is cancelled there, so nothing runs twice (what fails is tried
+ * again every RETRY_EVERY_MS). Acts only while the log still
  * has the site in that state (a replayed old fact changes nothing).
  */
 export class SitePartitions {
   private readonly engine;
+  /** Reconciliations that failed when their site came back, tried again (in memory; the next return asks again). */
+  private readonly undelivered = new Undelivered<Reconcile>((reconcile) => this.reconcile(reconcile));
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: SitePartitionsDeps) {
     this.engine = new CommandEngine(deps.store, workloadDecider);
@@ -86,27 +101,39 @@ export class SitePartitions {
     await inParallel(delegations, 4, async (delegation) => {
       const order = orderFor(siteId, delegation);
       if (!order) return;
-      const sent = await this.send(order);
-      const action = sent.answer?.action ?? 'continue';
-      // unknown while stopping (or given up meanwhile): the status recorded, the stop or cancel follows
-      if (order.action === 'status' && action !== 'continue') await this.send({ ...order, action });
-      if (sent.found || delegation.allocation.status !== 'unknown') return;
-      // the site runs no such workload (it never took it, or lost its log): given up here, rescheduled by policy
-      const lost = `site ${siteId} runs it no more`;
-      const at = this.deps.clock().toISOString();
-      const command = { type: 'MarkLost' as const, allocationId: order.delegationId, reason: lost, at };
-      await this.run(delegation.workloadId, command, event);
+      const reconcile = { order, delegation, cause: event };
+      await this.reconcile(reconcile).catch((error: Error) => {
+        logger.warn(
+          `${order.action} of delegation ${order.delegationId} at site ${siteId}: ${error.message}`,
+        );
+        this.undelivered.add(order.delegationId, reconcile);
+      });
     });
   }
 
-  /** One control request; a failure is logged (the next return of the site tries again). */
-  private send(order: ControlOrder): ReturnType<DelegationControls['send']> {
-    return this.deps.controls.send(order).catch((error: Error) => {
-      logger.warn(
-        `${order.action} of delegation ${order.delegationId} at site ${order.siteId}: ${error.message}`,
-      );
-      return { found: true };
-    });
+  /** One delegation reconciled with its site back online; throws when the site could not be asked. */
+  private async reconcile({ order, delegation, cause }: Reconcile): Promise<void> {
+    const sent = await this.deps.controls.send(order);
+    const action = sent.answer?.action ?? 'continue';
+    // unknown while stopping (or given up meanwhile): the status recorded, the stop or cancel follows
+    if (order.action === 'status' && action !== 'continue')
+      await this.deps.controls.send({ ...order, action });
+    if (sent.found || delegation.allocation.status !== 'unknown') return;
+    // the site runs no such workload (it never took it, or lost its log): given up here, rescheduled by policy
+    const lost = `site ${order.siteId} runs it no more`;
+    const at = this.deps.clock().toISOString();
+    const command = { type: 'MarkLost' as const, allocationId: order.delegationId, reason: lost, at };
+    await this.run(delegation.workloadId, command, cause);
+  }
+
+  /** Starts trying again, every RETRY_EVERY_MS, what could not be reconciled when a site came back. */
+  start(): void {
+    this.timer = setInterval(() => void this.undelivered.retry(), RETRY_EVERY_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
   }
 
   private async run(workloadId: string, command: WorkloadCommand, cause: SiteChange): Promise<void> {
