@@ -40,6 +40,7 @@ import { RedisQueueMeter } from '@hcn/queue-meter';
 import { unrecordedQuotaHolds } from './queries/quotas.query';
 import { ClusterView } from './scheduling/cluster-view';
 import { PlacementService } from './scheduling/placement.service';
+import type { PlacementListener } from './scheduling/reservations';
 import { TemplateCatalog } from './scheduling/template-catalog';
 import { serveDashboard } from './web/dashboard.controller';
 import { applySecurityHeaders } from './web/security-headers';
@@ -117,7 +118,12 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
     config.reportsBatchWindowMs,
   );
   const dispatcher = new Dispatcher(ports.store, ports.bus, ports.readModels, metrics, signer);
-  const placement = new PlacementService(ports.store, view, metrics, hot, dispatcher);
+  // run commands to the dispatcher, hand-overs to other sites to the federation's sender, both as appended
+  const announcements: PlacementListener = {
+    placed: (id, placed, spec) => dispatcher.placed(id, placed, spec),
+    delegated: (id, delegated, spec) => federation.delegations?.announce(id, delegated, spec),
+  };
+  const placement = new PlacementService(ports.store, view, metrics, hot, announcements);
   const templates = new TemplateCatalog(ports.store, metrics.subscriptions);
   const saga = new WorkloadSaga(
     ports.store,

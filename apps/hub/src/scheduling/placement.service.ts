@@ -123,7 +123,10 @@ export class PlacementService {
         await this.reservations.releaseUnused(workloadId, outcome.allocationId, outcome.nodeId, context);
       return { outcome: 'skipped', workload: await this.load(workloadId) };
     }
-    if (outcome.kind === 'delegated') return { outcome: 'delegated', workload: after }; // the delegation sender's
+    if (outcome.kind === 'delegated') {
+      this.reservations.announceDelegated(spec, after); // the delegation sender asks the site
+      return { outcome: 'delegated', workload: after };
+    }
     if (outcome.kind !== 'placed') return { outcome: 'unschedulable', workload: after };
     await this.reservations.announcePlaced(spec, outcome, after, context);
     return { outcome: 'placed', workload: after };

@@ -25,6 +25,8 @@ const RESERVE_ATTEMPTS = 5;
  */
 export interface PlacementListener {
   placed(commandId: string, placed: EventDataOf<'AllocationPlaced'>, spec: WorkloadSpec): void;
+  /** An instance handed to another site was appended (federation): its delegation request can go now. */
+  delegated?(eventId: string, delegated: EventDataOf<'AllocationDelegated'>, spec: WorkloadSpec): void;
 }
 
 /**
@@ -147,6 +149,16 @@ export class Reservations {
     for (const other of this.view.reservationsOf(outcome.allocationId).filter((n) => n !== outcome.nodeId)) {
       await this.releaseOn(other, outcome.allocationId, 'superseded by a placement elsewhere', context);
     }
+  }
+
+  /** After a decision's append: hands each delegation to another site it recorded to the listener at once. */
+  announceDelegated(
+    spec: WorkloadSpec,
+    decided: { readonly events: readonly WorkloadEvent[]; readonly appended: readonly NewEvent[] },
+  ): void {
+    for (const [at, event] of decided.events.entries())
+      if (event.type === 'AllocationDelegated')
+        this.listener?.delegated?.(decided.appended[at].eventId, event.data, spec);
   }
 
   /** Gives back a reservation the workload does not record on this node (another hub's placement won). */

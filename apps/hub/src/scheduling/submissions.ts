@@ -113,6 +113,7 @@ export class Submissions {
       const decided = { events, appended: appended[i] };
       for (const placed of p.placed)
         await this.reservations.announcePlaced(p.spec, placed, decided, p.context);
+      this.reservations.announceDelegated(p.spec, decided);
       committed.push({ ok: true, outcomes, workload: { state, revision, events, appended: appended[i] } });
     }
     return committed;

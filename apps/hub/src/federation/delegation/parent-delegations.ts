@@ -1,10 +1,13 @@
 import { CommandEngine } from '@hcn/commands';
 import {
+  BoundedMap,
   DelegationAnswer,
+  EventDataOf,
   Position,
   RecordedEventOf,
   RecordedHcnEvent,
   SiteRelation,
+  WorkloadSpec,
   delegationAnswerSchema,
   workloadStream,
 } from '@hcn/contracts';
@@ -34,6 +37,8 @@ const MAX_IN_FLIGHT = 64;
 /** Waits between tries of a site that did not answer: doubling from the first to the last. */
 const FIRST_RETRY_MS = 200;
 const LAST_RETRY_MS = 5000;
+/** Hand-overs started as their append returned and not yet read back from the log, at most. */
+const EARLY_LIMIT = 10_000;
 
 /** Where a site takes delegations, and the key the two share. */
 export interface DelegationTarget {
@@ -61,6 +66,7 @@ export interface DelegationSenderDeps {
 }
 
 type Delegated = RecordedEventOf<'AllocationDelegated'>;
+type DelegatedData = EventDataOf<'AllocationDelegated'>;
 
 /** How a refusal answered with a dotted code is recorded (anything but a namespace the site does not serve: refused). */
 function refusalOfCode(code: string): DelegationRefusal['reason'] {
@@ -82,6 +88,10 @@ export class DelegationSender {
   private readonly engine: CommandEngine<WorkloadCommand, WorkloadEvent, WorkloadState>;
   private readonly watermark = new DelegationWatermark();
   private readonly inFlight = new Set<Promise<void>>();
+  /** Hand-overs this hub started as their append returned, by event id, until the log brings them back. */
+  private readonly early = new Map<string, Promise<void>>();
+  /** Delegations the log brought back before this hub announced them (their early start is skipped). */
+  private readonly readFirst = new BoundedMap<true>(EARLY_LIMIT);
   private savedAt = 0;
   private stopped = false;
 
@@ -113,16 +123,33 @@ export class DelegationSender {
   async stop(): Promise<void> {
     this.stopped = true;
     await this.subscription?.stop();
-    await Promise.allSettled([...this.inFlight]);
+    await Promise.allSettled([...this.inFlight, ...this.early.values()]);
     await this.save(true);
+  }
+
+  /**
+   * A delegation this hub has just appended: the site is asked at once instead of when the log brings the event
+   * back (the cross-site hop's latency); the log's copy then only waits for it, so the checkpoint still follows
+   * the log and a crash before the answer asks again from there.
+   */
+  announce(eventId: string, data: DelegatedData, spec: WorkloadSpec): void {
+    if (this.stopped || this.early.size >= EARLY_LIMIT || this.readFirst.get(eventId)) return;
+    const deadline = this.deps.clock().getTime() + this.deps.timeoutMs;
+    const run = this.handOver(eventId, data, spec, deadline).catch((error: Error) =>
+      logger.error(`delegation ${data.allocationId}: ${error.message}`),
+    );
+    this.early.set(eventId, run);
   }
 
   /** Starts asking the site of one delegation (at most MAX_IN_FLIGHT at once), without holding the log back. */
   private async track(event: RecordedHcnEvent): Promise<void> {
     if (event.type !== 'AllocationDelegated') return;
+    const early = this.early.get(event.eventId);
+    this.early.delete(event.eventId);
+    if (!early) this.readFirst.set(event.eventId, true);
     while (this.inFlight.size >= MAX_IN_FLIGHT) await Promise.race(this.inFlight);
     const mark = this.watermark.begin(event.position);
-    const run: Promise<void> = this.delegate(event)
+    const run: Promise<void> = (early ?? this.delegate(event))
       .catch((error: Error) => logger.error(`delegation ${event.data.allocationId}: ${error.message}`))
       .finally(() => {
         this.inFlight.delete(run);
@@ -132,13 +159,23 @@ export class DelegationSender {
     this.inFlight.add(run);
   }
 
-  /** Asks the site until it answers or the time is up, and records the answer (unless already answered). */
+  /** A delegation read from the log: asked unless already answered (a repeat after a restart). */
   private async delegate(event: Delegated): Promise<void> {
-    const { workloadId, allocationId, siteId } = event.data;
+    const { workloadId, allocationId } = event.data;
     const deadline = Date.parse(event.recordedAt) + this.deps.timeoutMs;
     const known = await this.engine.load(workloadStream(workloadId));
     if (!this.awaitsAnswer(known.state, allocationId) || !known.state.spec) return;
-    const spec = known.state.spec;
+    await this.handOver(event.eventId, event.data, known.state.spec, deadline);
+  }
+
+  /** Asks the site until it answers or the time is up, and records the answer (unless already answered). */
+  private async handOver(
+    eventId: string,
+    data: DelegatedData,
+    spec: WorkloadSpec,
+    deadline: number,
+  ): Promise<void> {
+    const { workloadId, allocationId, siteId } = data;
     const request = {
       delegationId: allocationId,
       parentSiteId: this.deps.siteId,
@@ -149,22 +186,22 @@ export class DelegationSender {
     for (let wait = FIRST_RETRY_MS; !this.stopped; wait = Math.min(wait * 2, LAST_RETRY_MS)) {
       const left = deadline - this.deps.clock().getTime();
       if (left <= 0) break;
-      const outcome = await this.ask(event, request, left);
-      if (outcome) return this.record(event, outcome);
+      const outcome = await this.ask(data, request, left);
+      if (outcome) return this.record(eventId, data, outcome);
       await new Promise((resolve) => setTimeout(resolve, Math.min(wait, Math.max(0, left))));
     }
     if (this.stopped) return; // the next start goes on from the checkpoint
     const detail = `site ${siteId} did not answer in ${this.deps.timeoutMs / 1000} s`;
-    await this.record(event, { refusal: { reason: 'timeout', detail } });
+    await this.record(eventId, data, { refusal: { reason: 'timeout', detail } });
   }
 
   /** One try: the site's answer or refusal; undefined when it could not be reached (tried again). */
   private async ask(
-    event: Delegated,
+    data: DelegatedData,
     request: Parameters<typeof sealDelegation>[1],
     leftMs: number,
   ): Promise<Outcome | undefined> {
-    const { siteId, relation } = event.data;
+    const { siteId, relation } = data;
     const target = await this.deps.targetOf(siteId, relation);
     if (!target) {
       const detail = `site ${siteId} is not a ${relation} this site can delegate to`;
@@ -188,8 +225,8 @@ export class DelegationSender {
   }
 
   /** Records the site's answer through the workload decider (a repeat or a late answer appends nothing). */
-  private async record(event: Delegated, outcome: Outcome): Promise<void> {
-    const { workloadId, allocationId, siteId } = event.data;
+  private async record(eventId: string, data: DelegatedData, outcome: Outcome): Promise<void> {
+    const { workloadId, allocationId, siteId } = data;
     const at = this.deps.clock().toISOString();
     const command: WorkloadCommand =
       'answer' in outcome
@@ -197,7 +234,7 @@ export class DelegationSender {
         : { type: 'RecordDelegationRejected', allocationId, siteId, at, ...outcome.refusal };
     const context = {
       correlationId: workloadId,
-      causationId: event.eventId,
+      causationId: eventId,
       actor: { kind: 'system' as const, id: `site:${siteId}` },
       now: this.deps.clock(),
     };
