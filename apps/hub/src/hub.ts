@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type { EventStore, SubscriptionHealth } from '@hcn/eventstore';
 import type { MessageBus } from '@hcn/messaging';
 import { Logger, createLogger } from '@hcn/platform';
+import { Logger as NestLogger } from '@nestjs/common';
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -51,6 +52,9 @@ import { httpsOptionsOf } from './tls/listener-tls';
 
 /** Largest JSON request body the API takes (a bigger one is 413 REQUEST.TOO_LARGE). */
 const REQUEST_BODY_LIMIT = '4mb';
+/** A part of the hub still stopping after this long is named in a warning. */
+const SLOW_STOP_MS = 5000;
+const closeLogger = new NestLogger('hub-close');
 
 /** A running hub. */
 export interface RunningHub {
@@ -230,18 +234,34 @@ export async function startHub(config: HubConfig, ports: HubPorts): Promise<Runn
     saga,
     view,
     close: async () => {
-      await federation.stop();
-      await consumer.stop();
-      await saga.stop();
-      await taskQueues.stop();
-      await deadlines.stop();
-      await dispatcher.stop();
-      await templates.stop();
-      await view.stop();
-      await liveness.stop();
-      await ops?.close();
-      await app.close();
-      await queueMeter.close();
+      const steps: Array<[string, () => Promise<unknown> | undefined]> = [
+        ['federation', () => federation.stop()],
+        ['agent reports', () => consumer.stop()],
+        ['workload saga', () => saga.stop()],
+        ['task queues', () => taskQueues.stop()],
+        ['start deadlines', () => deadlines.stop()],
+        ['dispatcher', () => dispatcher.stop()],
+        ['templates', () => templates.stop()],
+        ['cluster view', () => view.stop()],
+        ['liveness', () => liveness.stop()],
+        ['ops listener', () => ops?.close()],
+        ['http', () => app.close()],
+        ['queue meter', () => queueMeter.close()],
+      ];
+      for (const [name, stop] of steps) await timedStop(name, stop);
     },
   };
+}
+
+/** Stops one part of the hub; one that takes longer than SLOW_STOP_MS is named in a warning (a stuck shutdown). */
+async function timedStop(name: string, stop: () => Promise<unknown> | undefined): Promise<void> {
+  const slow = setTimeout(
+    () => closeLogger.warn(`stopping ${name} takes more than ${SLOW_STOP_MS} ms`),
+    SLOW_STOP_MS,
+  );
+  try {
+    await stop();
+  } finally {
+    clearTimeout(slow);
+  }
 }

@@ -117,7 +117,7 @@ describeWithPostgres(
     afterAll(async () => {
       for (const h of [parent, childA, childB, peer]) await h?.close().catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
-    });
+    }, 180_000); // a slow stop names its part in a warning (hub-close); on a loaded box it has taken over 60 s
 
     it("places a workload submitted on the parent on a child's node; the parent's stream shows the cross-site hop", async () => {
       const workloadId = await submit(500);
