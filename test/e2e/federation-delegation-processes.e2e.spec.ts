@@ -1,11 +1,17 @@
 import { RecordedHcnEvent, isEventOf, workloadStream } from '@hcn/contracts';
 import { PostgresEventStore } from '@hcn/eventstore';
 import { AppProcess, TestDatabase, createTestDatabase, describeWithPostgres, eventually } from '@hcn/testing';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { freePort } from '../services/ports';
+import { DELEGATION_CHAIN_PURPOSE } from '../../apps/hub/src/federation/audit/delegated-chain';
+import {
+  DELEGATION_STATUS_PURPOSE,
+  sealSigned,
+} from '../../apps/hub/src/federation/delegation/signed-message';
 import { JOIN_TOKEN, call, hubProcess, ready } from './site-processes';
 
 const PEER_SECRET = 'e2e-peer-secret-0123456789-0123456789';
@@ -36,7 +42,8 @@ const hopsOf = (events: readonly RecordedHcnEvent[]) =>
  * submitted on the parent is placed on a child's node; the parent's stream shows the cross-site hop, the child's
  * stream the delegation it came from. (b) A refuses what none of its nodes fits (its summary says 3.5 cores free, its
  * largest node has 2), the refusal is recorded and the workload is placed on B; one that neither child can take is
- * placed on the peer.
+ * placed on the peer. (c) The parent's chain is stitched with the child's and its verify reports tampering in the
+ * child's database. (d) A child's site credential neither reads nor acts on another child's delegated workloads.
  */
 describeWithPostgres(
   'federation across processes: delegation to children, fallback to a sibling and a peer',
@@ -255,6 +262,66 @@ describeWithPostgres(
         kind: 'chain',
         broken: { streamId: childStream, revision: 0, reason: 'content' },
       });
+    }, 90_000);
+
+    it("(d) a child's site credential cannot read or act on another child's workloads, and nothing is written", async () => {
+      const events = await taken(await submit(500));
+      const delegated = events.find((e) => isEventOf(e, 'AllocationDelegated'))!;
+      const owner = (delegated.data as { siteId: string }).siteId as 'child-a' | 'child-b';
+      expect(['child-a', 'child-b']).toContain(owner);
+      const other = owner === 'child-a' ? 'child-b' : 'child-a';
+      const delegationId = (delegated.data as { allocationId: string }).allocationId;
+      const credentialOf = (name: string) =>
+        (JSON.parse(readFileSync(join(dir, `${name}.credential`), 'utf8')) as { credential: string })
+          .credential;
+      const otherCredential = credentialOf(other);
+      const parentBefore = (await sites.parent.store.readStream(workloadStream(delegated.data.workloadId)))
+        .length;
+      const childBefore = (await sites[owner].store.readStream(workloadStream(siteWorkload(events)))).length;
+
+      // read: the owner's part of the chain, asked with the other child's key in the parent's name
+      const chainRequest = { siteId: 'parent', delegationId, namespace: 'default' };
+      const read = await call(
+        `${sites[owner].url}/v1/federation/delegations/${delegationId}/chain`,
+        'POST',
+        sealSigned(otherCredential, DELEGATION_CHAIN_PURPOSE, chainRequest, new Date()),
+      );
+      expect([read.status, read.body.code]).toEqual([401, 'AUTH.INVALID_DELEGATION_SIGNATURE']);
+      // act: a status report on the owner's delegation, the other child signing as itself, then as the owner
+      const report = {
+        delegationId,
+        parentWorkloadId: delegated.data.workloadId,
+        workloadId: siteWorkload(events),
+        revision: 99,
+        eventId: randomUUID(),
+        status: 'failed',
+        exitCode: 1,
+        at: new Date().toISOString(),
+      };
+      const status = (siteId: string) =>
+        call(
+          `${sites.parent.url}/v1/federation/delegations/${delegationId}/status`,
+          'POST',
+          sealSigned(otherCredential, DELEGATION_STATUS_PURPOSE, { ...report, siteId }, new Date()),
+        );
+      const asB = await status(other);
+      expect([asB.status, asB.body.code]).toEqual([403, 'FEDERATION.DELEGATION_NOT_TO_SITE']);
+      const asA = await status(owner);
+      expect([asA.status, asA.body.code]).toEqual([401, 'AUTH.INVALID_DELEGATION_SIGNATURE']);
+      // a summary in the owner's name with the other child's credential
+      const summary = await call(
+        `${sites.parent.url}/v1/federation/sites/${owner}/summaries`,
+        'POST',
+        {},
+        { authorization: `Bearer ${otherCredential}` },
+      );
+      expect([summary.status, summary.body.code]).toEqual([403, 'AUTH.SITE_CREDENTIAL_FOREIGN']);
+      expect(await sites.parent.store.readStream(workloadStream(delegated.data.workloadId))).toHaveLength(
+        parentBefore,
+      );
+      expect(await sites[owner].store.readStream(workloadStream(siteWorkload(events)))).toHaveLength(
+        childBefore,
+      );
     }, 90_000);
   },
 );

@@ -24,15 +24,16 @@ export function hubProcess(
   });
 }
 
-/** One call to a hub as its admin: status and JSON body. */
+/** One call to a hub as its admin (or with `headers` instead): status and JSON body. */
 export async function call(
   url: string,
   method: string,
   body?: unknown,
+  headers: Record<string, string> = {},
 ): Promise<{ status: number; body: any }> {
   const response = await fetch(url, {
     method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json', ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
