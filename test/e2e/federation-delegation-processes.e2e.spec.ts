@@ -1,33 +1,31 @@
 import { RecordedHcnEvent, isEventOf, workloadStream } from '@hcn/contracts';
-import { PostgresEventStore } from '@hcn/eventstore';
-import { AppProcess, TestDatabase, createTestDatabase, describeWithPostgres, eventually } from '@hcn/testing';
+import { describeWithPostgres, eventually } from '@hcn/testing';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { freePort } from '../services/ports';
 import { DELEGATION_CHAIN_PURPOSE } from '../../apps/hub/src/federation/audit/delegated-chain';
 import {
   DELEGATION_STATUS_PURPOSE,
   sealSigned,
 } from '../../apps/hub/src/federation/delegation/signed-message';
-import { JOIN_TOKEN, call, hubProcess, ready } from './site-processes';
+import {
+  SiteProcess,
+  call,
+  closeSites,
+  hubProcess,
+  lastFreeCpu,
+  openSite,
+  ready,
+  registerSiteNode,
+} from './site-processes';
 
 const PEER_SECRET = 'e2e-peer-secret-0123456789-0123456789';
 /** Every site's summaries often, its TTL generous (a loaded box must not take a child offline mid-spec). */
 const SITE = { HCN_FEDERATION_SUMMARY_INTERVAL_SECONDS: '0.5', HCN_FEDERATION_SITE_TTL_SECONDS: '60' };
 const SITES = ['parent', 'child-a', 'child-b', 'peer-p'] as const;
 type SiteName = (typeof SITES)[number];
-
-/** A site of the spec: its process, database, address and (for reading its log) store. */
-interface Site {
-  db: TestDatabase;
-  url: string;
-  port: number;
-  hub: AppProcess;
-  store: PostgresEventStore;
-}
 
 /** The federation events of a parent workload as `Type:site`, in order. */
 const hopsOf = (events: readonly RecordedHcnEvent[]) =>
@@ -48,7 +46,7 @@ const hopsOf = (events: readonly RecordedHcnEvent[]) =>
 describeWithPostgres(
   'federation across processes: delegation to children, fallback to a sibling and a peer',
   () => {
-    const sites = {} as Record<SiteName, Site>;
+    const sites = {} as Record<SiteName, SiteProcess>;
     let dir: string;
 
     const start = (name: SiteName, env: Record<string, string>) => {
@@ -60,21 +58,8 @@ describeWithPostgres(
       }).start();
       return ready(site.hub, site.url);
     };
-    const registerNode = async (name: SiteName, hostname: string, cpuCores: number) => {
-      const node = await call(`${sites[name].url}/v1/agents/register`, 'POST', {
-        joinToken: JOIN_TOKEN,
-        domainId: 'lab',
-        hostname,
-        arch: 'x64',
-        os: 'linux',
-        cpuCores,
-        memoryBytes: 32 * 2 ** 30,
-        diskBytes: 2 ** 40,
-        labels: {},
-        agentVersion: 'spec',
-      });
-      expect(node.status).toBe(200);
-    };
+    const registerNode = (name: SiteName, hostname: string, cpuCores: number) =>
+      registerSiteNode(sites[name].url, hostname, cpuCores);
     const startChild = async (name: 'child-a' | 'child-b') => {
       const issued = await call(`${sites.parent.url}/v1/federation/join-tokens`, 'POST', { siteId: name });
       expect(issued.status).toBe(201);
@@ -86,12 +71,7 @@ describeWithPostgres(
         HCN_FEDERATION_NAMESPACES: 'default',
       });
     };
-    /** Free CPU of a child in its last summary the parent recorded (its log: the hub runs no projector here). */
-    const freeCpu = async (siteId: string) => {
-      const last = (await sites.parent.store.readStream(`sitesummary-${siteId}`)).at(-1)?.data as
-        { summary: { cpuMillis: { free: number } } } | undefined;
-      return last?.summary.cpuMillis.free;
-    };
+    const freeCpu = (siteId: string) => lastFreeCpu(sites.parent.store, siteId);
     const submit = async (cpuMillis: number) => {
       const spec = {
         name: `w-${cpuMillis}`,
@@ -121,12 +101,7 @@ describeWithPostgres(
 
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'hcn-federation-delegation-'));
-      for (const name of SITES) {
-        const port = await freePort();
-        const db = await createTestDatabase(`fed${name.replace('-', '')}`);
-        sites[name] = { db, port, url: `http://127.0.0.1:${port}` } as Site;
-        sites[name].store = await PostgresEventStore.connect({ connectionString: db.url });
-      }
+      for (const name of SITES) sites[name] = await openSite(`fed${name.replace('-', '')}`);
       const peerEnv = (other: SiteName) => ({
         HCN_FEDERATION_PEERS: `${other}=${sites[other].url}`,
         HCN_FEDERATION_PEER_SECRETS: `${other}=${PEER_SECRET}`,
@@ -152,14 +127,7 @@ describeWithPostgres(
         60_000,
       );
     }, 400_000);
-    afterAll(async () => {
-      for (const site of Object.values(sites)) {
-        await site.hub?.kill();
-        await site.store?.close();
-        await site.db?.drop();
-      }
-      rmSync(dir, { recursive: true, force: true });
-    });
+    afterAll(() => closeSites(Object.values(sites), dir));
 
     it("(a) places a workload submitted on the parent on a child's node, the cross-site hop on the parent's stream", async () => {
       const workloadId = await submit(500);

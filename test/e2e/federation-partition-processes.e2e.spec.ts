@@ -1,11 +1,18 @@
 import { RecordedHcnEvent, workloadStream } from '@hcn/contracts';
-import { PostgresEventStore } from '@hcn/eventstore';
-import { AppProcess, TestDatabase, createTestDatabase, describeWithPostgres, eventually } from '@hcn/testing';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { describeWithPostgres, eventually } from '@hcn/testing';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../services/ports';
-import { JOIN_TOKEN, call, hubProcess, ready } from './site-processes';
+import {
+  SiteProcess,
+  call,
+  closeSites,
+  hubProcess,
+  lastFreeCpu,
+  openSite,
+  ready,
+  registerSiteNode,
+} from './site-processes';
 
 /** Long enough that the second workload is delegated to A before the parent finds it gone, on a loaded box too. */
 const TTL_SECONDS = 6;
@@ -15,15 +22,8 @@ const SLACK_MS = 5000;
 const SITES = ['parent', 'child-a', 'child-b'] as const;
 type SiteName = (typeof SITES)[number];
 
-/** A site of the spec: its process, database, address and (for reading its log) store. */
-interface Site {
-  db: TestDatabase;
-  url: string;
-  port: number;
-  hub: AppProcess;
-  store: PostgresEventStore;
-  env: Record<string, string>;
-}
+/** A site of the spec, with the settings its hub starts (and restarts) with. */
+type Site = SiteProcess & { env: Record<string, string> };
 
 /** The federation events of a parent workload as `Type:site`, in order. */
 const hopsOf = (events: readonly RecordedHcnEvent[]) =>
@@ -59,11 +59,7 @@ describeWithPostgres('federation across processes: a child killed with a delegat
   };
   const parentEvents = (workloadId: string) => sites.parent.store.readStream(workloadStream(workloadId));
   const siteEvents = async () => (await sites.parent.store.readStream('site-child-a')).map((e) => e.type);
-  const freeCpu = async (siteId: string) => {
-    const last = (await sites.parent.store.readStream(`sitesummary-${siteId}`)).at(-1)?.data as
-      { summary: { cpuMillis: { free: number } } } | undefined;
-    return last?.summary.cpuMillis.free;
-  };
+  const freeCpu = (siteId: string) => lastFreeCpu(sites.parent.store, siteId);
   const submit = async (name: string) => {
     const spec = { name, command: 'true', resources: { cpuMillis: 1000, memoryBytes: 2 ** 28 } };
     const response = await call(`${sites.parent.url}/v1/workloads`, 'POST', spec);
@@ -89,12 +85,8 @@ describeWithPostgres('federation across processes: a child killed with a delegat
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'hcn-federation-partition-'));
-    for (const name of SITES) {
-      const port = await freePort();
-      const db = await createTestDatabase(`fedpart${name.replace('-', '')}`);
-      sites[name] = { db, port, url: `http://127.0.0.1:${port}`, env: {} } as Site;
-      sites[name].store = await PostgresEventStore.connect({ connectionString: db.url });
-    }
+    for (const name of SITES)
+      sites[name] = { ...(await openSite(`fedpart${name.replace('-', '')}`)), env: {} };
     const federation = {
       HCN_FEDERATION_SITE_TTL_SECONDS: String(TTL_SECONDS),
       HCN_FEDERATION_SUMMARY_INTERVAL_SECONDS: String(INTERVAL_SECONDS),
@@ -124,21 +116,8 @@ describeWithPostgres('federation across processes: a child killed with a delegat
     for (const [name, cpuCores] of [
       ['child-a', 8],
       ['child-b', 4],
-    ] as const) {
-      const node = await call(`${sites[name].url}/v1/agents/register`, 'POST', {
-        joinToken: JOIN_TOKEN,
-        domainId: 'lab',
-        hostname: `${name}-node`,
-        arch: 'x64',
-        os: 'linux',
-        cpuCores,
-        memoryBytes: 32 * 2 ** 30,
-        diskBytes: 2 ** 40,
-        labels: {},
-        agentVersion: 'spec',
-      });
-      expect(node.status).toBe(200);
-    }
+    ] as const)
+      await registerSiteNode(sites[name].url, `${name}-node`, cpuCores);
     // B half busy with work of its own: A, less loaded, is the parent's first choice
     const local = { name: 'local', command: 'true', resources: { cpuMillis: 2000, memoryBytes: 2 ** 28 } };
     expect((await call(`${sites['child-b'].url}/v1/workloads`, 'POST', local)).status).toBe(201);
@@ -148,14 +127,7 @@ describeWithPostgres('federation across processes: a child killed with a delegat
       60_000,
     );
   }, 400_000);
-  afterAll(async () => {
-    for (const site of Object.values(sites)) {
-      await site.hub?.kill();
-      await site.store?.close();
-      await site.db?.drop();
-    }
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => closeSites(Object.values(sites), dir));
 
   it('falls back from a killed child within the TTL, keeps what it took unknown, and runs nothing twice once it returns', async () => {
     const first = await submit('taken-by-a');
@@ -170,7 +142,7 @@ describeWithPostgres('federation across processes: a child killed with a delegat
     ]);
     await eventually('the parent sees it on A', async () => (await freeCpu('child-a')) === 7000, 30_000);
 
-    await sites['child-a'].hub.kill('SIGKILL');
+    await sites['child-a'].hub!.kill('SIGKILL');
     const killedAt = Date.now();
     const second = await submit('in-flight');
     await eventually(

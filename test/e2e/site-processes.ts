@@ -1,4 +1,7 @@
-import { AppProcess, TestDatabase, eventually } from '@hcn/testing';
+import { PostgresEventStore } from '@hcn/eventstore';
+import { AppProcess, TestDatabase, createTestDatabase, eventually } from '@hcn/testing';
+import { rmSync } from 'node:fs';
+import { freePort } from '../services/ports';
 
 /** The admin token of every hub these specs start. */
 export const ADMIN_TOKEN = 'e2e-admin-token-0123456789';
@@ -50,4 +53,56 @@ export async function ready(hub: AppProcess, url: string): Promise<void> {
     },
     90_000,
   );
+}
+
+/** A site of a cross-process spec: its hub process (once started), database, address and a store to read its log. */
+export interface SiteProcess {
+  db: TestDatabase;
+  url: string;
+  port: number;
+  hub?: AppProcess;
+  store: PostgresEventStore;
+}
+
+/** A fresh database on a free port for a site, with a store connection of the spec's own (the hub not started). */
+export async function openSite(databaseName: string): Promise<SiteProcess> {
+  const port = await freePort();
+  const db = await createTestDatabase(databaseName);
+  const store = await PostgresEventStore.connect({ connectionString: db.url });
+  return { db, port, url: `http://127.0.0.1:${port}`, store };
+}
+
+/** Kills every site's hub, closes the spec's stores, drops the databases and removes `dir`. */
+export async function closeSites(sites: Iterable<SiteProcess>, dir: string | undefined): Promise<void> {
+  for (const site of sites) {
+    await site.hub?.kill();
+    await site.store?.close();
+    await site.db?.drop();
+  }
+  if (dir) rmSync(dir, { recursive: true, force: true });
+}
+
+/** Registers a node of `cpuCores` cores (32 GiB) in domain `lab` on a site with the specs' join token. */
+export async function registerSiteNode(url: string, hostname: string, cpuCores: number): Promise<void> {
+  const node = await call(`${url}/v1/agents/register`, 'POST', {
+    joinToken: JOIN_TOKEN,
+    domainId: 'lab',
+    hostname,
+    arch: 'x64',
+    os: 'linux',
+    cpuCores,
+    memoryBytes: 32 * 2 ** 30,
+    diskBytes: 2 ** 40,
+    labels: {},
+    agentVersion: 'spec',
+  });
+  if (node.status !== 200)
+    throw new Error(`registering ${hostname}: ${node.status} ${JSON.stringify(node.body)}`);
+}
+
+/** Free CPU of a child in the last summary its parent recorded (read from the parent's log), if any. */
+export async function lastFreeCpu(parent: PostgresEventStore, siteId: string): Promise<number | undefined> {
+  const last = (await parent.readStream(`sitesummary-${siteId}`)).at(-1)?.data as
+    { summary: { cpuMillis: { free: number } } } | undefined;
+  return last?.summary.cpuMillis.free;
 }
