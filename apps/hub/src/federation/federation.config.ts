@@ -75,59 +75,49 @@ const optional = <S extends z.ZodTypeAny>(schema: S) => z.preprocess(unsetIfEmpt
 const positiveInt = (fallback: number, name: string) =>
   envNumber(fallback).pipe(z.number().int(`${name}: a whole number`).positive(`${name}: more than 0`));
 
-/** HCN_FEDERATION_PEERS: `id=url` pairs, comma-separated. */
-const peersSchema = z
+/** A comma-separated setting as its items, trimmed, empty ones left out. */
+const commaList = z
   .string()
   .default('')
   .transform((text) =>
     text
       .split(',')
-      .map((p) => p.trim())
-      .filter(Boolean)
-      .map((pair) => {
-        const at = pair.indexOf('=');
-        return { siteId: pair.slice(0, at), url: pair.slice(at + 1) };
-      }),
-  )
-  .pipe(z.array(z.object({ siteId: siteIdSchema, url: siteUrlSchema }), { message: 'id=url pairs' }));
+      .map((item) => item.trim())
+      .filter(Boolean),
+  );
+
+/** A comma-separated setting of `id=value` pairs: each as `{siteId, [key]: value}` (checked by the caller's pipe). */
+const idPairs = <K extends string>(key: K) =>
+  commaList.transform((pairs) =>
+    pairs.map((pair) => {
+      const at = pair.indexOf('=');
+      return { siteId: pair.slice(0, at), [key]: pair.slice(at + 1) } as { siteId: string } & Record<
+        K,
+        string
+      >;
+    }),
+  );
+
+/** HCN_FEDERATION_PEERS: `id=url` pairs, comma-separated. */
+const peersSchema = idPairs('url').pipe(
+  z.array(z.object({ siteId: siteIdSchema, url: siteUrlSchema }), { message: 'id=url pairs' }),
+);
 
 /** HCN_FEDERATION_NAMESPACES: namespaces served to a parent's delegations, comma-separated, or `*` for all. */
-const namespacesSchema = z
-  .string()
-  .default('')
-  .transform((text) =>
-    text
-      .split(',')
-      .map((n) => n.trim())
-      .filter(Boolean),
-  )
-  .pipe(
-    z.array(z.union([z.literal('*'), namespaceSchema]), { message: 'namespaces, comma-separated, or *' }),
-  );
+const namespacesSchema = commaList.pipe(
+  z.array(z.union([z.literal('*'), namespaceSchema]), { message: 'namespaces, comma-separated, or *' }),
+);
 
 /** HCN_FEDERATION_PEER_SECRETS: `id=secret` pairs, comma-separated (secrets of at least 32 characters). */
-const peerSecretsSchema = z
-  .string()
-  .default('')
-  .transform((text) =>
-    text
-      .split(',')
-      .map((p) => p.trim())
-      .filter(Boolean)
-      .map((pair) => {
-        const at = pair.indexOf('=');
-        return { siteId: pair.slice(0, at), secret: pair.slice(at + 1) };
-      }),
-  )
-  .pipe(
-    z.array(
-      z.object({
-        siteId: siteIdSchema,
-        secret: z.string().min(32, 'HCN_FEDERATION_PEER_SECRETS: secrets of at least 32 characters'),
-      }),
-      { message: 'id=secret pairs' },
-    ),
-  );
+const peerSecretsSchema = idPairs('secret').pipe(
+  z.array(
+    z.object({
+      siteId: siteIdSchema,
+      secret: z.string().min(32, 'HCN_FEDERATION_PEER_SECRETS: secrets of at least 32 characters'),
+    }),
+    { message: 'id=secret pairs' },
+  ),
+);
 
 /** HCN_FEDERATION_ORDER: the tiers a decision tries, comma-separated, each once (default local,children,peers). */
 const orderSchema = z
