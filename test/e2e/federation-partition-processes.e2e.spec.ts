@@ -126,6 +126,11 @@ describeWithPostgres('federation across processes: a child killed with a delegat
       async () => (await freeCpu('child-a')) === 8000 && (await freeCpu('child-b')) === 2000,
       60_000,
     );
+    // the log has B's busy summary; one more summary of B after it gives the parent's view time to apply it (a view
+    // still on B's earlier, idle summary once chose B for the first workload)
+    const summaries = async () => (await sites.parent.store.readStream('sitesummary-child-b')).length;
+    const seen = await summaries();
+    await eventually('a later summary of B on the parent', async () => (await summaries()) > seen, 30_000);
   }, 400_000);
   afterAll(() => closeSites(Object.values(sites), dir));
 
