@@ -1,179 +1,49 @@
-import { EventRegistry, NewEvent, defineEvent, z } from '@hcn/contracts';
-import { AppendRequest, PostgresEventStore } from '@hcn/eventstore';
-import type { ClusterSnapshot, DomainView, NodeView, PolicyName } from '@hcn/scheduling';
-import { SchedulingIndex, constraintsOf, decide } from '@hcn/scheduling';
+import type { NewEvent, Position } from '@hcn/contracts';
+import { AppendRequest, PostgresEventStore, decodeEvent, prepareEvent } from '@hcn/eventstore';
+import { hcnEventRegistry } from '@hcn/contracts';
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import { cpuByGroup } from './cpu-breakdown';
-import { PLACEMENT_REGIONS, PLACEMENT_SITES } from './placement-tree';
+import { RecordedEvent, RecordedPlacement, recordPlacements } from './floor-records';
 import { benchDatabase, progress, report } from './support';
 
 /**
- * The least PostgreSQL can spend storing placements as this design records them, against what the store spends.
- * Each placement is the ten events the hub and its agent write (the submission, four delegation hops carrying
- * every candidate of a real decision over the placement bench's tree, the placement, the node's reservation, the
- * namespace's quota, the agent's `started` report). They are written 100 placements to a call: once through the
- * store's `appendMany` (the hub's path: revisions, checks, hash chain) and once as one plain multi-row INSERT into
- * a copy of the events table with the same indexes (the floor). Then the floor's rows are read back once in log
- * order, as one follower would. No read model, no Kafka, no HTTP: every other part of a placement comes on top.
+ * The least PostgreSQL can spend storing placements as the hub records them, against what the store spends. Each
+ * placement is the five events the hub and its agent write (the submission and the placement with its compact
+ * decision record in one new workload stream, the node's reservation, the namespace's quota hold, the agent's
+ * `started` report), recorded from an embedded hub placing real workloads over the placement bench's tree
+ * (floor-records.ts) and replayed here with fresh event and stream ids. They are written 100 placements to a
+ * call: once through the store's `appendMany` (the hub's path: validation, stored form, revisions, checks, hash
+ * chain) and once as one plain multi-row INSERT of the stored JSON into a copy of the events table with the same
+ * indexes (the floor). Then the floor's rows are read back once in log order, as one follower would. No read
+ * model, no Kafka, no HTTP: every other part of a placement comes on top.
  */
 const PLACEMENTS = Number(process.env.BENCH_FLOOR_PLACEMENTS ?? 6000);
 const BATCH = 100;
 const WRITERS = 2;
 const CORES = 2;
-const TARGET_PER_SEC = 2000;
-const REGIONS = PLACEMENT_REGIONS;
-const SITES = PLACEMENT_SITES;
-const NODES_PER_SITE = 50;
-const DECISIONS = 400;
-const PLACEMENT_TYPES = [
-  'WorkloadSubmitted',
-  'WorkloadDelegated',
-  'AllocationPlaced',
-  'CapacityReserved',
-  'QuotaConsumed',
-  'AllocationStarted',
-] as const;
+/** Issue 18's batched target: 1,000 placements/s leaves 2 ms of CPU per placement on two cores. */
+const TARGET_PER_SEC = 1000;
+/** The first target (issue 4): 2,000/s, 1 ms per placement. */
+const FIRST_TARGET_PER_SEC = 2000;
+const SOURCE_NODES = 1000;
+const RECORDED = 400;
+const EVENTS_PER_PLACEMENT = 5;
 
-/** Any JSON object under the placement events' type names: this bench measures storage, not validation. */
-const registry = new EventRegistry(
-  PLACEMENT_TYPES.map((type) => defineEvent(type, 1, z.record(z.string(), z.unknown()))),
-);
-
-function tree(): ClusterSnapshot {
-  const domain = (domainId: string, parentId: string | null, policy: PolicyName): DomainView => ({
-    domainId,
-    parentId,
-    region: parentId === 'global' ? domainId : null,
-    labels: {},
-    policy,
-    placements: 0,
-  });
-  const domains = [
-    domain('global', null, 'least-loaded'),
-    ...REGIONS.map((r) => domain(r, 'global', 'spread')),
-    ...SITES.map((s) => domain(s, s.split('-')[0], 'bin-pack')),
-  ];
-  // half the nodes full, as in a placement bench run well under way: their verdicts carry a reason and its detail
-  const nodes: NodeView[] = SITES.flatMap((domainId) =>
-    Array.from({ length: NODES_PER_SITE }, (_, n) => ({
-      nodeId: randomUUID(),
-      domainId,
-      labels: { zone: 'z1' },
-      online: true,
-      draining: false,
-      capacity: { cpuMillis: 8000, memoryBytes: 16 * 2 ** 30, accelerators: 0 },
-      allocated: { cpuMillis: n % 2 === 0 ? 8000 : 0, memoryBytes: 0, accelerators: 0 },
-    })),
-  );
-  return { domains, nodes };
+/** A recorded event with a fresh id (and the same content), for one more placement. */
+function again(recorded: RecordedEvent): RecordedEvent {
+  return { event: { ...recorded.event, eventId: randomUUID() }, stored: recorded.stored };
 }
 
-interface Decided {
-  readonly nodeId: string;
-  readonly domainId: string;
-  readonly hops: ReadonlyArray<Record<string, unknown>>;
-}
-
-/** Real decisions (hops with every candidate) over the placement bench's tree, reserving as they go. */
-function decisions(): Decided[] {
-  const index = SchedulingIndex.fromSnapshot(tree());
-  const resources = { cpuMillis: 100, memoryBytes: 64 * 2 ** 20, accelerators: 0 };
-  const out: Decided[] = [];
-  for (let i = 0; i < DECISIONS; i++) {
-    const d = decide(index, {
-      workloadId: randomUUID(),
-      instance: 0,
-      resources,
-      constraints: constraintsOf({}),
-    });
-    if (d.outcome !== 'placed') throw new Error('the floor bench tree ran out of room');
-    index.reserve(d.nodeId, resources);
-    out.push({
-      nodeId: d.nodeId,
-      domainId: d.domainPath[d.domainPath.length - 1],
-      hops: d.hops.map((h, hop) => ({
-        hop,
-        fromScope: h.scope,
-        to: h.chosen,
-        toKind: h.chosenKind,
-        policy: h.policy,
-        candidates: h.candidates,
-      })),
-    });
-  }
-  return out;
-}
-
-const metadata = (workloadId: string) => ({
-  correlationId: workloadId,
-  causationId: randomUUID(),
-  actor: { kind: 'user' as const, id: 'bench-admin' },
-  occurredAt: new Date().toISOString(),
-});
-
-/** The events of one placement, per stream (workload, node, quota; the `started` report comes in a second call). */
-function placementEvents(decided: Decided, n: number) {
-  const workloadId = randomUUID();
-  const allocationId = randomUUID();
-  const meta = metadata(workloadId);
-  const resources = { cpuMillis: 100, memoryBytes: 67108864, accelerators: 0 };
-  const event = (type: string, data: Record<string, unknown>): NewEvent => ({
-    eventId: randomUUID(),
-    type,
-    data,
-    metadata: meta,
-  });
-  const common = { workloadId, instance: 0, attempt: 0 };
-  const spec = {
-    name: `floor-${n}`,
-    namespace: 'default',
-    type: 'process',
-    command: 'true',
-    args: [],
-    env: {},
-    resources,
-    constraints: {
-      labels: [],
-      domains: { affinity: [], antiAffinity: [] },
-      regions: { affinity: [], antiAffinity: [] },
-      nodeBlacklist: [],
-    },
-    replicas: 1,
-    priority: 0,
-    restartPolicy: { policy: 'never' },
-    stopGracePeriodSeconds: 30,
-  };
+/** The events of one placement, per stream: a recorded placement under a fresh workload id and fresh event ids. */
+function placementEvents(recorded: RecordedPlacement) {
   return {
-    workloadId,
-    nodeId: decided.nodeId,
-    workload: [
-      event('WorkloadSubmitted', { workloadId, spec, idempotencyKey: null }),
-      ...decided.hops.map((h) => event('WorkloadDelegated', { ...common, ...h })),
-      event('AllocationPlaced', {
-        ...common,
-        allocationId,
-        generation: 1,
-        nodeId: decided.nodeId,
-        domainId: decided.domainId,
-        resources,
-      }),
-    ],
-    node: event('CapacityReserved', {
-      nodeId: decided.nodeId,
-      allocationId,
-      workloadId,
-      resources,
-      devices: [],
-    }),
-    quota: event('QuotaConsumed', { namespace: 'default', workloadId, resources, reason: 'admitted' }),
-    started: event('AllocationStarted', {
-      ...common,
-      allocationId,
-      nodeId: decided.nodeId,
-      pid: 4242 + n,
-      startedAt: new Date().toISOString(),
-    }),
+    workloadId: randomUUID(),
+    nodeId: recorded.nodeId,
+    workload: recorded.workload.map(again),
+    node: again(recorded.node),
+    quota: again(recorded.quota),
+    started: again(recorded.started),
   };
 }
 
@@ -185,18 +55,18 @@ type Placement = ReturnType<typeof placementEvents>;
  */
 async function storeBatch(store: PostgresEventStore, batch: Placement[]): Promise<void> {
   const byNode = new Map<string, NewEvent[]>();
-  for (const p of batch) byNode.set(p.nodeId, [...(byNode.get(p.nodeId) ?? []), p.node]);
+  for (const p of batch) byNode.set(p.nodeId, [...(byNode.get(p.nodeId) ?? []), p.node.event]);
   const calls: AppendRequest[][] = [
-    [{ streamId: 'quota-default', events: batch.map((p) => p.quota), expectedRevision: 'any' }],
+    [{ streamId: 'quota-default', events: batch.map((p) => p.quota.event), expectedRevision: 'any' }],
     [...byNode].map(([nodeId, events]) => ({ streamId: `node-${nodeId}`, events, expectedRevision: 'any' })),
     batch.map((p) => ({
       streamId: `workload-${p.workloadId}`,
-      events: p.workload,
+      events: p.workload.map((e) => e.event),
       expectedRevision: 'no_stream' as const,
     })),
     batch.map((p) => ({
       streamId: `workload-${p.workloadId}`,
-      events: [p.started],
+      events: [p.started.event],
       expectedRevision: p.workload.length - 1,
     })),
   ];
@@ -207,12 +77,18 @@ async function storeBatch(store: PostgresEventStore, batch: Placement[]): Promis
   }
 }
 
-/** The floor: the same rows in one plain INSERT (stream ids and revisions given, nothing checked or chained). */
+/**
+ * The floor: the same events' stored JSON in one plain INSERT (stream ids and revisions given, nothing validated,
+ * checked or chained).
+ */
 async function rawBatch(pool: Pool, batch: Placement[], run: number): Promise<void> {
-  const rows: unknown[] = [];
+  const rows: string[] = [];
   batch.forEach((p, i) => {
-    const row = (stream: string, revision: number, e: NewEvent) =>
-      rows.push({ id: e.eventId, stream, revision, type: e.type, data: e.data, meta: e.metadata });
+    const row = (stream: string, revision: number, { event, stored }: RecordedEvent) =>
+      rows.push(
+        `{"id":"${event.eventId}","stream":"${stream}","revision":${revision},"type":"${event.type}",` +
+          `"data":${stored.data},"meta":${stored.metadata}}`,
+      );
     p.workload.forEach((e, r) => row(`workload-${p.workloadId}`, r, e));
     row(`workload-${p.workloadId}`, p.workload.length, p.started);
     row(`node-${p.nodeId}`, run * BATCH + i, p.node);
@@ -222,7 +98,7 @@ async function rawBatch(pool: Pool, batch: Placement[], run: number): Promise<vo
     `INSERT INTO raw_events (event_id, stream_id, revision, type, data, metadata)
      SELECT (r->>'id')::uuid, r->>'stream', (r->>'revision')::bigint, r->>'type', r->'data', r->'meta'
      FROM jsonb_array_elements($1::jsonb) AS r`,
-    [JSON.stringify(rows)],
+    [`[${rows.join(',')}]`],
   );
 }
 
@@ -236,7 +112,7 @@ interface PhaseFigures {
 /** Runs `write` over every batch with two writers; CPU of PostgreSQL and of this process per placement. */
 async function phase(
   label: string,
-  decided: Decided[],
+  recorded: RecordedPlacement[],
   write: (batch: Placement[], run: number) => Promise<void>,
 ): Promise<PhaseFigures> {
   const batches = Math.ceil(PLACEMENTS / BATCH);
@@ -248,7 +124,7 @@ async function phase(
     Array.from({ length: WRITERS }, async () => {
       for (let run = next++; run < batches; run = next++) {
         const batch = Array.from({ length: BATCH }, (_, i) =>
-          placementEvents(decided[(run * BATCH + i) % decided.length], run * BATCH + i),
+          placementEvents(recorded[(run * BATCH + i) % recorded.length]),
         );
         await write(batch, run);
         progress(label, ++done, batches);
@@ -287,71 +163,140 @@ async function readBack(pool: Pool, placements: number): Promise<PhaseFigures> {
     if (rows.length === 0) break;
     read += rows.length;
     last = [rows[rows.length - 1].txid, rows[rows.length - 1].seq];
-    progress('reading back', read, placements * 10, 2000);
+    progress('reading back', read, placements * EVENTS_PER_PLACEMENT, 2000);
   }
   return figures(before, started, placements);
 }
 
-/** Average JSON bytes (data and metadata) per event type, and per placement, over every decided placement. */
-function sizes(decided: Decided[]) {
+/**
+ * Reads the store's own events back once through a second store, a page of 1,000 at a time as a follower of
+ * `$all` does (the store's page query below the transaction horizon, each event decoded and validated).
+ */
+async function readThroughStore(url: string, placements: number): Promise<PhaseFigures> {
+  const reader = await PostgresEventStore.connect({ connectionString: url, poolSize: 1 });
+  try {
+    const before = cpuByGroup({});
+    const started = process.hrtime.bigint();
+    let after: Position | undefined;
+    for (let read = 0; ;) {
+      const page = await reader.readPage(after, undefined, 1000);
+      read += page.events.length;
+      if (page.exhausted || !page.checkpoint) break;
+      after = page.checkpoint;
+      progress('reading through a store', read, placements * EVENTS_PER_PLACEMENT, 2000);
+    }
+    return figures(before, started, placements);
+  } finally {
+    await reader.close();
+  }
+}
+
+/**
+ * In this process alone, without I/O: CPU per placement to validate and encode its five events for an append
+ * (`prepareEvent`: schema, stored form, canonical JSON, content hash) and to decode and validate them from their
+ * stored JSON as a reader does (`decodeEvent` after JSON.parse, what the pg driver does for a jsonb column).
+ */
+function codecCpu(recorded: RecordedPlacement[], rounds = 10) {
+  const events = recorded.flatMap((p) => [...p.workload, p.node, p.quota, p.started]);
+  const cpuMs = (work: () => void): number => {
+    const before = process.cpuUsage();
+    for (let round = 0; round < rounds; round++) work();
+    const used = process.cpuUsage(before);
+    return +((used.user + used.system) / 1000 / (rounds * recorded.length)).toFixed(3);
+  };
+  cpuMs(() => undefined);
+  const encode = cpuMs(() => events.forEach(({ event }) => prepareEvent(hcnEventRegistry, event)));
+  const decode = cpuMs(() =>
+    events.forEach(({ event, stored }, i) =>
+      decodeEvent(hcnEventRegistry, {
+        eventId: event.eventId,
+        type: event.type,
+        streamId: 'bench',
+        revision: 0,
+        position: { commit: BigInt(i + 1), prepare: BigInt(i + 1) },
+        recordedAt: new Date().toISOString(),
+        data: JSON.parse(stored.data),
+        metadata: JSON.parse(stored.metadata),
+      }),
+    ),
+  );
+  return { rounds, encodeForAppend: encode, decodeOnRead: decode };
+}
+
+/** Average JSON bytes (data and metadata, as stored) per event type, and per placement, over the recorded ones. */
+function sizes(recorded: RecordedPlacement[]) {
   const totals = new Map<string, { bytes: number; count: number }>();
   let bytes = 0;
-  decided.forEach((d, n) => {
-    const p = placementEvents(d, n);
-    for (const e of [...p.workload, p.node, p.quota, p.started]) {
-      const size = JSON.stringify(e.data).length + JSON.stringify(e.metadata).length;
-      const total = totals.get(e.type) ?? { bytes: 0, count: 0 };
-      totals.set(e.type, { bytes: total.bytes + size, count: total.count + 1 });
+  for (const p of recorded) {
+    for (const { event, stored } of [...p.workload, p.node, p.quota, p.started]) {
+      const size = Buffer.byteLength(stored.data) + Buffer.byteLength(stored.metadata);
+      const total = totals.get(event.type) ?? { bytes: 0, count: 0 };
+      totals.set(event.type, { bytes: total.bytes + size, count: total.count + 1 });
       bytes += size;
     }
-  });
+  }
   const eventBytes = Object.fromEntries(
     [...totals].map(([type, t]) => [type, Math.round(t.bytes / t.count)]),
   );
-  return { eventBytes, bytesPerPlacement: Math.round(bytes / decided.length) };
+  return { eventBytes, bytesPerPlacement: Math.round(bytes / recorded.length) };
 }
+
+/** CPU per placement that `rate` placements/s leave on this machine's cores. */
+const budgetAt = (rate: number): number => (CORES * 1000) / rate;
 
 /** `npm run bench -- placement-floor`. */
 export async function run(): Promise<void> {
+  console.log(`[bench] recording ${RECORDED} placements of an embedded hub over ${SOURCE_NODES} nodes`);
+  const recorded = await recordPlacements(SOURCE_NODES, RECORDED);
   const db = await benchDatabase('floor');
-  const store = await PostgresEventStore.connect({ connectionString: db.url, registry, poolSize: WRITERS });
+  const store = await PostgresEventStore.connect({ connectionString: db.url, poolSize: WRITERS });
   const pool = new Pool({ connectionString: db.url, max: WRITERS });
   try {
     await pool.query('CREATE TABLE raw_events (LIKE hcn_events INCLUDING ALL)');
     await pool.query('ALTER TABLE raw_events SET (toast_tuple_target = 8160)');
-    console.log(`[bench] deciding ${DECISIONS} placements over ${SITES.length * NODES_PER_SITE} nodes`);
-    const decided = decisions();
-    const { eventBytes, bytesPerPlacement } = sizes(decided);
-    await phase('warm-up', decided, (batch, run) => rawBatch(pool, batch, run + 1_000_000));
+    const { eventBytes, bytesPerPlacement } = sizes(recorded);
+    const codecCpuMsPerPlacement = codecCpu(recorded);
+    console.log(`[bench] codec CPU ms per placement ${JSON.stringify(codecCpuMsPerPlacement)}`);
+    await phase('warm-up', recorded, (batch, run) => rawBatch(pool, batch, run + 1_000_000));
     await pool.query('TRUNCATE raw_events');
-    const floor = await phase('plain INSERT', decided, (batch, run) => rawBatch(pool, batch, run));
-    const viaStore = await phase('store appendMany', decided, (batch) => storeBatch(store, batch));
-    const floorAgain = await phase('plain INSERT again', decided, (batch, run) =>
+    const floor = await phase('plain INSERT', recorded, (batch, run) => rawBatch(pool, batch, run));
+    const viaStore = await phase('store appendMany', recorded, (batch) => storeBatch(store, batch));
+    const floorAgain = await phase('plain INSERT again', recorded, (batch, run) =>
       rawBatch(pool, batch, run + 500_000),
     );
     const read = await readBack(pool, 2 * floor.placements);
+    const readValidating = await readThroughStore(db.url, viaStore.placements);
     const writeFloor = Math.min(floor.cpuMsPerPlacement.total, floorAgain.cpuMsPerPlacement.total);
     const floorTotal = +(writeFloor + read.cpuMsPerPlacement.total).toFixed(3);
+    const share = (rate: number) => +(floorTotal / budgetAt(rate)).toFixed(2);
     report('placement-floor', {
       placementsPerCall: BATCH,
       writers: WRITERS,
-      eventsPerPlacement: 10,
+      recordedPlacements: RECORDED,
+      eventsPerPlacement: EVENTS_PER_PLACEMENT,
       bytesPerPlacement,
       eventBytes,
       floor,
       viaStore,
       floorAgain,
       readBackOnce: read,
+      readThroughStoreOnce: readValidating,
+      codecCpuMsPerPlacement,
       ratios: {
         storeToFloorCpu: +(viaStore.cpuMsPerPlacement.total / writeFloor).toFixed(2),
         storeToFloorPostgresCpu: +(
           viaStore.cpuMsPerPlacement.postgres / floor.cpuMsPerPlacement.postgres
         ).toFixed(2),
+        validatingToRawReadCpu: +(
+          readValidating.cpuMsPerPlacement.total / read.cpuMsPerPlacement.total
+        ).toFixed(2),
       },
       budget: {
-        cpuMsPerPlacementAt2000PerSecOn2Cores: (CORES * 1000) / TARGET_PER_SEC,
+        cpuMsPerPlacementAt1000PerSecOn2Cores: budgetAt(TARGET_PER_SEC),
+        cpuMsPerPlacementAt2000PerSecOn2Cores: budgetAt(FIRST_TARGET_PER_SEC),
         floorCpuMsPerPlacement: floorTotal,
-        floorShareOfBudget: +(floorTotal / ((CORES * 1000) / TARGET_PER_SEC)).toFixed(2),
+        floorShareOfBudgetAt1000PerSec: share(TARGET_PER_SEC),
+        floorShareOfBudgetAt2000PerSec: share(FIRST_TARGET_PER_SEC),
         placementsPerSecIfTheFloorWereAll: Math.round((CORES * 1000) / floorTotal),
       },
     });
