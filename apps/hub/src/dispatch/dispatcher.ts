@@ -16,6 +16,7 @@ import { MessageBus, OutgoingMessage } from '@hcn/messaging';
 import { commandTopicFor, traceHeaders } from '@hcn/platform';
 import { loadCheckpoint, saveCheckpoint } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
+import { AheadOfLog } from '../common/ahead-of-log';
 import type { HubMetrics } from '../common/metrics';
 import type { PlacementListener } from '../scheduling/reservations';
 import { placementCommand } from './placement-command';
@@ -59,10 +60,8 @@ export class Dispatcher implements PlacementListener {
   private position: Position | undefined;
   private savedAt = 0;
   private readonly buffer: Array<{ topic: string; messages: OutgoingMessage[] }> = [];
-  /** Placements the relay read from the log before this hub announced them (their early publish is skipped). */
-  private readonly relayedFirst: BoundedMap<true>;
-  /** Early publishes by command id: resolves true once published, false when it failed. */
-  private readonly early = new Map<string, Promise<boolean>>();
+  /** Early publishes by command id (true once published, false when it failed), and placements the log brought first. */
+  private readonly ahead: AheadOfLog<boolean>;
   /** Run commands announced by `placed` and not yet published. */
   private readonly announced: Array<{
     topic: string;
@@ -80,7 +79,7 @@ export class Dispatcher implements PlacementListener {
   ) {
     this.specs = new BoundedMap(cacheLimit);
     this.domains = new BoundedMap(cacheLimit * 5);
-    this.relayedFirst = new BoundedMap(cacheLimit);
+    this.ahead = new AheadOfLog(EARLY_LIMIT, cacheLimit);
   }
 
   async start(): Promise<void> {
@@ -109,14 +108,15 @@ export class Dispatcher implements PlacementListener {
    * in the same turn of the event loop (a batch's, concurrent requests') go out in one publish.
    */
   placed(commandId: string, placed: EventDataOf<'AllocationPlaced'>, spec: WorkloadSpec): void {
-    if (this.early.size >= EARLY_LIMIT) return; // the relay publishes it from the log
-    if (this.relayedFirst.get(commandId)) return; // the log was faster than the append's return: relayed already
-    const command = placementCommand(commandId, placed, spec);
-    const message = { ...this.signer.message(command), headers: traceHeaders() }; // the appending span's trace
-    const topic = commandTopicFor(placed.domainId);
-    const published = new Promise<boolean>((settle) => this.announced.push({ topic, message, settle }));
-    this.early.set(commandId, published);
-    if (this.announced.length === 1) setImmediate(() => void this.publishAnnounced());
+    // not started when too many wait (the relay publishes it from the log) or the log was faster: relayed already
+    this.ahead.start(commandId, () => {
+      const command = placementCommand(commandId, placed, spec);
+      const message = { ...this.signer.message(command), headers: traceHeaders() }; // the appending span's trace
+      const topic = commandTopicFor(placed.domainId);
+      const published = new Promise<boolean>((settle) => this.announced.push({ topic, message, settle }));
+      if (this.announced.length === 1) setImmediate(() => void this.publishAnnounced());
+      return published;
+    });
   }
 
   /** Publishes a placement's run command again, with its command id (an agent that applied it ignores it). */
@@ -151,13 +151,12 @@ export class Dispatcher implements PlacementListener {
 
   /** Builds the command of an event and buffers it; the buffer is published before each checkpoint. */
   private async relay(event: RecordedHcnEvent): Promise<void> {
-    const early = this.early.get(event.eventId);
+    // only placements are published early
+    const early = this.ahead.claim(event.eventId, event.type === 'AllocationPlaced');
     if (early) {
-      this.early.delete(event.eventId);
-      // only placements are published early
       if (event.type === 'AllocationPlaced') this.domains.set(event.data.allocationId, event.data.domainId);
       if (await early) return;
-    } else if (event.type === 'AllocationPlaced') this.relayedFirst.set(event.eventId, true);
+    }
     const command = await this.commandOf(event);
     if (!command) return;
     const domainId = await this.domainOf(command.nodeId, event);

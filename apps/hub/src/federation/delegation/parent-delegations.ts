@@ -1,6 +1,5 @@
 import { CommandEngine } from '@hcn/commands';
 import {
-  BoundedMap,
   DelegationAnswer,
   EventDataOf,
   Position,
@@ -23,6 +22,7 @@ import { EventStore, Subscription, SubscriptionHealth, superviseSubscription } f
 import { loadCheckpoint, saveCheckpoint } from '@hcn/read-models';
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
+import { AheadOfLog } from '../../common/ahead-of-log';
 import type { Clock } from '../../tokens';
 import type { SiteTls } from '../federation.config';
 import { SiteCallError, callSite, okBody } from '../site-client';
@@ -88,10 +88,8 @@ export class DelegationSender {
   private readonly engine: CommandEngine<WorkloadCommand, WorkloadEvent, WorkloadState>;
   private readonly watermark = new DelegationWatermark();
   private readonly inFlight = new Set<Promise<void>>();
-  /** Hand-overs this hub started as their append returned, by event id, until the log brings them back. */
-  private readonly early = new Map<string, Promise<void>>();
-  /** Delegations the log brought back before this hub announced them (their early start is skipped). */
-  private readonly readFirst = new BoundedMap<true>(EARLY_LIMIT);
+  /** Hand-overs this hub started as their append returned, and delegations the log brought back first. */
+  private readonly ahead = new AheadOfLog<void>(EARLY_LIMIT);
   private savedAt = 0;
   private stopped = false;
 
@@ -123,7 +121,7 @@ export class DelegationSender {
   async stop(): Promise<void> {
     this.stopped = true;
     await this.subscription?.stop();
-    await Promise.allSettled([...this.inFlight, ...this.early.values()]);
+    await Promise.allSettled([...this.inFlight, ...this.ahead.pending()]);
     await this.save(true);
   }
 
@@ -133,20 +131,19 @@ export class DelegationSender {
    * the log and a crash before the answer asks again from there.
    */
   announce(eventId: string, data: DelegatedData, spec: WorkloadSpec): void {
-    if (this.stopped || this.early.size >= EARLY_LIMIT || this.readFirst.get(eventId)) return;
-    const deadline = this.deps.clock().getTime() + this.deps.timeoutMs;
-    const run = this.handOver(eventId, data, spec, deadline).catch((error: Error) =>
-      logger.error(`delegation ${data.allocationId}: ${error.message}`),
-    );
-    this.early.set(eventId, run);
+    if (this.stopped) return;
+    this.ahead.start(eventId, () => {
+      const deadline = this.deps.clock().getTime() + this.deps.timeoutMs;
+      return this.handOver(eventId, data, spec, deadline).catch((error: Error) =>
+        logger.error(`delegation ${data.allocationId}: ${error.message}`),
+      );
+    });
   }
 
   /** Starts asking the site of one delegation (at most MAX_IN_FLIGHT at once), without holding the log back. */
   private async track(event: RecordedHcnEvent): Promise<void> {
     if (event.type !== 'AllocationDelegated') return;
-    const early = this.early.get(event.eventId);
-    this.early.delete(event.eventId);
-    if (!early) this.readFirst.set(event.eventId, true);
+    const early = this.ahead.claim(event.eventId, true);
     while (this.inFlight.size >= MAX_IN_FLIGHT) await Promise.race(this.inFlight);
     const mark = this.watermark.begin(event.position);
     const run: Promise<void> = (early ?? this.delegate(event))
