@@ -14,9 +14,9 @@ import { EventStore, Subscription, superviseSubscription } from '@hcn/eventstore
 import type { CommandSigner } from './command-signer';
 import { MessageBus, OutgoingMessage } from '@hcn/messaging';
 import { commandTopicFor, traceHeaders } from '@hcn/platform';
-import { loadCheckpoint, saveCheckpoint } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
 import { AheadOfLog } from '../common/ahead-of-log';
+import { ThrottledCheckpoint } from '../common/throttled-checkpoint';
 import type { HubMetrics } from '../common/metrics';
 import type { PlacementListener } from '../scheduling/reservations';
 import { placementCommand } from './placement-command';
@@ -25,8 +25,6 @@ import { Logger } from '@nestjs/common';
 const logger = new Logger('dispatcher');
 
 const CHECKPOINT = 'dispatcher';
-/** The checkpoint is saved at most this often (a crash republishes at most this much; agents drop repeats). */
-const CHECKPOINT_EVERY_MS = 1000;
 /** Commands buffered before a publish even when the page is not over. */
 const MAX_BUFFERED = 500;
 
@@ -57,8 +55,8 @@ export class Dispatcher implements PlacementListener {
   private readonly specs: BoundedMap<WorkloadSpec>;
   /** Domain of each allocation placed, the latest ones (a miss reads the node's stream). */
   private readonly domains: BoundedMap<string>;
-  private position: Position | undefined;
-  private savedAt = 0;
+  /** Saved at most once a second: a crash republishes at most that much; agents drop repeats. */
+  private readonly checkpoint: ThrottledCheckpoint;
   private readonly buffer: Array<{ topic: string; messages: OutgoingMessage[] }> = [];
   /** Early publishes by command id (true once published, false when it failed), and placements the log brought first. */
   private readonly ahead: AheadOfLog<boolean>;
@@ -72,7 +70,7 @@ export class Dispatcher implements PlacementListener {
   constructor(
     private readonly store: EventStore,
     private readonly bus: MessageBus,
-    private readonly dataSource: DataSource,
+    dataSource: DataSource,
     private readonly metrics: HubMetrics,
     private readonly signer: CommandSigner,
     cacheLimit = 20_000,
@@ -80,17 +78,18 @@ export class Dispatcher implements PlacementListener {
     this.specs = new BoundedMap(cacheLimit);
     this.domains = new BoundedMap(cacheLimit * 5);
     this.ahead = new AheadOfLog(EARLY_LIMIT, cacheLimit);
+    this.checkpoint = new ThrottledCheckpoint(dataSource, CHECKPOINT);
   }
 
   async start(): Promise<void> {
-    const after = await loadCheckpoint(this.dataSource.manager, CHECKPOINT);
+    const after = await this.checkpoint.load();
     this.subscription = superviseSubscription(
       this.store,
       {
         after,
         filter: { kind: 'eventTypePrefix', prefixes: FOLLOWED },
         onEvent: (event) => this.relay(event),
-        onCheckpoint: (position) => this.checkpoint(position),
+        onCheckpoint: (position) => this.passed(position),
         onError: (error) => logger.error(error.message),
       },
       { name: 'dispatcher', health: this.metrics.subscriptions, log: (line) => logger.warn(line) },
@@ -100,7 +99,7 @@ export class Dispatcher implements PlacementListener {
   async stop(): Promise<void> {
     await this.subscription?.stop();
     await this.flush();
-    await this.save();
+    await this.checkpoint.save();
   }
 
   /**
@@ -226,19 +225,10 @@ export class Dispatcher implements PlacementListener {
     return this.specs.get(`${workloadId}@${generation}`);
   }
 
-  /** Publishes what the page produced; saves the position at most every CHECKPOINT_EVERY_MS. */
-  private async checkpoint(position: Position): Promise<void> {
+  /** Everything up to `position` read: publishes what the page produced, then moves the checkpoint. */
+  private async passed(position: Position): Promise<void> {
     await this.flush();
-    this.position = position;
-    if (Date.now() - this.savedAt < CHECKPOINT_EVERY_MS) return;
-    await this.save();
-  }
-
-  private async save(): Promise<void> {
-    const position = this.position;
-    if (!position) return;
-    this.savedAt = Date.now();
-    await this.dataSource.transaction((tx) => saveCheckpoint(tx, CHECKPOINT, position, 0, new Date()));
+    await this.checkpoint.reached(position);
   }
 
   /** The command topic's domain: the allocation's, else the node's current one from its stream. */

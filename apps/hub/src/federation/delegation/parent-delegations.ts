@@ -19,10 +19,10 @@ import {
   workloadDecider,
 } from '@hcn/domain';
 import { EventStore, Subscription, SubscriptionHealth, superviseSubscription } from '@hcn/eventstore';
-import { loadCheckpoint, saveCheckpoint } from '@hcn/read-models';
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { AheadOfLog } from '../../common/ahead-of-log';
+import { ThrottledCheckpoint } from '../../common/throttled-checkpoint';
 import type { Clock } from '../../tokens';
 import type { SiteTls } from '../federation.config';
 import { SiteCallError, callSite, okBody } from '../site-client';
@@ -87,14 +87,15 @@ export class DelegationSender {
   private subscription: Subscription | undefined;
   private readonly engine: CommandEngine<WorkloadCommand, WorkloadEvent, WorkloadState>;
   private readonly watermark = new DelegationWatermark();
+  private readonly checkpoint: ThrottledCheckpoint;
   private readonly inFlight = new Set<Promise<void>>();
   /** Hand-overs this hub started as their append returned, and delegations the log brought back first. */
   private readonly ahead = new AheadOfLog<void>(EARLY_LIMIT);
-  private savedAt = 0;
   private stopped = false;
 
   constructor(private readonly deps: DelegationSenderDeps) {
     this.engine = new CommandEngine(deps.store, workloadDecider, { jitter: true });
+    this.checkpoint = new ThrottledCheckpoint(deps.readModels, CHECKPOINT);
   }
 
   /** Starts following the log from the checkpoint (in the background: a failure to read it is logged). */
@@ -103,7 +104,7 @@ export class DelegationSender {
   }
 
   async start(): Promise<void> {
-    const after = await loadCheckpoint(this.deps.readModels.manager, CHECKPOINT);
+    const after = await this.checkpoint.load();
     if (this.stopped) return;
     this.subscription = superviseSubscription(
       this.deps.store,
@@ -111,7 +112,7 @@ export class DelegationSender {
         after,
         filter: { kind: 'eventTypePrefix', prefixes: ['AllocationDelegated'] },
         onEvent: (event) => this.track(event),
-        onCheckpoint: (position) => this.checkpoint(position),
+        onCheckpoint: (position) => this.passed(position),
         onError: (error) => logger.error(error.message),
       },
       { name: 'delegation-sender', health: this.deps.health, log: (line) => logger.warn(line) },
@@ -246,14 +247,13 @@ export class DelegationSender {
   /** Saves the watermark: every delegation at or before it answered (at most every second, unless `now`). */
   private async save(now: boolean): Promise<void> {
     const position = this.watermark.safe();
-    if (!position || (!now && Date.now() - this.savedAt < 1000)) return;
-    this.savedAt = Date.now();
-    await this.deps.readModels
-      .transaction((tx) => saveCheckpoint(tx, CHECKPOINT, position, 0, new Date()))
+    if (!position) return;
+    await this.checkpoint
+      .reached(position, now)
       .catch((error: Error) => logger.warn(`checkpoint: ${error.message}`));
   }
 
-  private async checkpoint(position: Position): Promise<void> {
+  private async passed(position: Position): Promise<void> {
     this.watermark.passed(position);
     await this.save(false);
   }

@@ -3,17 +3,16 @@ import {
   DelegatedFrom,
   DelegationStatusAnswer,
   DelegationStatusReport,
-  Position,
   RecordedHcnEvent,
   delegationStatusAnswerSchema,
   isEventOf,
   workloadStream,
 } from '@hcn/contracts';
 import { EventStore, Subscription, SubscriptionHealth, superviseSubscription } from '@hcn/eventstore';
-import { loadCheckpoint, saveCheckpoint } from '@hcn/read-models';
 import { Logger } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
+import { ThrottledCheckpoint } from '../../common/throttled-checkpoint';
 import type { Clock } from '../../tokens';
 import type { SiteTls } from '../federation.config';
 import { SiteCallError, callSite, okBody } from '../site-client';
@@ -24,8 +23,6 @@ import { REPORTED_EVENT_TYPES, statusReport } from './status-report';
 const logger = new Logger('delegation-status');
 
 const CHECKPOINT = 'federation-status-relay';
-/** The checkpoint is saved at most this often (after a crash at most this much is reported again; a repeat appends nothing). */
-const CHECKPOINT_EVERY_MS = 1000;
 /** Waits between tries of a report the delegating site did not take: doubling from the first to the last. */
 const FIRST_RETRY_MS = 200;
 const LAST_RETRY_MS = 5000;
@@ -58,14 +55,16 @@ const REFUSED_FOR_GOOD = new Set([400, 403, 409, 422]);
 export class DelegationStatusRelay {
   private subscription: Subscription | undefined;
   private readonly delegated = new BoundedMap<DelegatedFrom | null>(20_000);
-  private position: Position | undefined;
-  private savedAt = 0;
+  /** After a crash at most a second's reports go again (the delegating site appends nothing for a repeat). */
+  private readonly checkpoint: ThrottledCheckpoint;
   private stopped = false;
   /** Aborted on stop: a wait between tries ends at once. */
   private readonly stopping = new AbortController();
   private lastError: string | null = null;
 
-  constructor(private readonly deps: StatusRelayDeps) {}
+  constructor(private readonly deps: StatusRelayDeps) {
+    this.checkpoint = new ThrottledCheckpoint(deps.readModels, CHECKPOINT);
+  }
 
   /** Starts following the log from the checkpoint (in the background: a failure to read it is logged). */
   begin(): void {
@@ -73,7 +72,7 @@ export class DelegationStatusRelay {
   }
 
   async start(): Promise<void> {
-    const after = await loadCheckpoint(this.deps.readModels.manager, CHECKPOINT);
+    const after = await this.checkpoint.load();
     if (this.stopped) return;
     this.subscription = superviseSubscription(
       this.deps.store,
@@ -81,7 +80,7 @@ export class DelegationStatusRelay {
         after,
         filter: { kind: 'eventTypePrefix', prefixes: REPORTED_EVENT_TYPES },
         onEvent: (event) => this.relay(event),
-        onCheckpoint: (position) => this.checkpoint(position),
+        onCheckpoint: (position) => this.checkpoint.reached(position), // everything before it was reported
         onError: (error) => logger.error(error.message),
       },
       { name: 'delegation-status-relay', health: this.deps.health, log: (line) => logger.warn(line) },
@@ -92,7 +91,7 @@ export class DelegationStatusRelay {
     this.stopped = true;
     this.stopping.abort();
     await this.subscription?.stop();
-    await this.save();
+    await this.checkpoint.save();
   }
 
   private async relay(event: RecordedHcnEvent): Promise<void> {
@@ -167,18 +166,5 @@ export class DelegationStatusRelay {
     if (error !== this.lastError)
       logger.warn(error ? `status reports held back: ${error}` : 'status reports flowing again');
     this.lastError = error;
-  }
-
-  /** Saves the position at most every CHECKPOINT_EVERY_MS (everything before it was reported). */
-  private async checkpoint(position: Position): Promise<void> {
-    this.position = position;
-    if (Date.now() - this.savedAt >= CHECKPOINT_EVERY_MS) await this.save();
-  }
-
-  private async save(): Promise<void> {
-    const position = this.position;
-    if (!position) return;
-    this.savedAt = Date.now();
-    await this.deps.readModels.transaction((tx) => saveCheckpoint(tx, CHECKPOINT, position, 0, new Date()));
   }
 }

@@ -1,23 +1,15 @@
-import {
-  BoundedMap,
-  Position,
-  RecordedHcnEvent,
-  isEventOf,
-  siteOfPlace,
-  workloadStream,
-} from '@hcn/contracts';
+import { BoundedMap, RecordedHcnEvent, isEventOf, siteOfPlace, workloadStream } from '@hcn/contracts';
 import { EventStore, Subscription, SubscriptionHealth, superviseSubscription } from '@hcn/eventstore';
-import { loadCheckpoint, saveCheckpoint } from '@hcn/read-models';
 import { Logger } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
+import { ThrottledCheckpoint } from '../../common/throttled-checkpoint';
 import type { ControlOrder, DelegationControls } from './delegation-controls';
 import { Undelivered } from './undelivered';
 
 const logger = new Logger('delegation-stops');
 
 const CHECKPOINT = 'federation-stop-relay';
-const CHECKPOINT_EVERY_MS = 1000;
 /** Tries of one stop before it is left to the site's return (partitions ask again then). */
 const TRIES = 3;
 const FIRST_RETRY_MS = 500;
@@ -35,8 +27,8 @@ const RETRY_EVERY_MS = 5000;
 export class DelegationStopRelay {
   private subscription: Subscription | undefined;
   private readonly namespaces = new BoundedMap<string>(20_000);
-  private position: Position | undefined;
-  private savedAt = 0;
+  /** After a crash at most a second's stops go again (the site stops a workload once). */
+  private readonly checkpoint: ThrottledCheckpoint;
   private stopped = false;
   /** Stops and cancels not delivered in their tries, tried again every RETRY_EVERY_MS (a newer one replaces). */
   private readonly undelivered = new Undelivered<ControlOrder>(async (order) => {
@@ -48,10 +40,12 @@ export class DelegationStopRelay {
 
   constructor(
     private readonly store: EventStore,
-    private readonly readModels: DataSource,
+    readModels: DataSource,
     private readonly health: SubscriptionHealth,
     private readonly controls: DelegationControls,
-  ) {}
+  ) {
+    this.checkpoint = new ThrottledCheckpoint(readModels, CHECKPOINT);
+  }
 
   /** Starts following the log from the checkpoint (in the background: a failure to read it is logged). */
   begin(): void {
@@ -59,7 +53,7 @@ export class DelegationStopRelay {
   }
 
   private async start(): Promise<void> {
-    const after = await loadCheckpoint(this.readModels.manager, CHECKPOINT);
+    const after = await this.checkpoint.load();
     if (this.stopped) return;
     this.retryTimer = setInterval(() => void this.undelivered.retry(), RETRY_EVERY_MS);
     this.retryTimer.unref();
@@ -69,7 +63,7 @@ export class DelegationStopRelay {
         after,
         filter: { kind: 'eventTypePrefix', prefixes: ['AllocationStopRequested', 'AllocationLost'] },
         onEvent: (event) => this.forward(event),
-        onCheckpoint: (position) => this.checkpoint(position),
+        onCheckpoint: (position) => this.checkpoint.reached(position),
         onError: (error) => logger.error(error.message),
       },
       { name: 'delegation-stop-relay', health: this.health, log: (line) => logger.warn(line) },
@@ -81,7 +75,7 @@ export class DelegationStopRelay {
     this.stopping.abort();
     if (this.retryTimer) clearInterval(this.retryTimer);
     await this.subscription?.stop();
-    await this.save();
+    await this.checkpoint.save();
   }
 
   private async forward(event: RecordedHcnEvent): Promise<void> {
@@ -128,17 +122,5 @@ export class DelegationStopRelay {
     if (!isEventOf(first, 'WorkloadSubmitted')) return undefined;
     this.namespaces.set(workloadId, first.data.spec.namespace);
     return first.data.spec.namespace;
-  }
-
-  private async checkpoint(position: Position): Promise<void> {
-    this.position = position;
-    if (Date.now() - this.savedAt >= CHECKPOINT_EVERY_MS) await this.save();
-  }
-
-  private async save(): Promise<void> {
-    const position = this.position;
-    if (!position) return;
-    this.savedAt = Date.now();
-    await this.readModels.transaction((tx) => saveCheckpoint(tx, CHECKPOINT, position, 0, new Date()));
   }
 }
