@@ -363,10 +363,15 @@ export async function run(): Promise<void> {
     if (light) console.log(`[bench] paced ${JSON.stringify(light)}`);
     const atRate = PHASES.has('paced') ? await paced(hubUrl, acker, PACED_RATE, WINDOW_S, 10_000) : undefined;
     if (atRate) console.log(`[bench] paced ${JSON.stringify(atRate)}`);
+    if (PG_STATEMENTS && PHASES.has('saturated')) await pgStatements(db.url, 'reset');
     const flat = PHASES.has('saturated')
       ? await saturated(hubUrl, acker, WINDOW_S, 100_000, pids)
       : undefined;
     if (flat) console.log(`[bench] saturated ${JSON.stringify(flat)}`);
+    if (PG_STATEMENTS && flat)
+      console.log(
+        `[bench] PostgreSQL statements (saturated):\n${(await pgStatements(db.url, 'top')).join('\n')}`,
+      );
     if (PG_STATEMENTS) await pgStatements(db.url, 'reset');
     const many = PHASES.has('batched') ? await batched(hubUrl, acker, WINDOW_S, 1_000_000, pids) : undefined;
     if (PG_STATEMENTS)
