@@ -2,7 +2,7 @@ import { CLUSTER_EVENT_TYPES, ClusterFold } from '@hcn/cluster';
 import { workloadStream } from '@hcn/contracts';
 import { SnapshotAtDecision, decisionBasis, explainDecision, scanLog } from '@hcn/audit';
 import { loadavg } from 'node:os';
-import { BENCH_JOIN_TOKEN, postAsAdmin, startEmbeddedBenchHub } from './embedded-bench-hub';
+import { BENCH_JOIN_TOKEN, postAsAdmin, startEmbeddedBenchHub, submitInBatches } from './embedded-bench-hub';
 import { FleetSimulator } from './fleet-simulator';
 import { percentile, progress, report } from './support';
 
@@ -44,20 +44,9 @@ export async function run(): Promise<void> {
       domains: ['pool'],
     });
     await fleet.grow(NODES, 16, (done) => progress('registering nodes', done, NODES));
-    const ids: string[] = [];
-    for (let i = 0; i < WORKLOADS; i += 100) {
-      const workloads = Array.from({ length: Math.min(100, WORKLOADS - i) }, (_, k) => ({
-        name: `replay-${i + k}`,
-        command: 'true',
-        resources: { cpuMillis: 100, memoryBytes: 64 * 2 ** 20 },
-        constraints: { domains: { affinity: ['pool'] } },
-      }));
-      const body = (await postAsAdmin(hub.url, '/v1/workloads/batch', { workloads })) as {
-        workloads: Array<{ workloadId: string }>;
-      };
-      ids.push(...body.workloads.map((w) => w.workloadId));
-      progress('submitting', ids.length, WORKLOADS);
-    }
+    const ids = await submitInBatches(hub.url, WORKLOADS, 'replay', {
+      constraints: { domains: { affinity: ['pool'] } },
+    });
     const endToEnd: number[] = [];
     const decisionOnly: number[] = [];
     const foldOnly: number[] = [];

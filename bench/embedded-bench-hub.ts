@@ -5,7 +5,7 @@ import type { DataSource } from 'typeorm';
 import { loadHubConfig } from '../apps/hub/src/config';
 import { RunningHub, startHub } from '../apps/hub/src/hub';
 import { startProjector } from '../apps/projector/src/projector';
-import { BenchDatabase, benchDatabase } from './support';
+import { BenchDatabase, benchDatabase, progress } from './support';
 
 /** The join token simulated fleets register with. */
 export const BENCH_JOIN_TOKEN = 'bench-join-token-0123456789';
@@ -76,4 +76,31 @@ export async function postAsAdmin(hubUrl: string, path: string, body: unknown): 
   });
   if (response.status !== 201) throw new Error(`${path}: ${response.status} ${await response.text()}`);
   return response.json();
+}
+
+/**
+ * Submits `count` single-instance workloads (`<prefix>-<n>`, 100 millicores, 64 MiB, plus `extra`) in batches of
+ * 100 through `POST /v1/workloads/batch`, reporting progress; their ids in order.
+ */
+export async function submitInBatches(
+  hubUrl: string,
+  count: number,
+  prefix: string,
+  extra: Record<string, unknown> = {},
+): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i += 100) {
+    const workloads = Array.from({ length: Math.min(100, count - i) }, (_, k) => ({
+      name: `${prefix}-${i + k}`,
+      command: 'true',
+      resources: { cpuMillis: 100, memoryBytes: 64 * 2 ** 20 },
+      ...extra,
+    }));
+    const answer = (await postAsAdmin(hubUrl, '/v1/workloads/batch', { workloads })) as {
+      workloads: Array<{ workloadId: string }>;
+    };
+    ids.push(...answer.workloads.map((w) => w.workloadId));
+    progress('submitting', ids.length, count);
+  }
+  return ids;
 }

@@ -4,8 +4,8 @@ import { Pool } from 'pg';
 import {
   BENCH_ADMIN_TOKEN,
   BENCH_JOIN_TOKEN,
-  postAsAdmin,
   startEmbeddedBenchHub,
+  submitInBatches,
 } from './embedded-bench-hub';
 import { FleetSimulator } from './fleet-simulator';
 import { PlacementAcker } from './placement-acker';
@@ -56,19 +56,7 @@ export async function recordPlacements(nodes: number, count: number): Promise<Re
     await definePlacementTree(hub.url, BENCH_ADMIN_TOKEN);
     await fleet.grow(nodes, 16, (done) => progress('registering nodes', done, nodes));
     await acker.start(PLACEMENT_SITES);
-    const ids: string[] = [];
-    for (let i = 0; i < count; i += 100) {
-      const workloads = Array.from({ length: Math.min(100, count - i) }, (_, k) => ({
-        name: `floor-${i + k}`,
-        command: 'true',
-        resources: { cpuMillis: 100, memoryBytes: 64 * 2 ** 20 },
-      }));
-      const answer = (await postAsAdmin(hub.url, '/v1/workloads/batch', { workloads })) as {
-        workloads: Array<{ workloadId: string }>;
-      };
-      ids.push(...answer.workloads.map((w) => w.workloadId));
-      progress('recording placements', ids.length, count);
-    }
+    const ids = await submitInBatches(hub.url, count, 'floor');
     await allStarted(pool, ids.length);
     return await Promise.all(ids.map((id) => recorded(store, pool, id)));
   } finally {

@@ -3,8 +3,8 @@ import { Pool } from 'pg';
 import {
   BENCH_ADMIN_TOKEN,
   BENCH_JOIN_TOKEN,
-  postAsAdmin,
   startEmbeddedBenchHub,
+  submitInBatches,
 } from './embedded-bench-hub';
 import { FleetSimulator } from './fleet-simulator';
 import { PLACEMENT_SITES, definePlacementTree } from './placement-tree';
@@ -12,7 +12,6 @@ import { progress, report } from './support';
 
 const NODES = Number(process.env.BENCH_RECORD_NODES ?? 1000);
 const WORKLOADS = Number(process.env.BENCH_RECORD_WORKLOADS ?? 500);
-const BATCH = 100;
 /** Bytes over 2.5 kB per placement miss the target. */
 const TARGET_BYTES = 2500;
 
@@ -70,15 +69,7 @@ export async function run(): Promise<void> {
     const { rows } = await pool.query<{ seq: string }>(
       'SELECT coalesce(max(seq), 0)::text AS seq FROM hcn_events',
     );
-    for (let i = 0; i < WORKLOADS; i += BATCH) {
-      const workloads = Array.from({ length: Math.min(BATCH, WORKLOADS - i) }, (_, k) => ({
-        name: `record-${i + k}`,
-        command: 'true',
-        resources: { cpuMillis: 100, memoryBytes: 64 * 2 ** 20 },
-      }));
-      await postAsAdmin(hub.url, '/v1/workloads/batch', { workloads });
-      progress('submitting', i + workloads.length, WORKLOADS);
-    }
+    await submitInBatches(hub.url, WORKLOADS, 'record');
     const byType = await eventSizes(pool, rows[0].seq);
     const basisTexts = await bases(pool, rows[0].seq);
     if (process.env.BENCH_RECORD_BASES) writeFileSync(process.env.BENCH_RECORD_BASES, basisTexts.join('\n'));
