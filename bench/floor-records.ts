@@ -33,8 +33,6 @@ export interface RecordedPlacement {
   readonly quota: RecordedEvent;
 }
 
-const STREAM_TYPES = ['WorkloadSubmitted', 'AllocationPlaced', 'AllocationStarted'];
-
 /**
  * Placements as the hub records them today: an embedded hub with `nodes` simulated nodes over the placement
  * bench's tree places `count` workloads (batches of 100) and the simulated agents report them started; then each
@@ -84,36 +82,34 @@ async function recorded(
   pool: Pool,
   workloadId: string,
 ): Promise<RecordedPlacement> {
-  const events = (await store.readStream(`workload-${workloadId}`)).filter((e) =>
-    STREAM_TYPES.includes(e.type),
-  );
   const { rows } = await pool.query<{
-    event_id: string;
     stream_id: string;
+    revision: number;
     type: string;
     data: string;
     metadata: string;
   }>(
-    `SELECT event_id, stream_id, type, data::text AS data, metadata::text AS metadata FROM hcn_events
-     WHERE stream_id = $1 OR (type IN ('CapacityReserved', 'QuotaConsumed') AND data->>'workloadId' = $2)
-     ORDER BY seq`,
+    `SELECT stream_id, revision::int AS revision, type, data::text AS data, metadata::text AS metadata
+     FROM hcn_events
+     WHERE (stream_id = $1 AND type IN ('WorkloadSubmitted', 'AllocationPlaced', 'AllocationStarted'))
+        OR (type IN ('CapacityReserved', 'QuotaConsumed') AND data->>'workloadId' = $2)`,
     [`workload-${workloadId}`, workloadId],
   );
-  const storedOf = (eventId: string) => rows.find((r) => r.event_id === eventId);
-  const full = async (type: string): Promise<RecordedEvent> => {
+  const rowOf = (type: string) => {
     const row = rows.find((r) => r.type === type);
-    const read =
-      events.find((e) => e.type === type) ??
-      (row ? (await store.readStream(row.stream_id)).find((e) => e.eventId === row.event_id) : undefined);
-    const stored = read && storedOf(read.eventId);
-    if (!read || !stored) throw new Error(`workload ${workloadId} has no ${type}`);
+    if (!row) throw new Error(`workload ${workloadId} has no ${type}`);
+    return row;
+  };
+  /** The stored row of `type` and the same event as the store reads it (validated, defaults filled back). */
+  const full = async (type: string): Promise<RecordedEvent> => {
+    const row = rowOf(type);
+    const [read] = await store.readStream(row.stream_id, { fromRevision: row.revision, maxCount: 1 });
     const { prevHash: _prev, hash: _hash, ...metadata } = read.metadata;
     const event: NewEvent = { eventId: read.eventId, type, data: read.data, metadata };
-    return { event, stored: { data: stored.data, metadata: stored.metadata } };
+    return { event, stored: { data: row.data, metadata: row.metadata } };
   };
-  const reserved = rows.find((r) => r.type === 'CapacityReserved');
   return {
-    nodeId: reserved?.stream_id.slice('node-'.length) ?? '',
+    nodeId: rowOf('CapacityReserved').stream_id.slice('node-'.length),
     workload: [await full('WorkloadSubmitted'), await full('AllocationPlaced')],
     started: await full('AllocationStarted'),
     node: await full('CapacityReserved'),

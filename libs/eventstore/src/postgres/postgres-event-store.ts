@@ -204,7 +204,7 @@ export class PostgresEventStore<E extends EventBody = HcnEvent> implements Event
     let cursor = options.after;
     await this.awaitInFlightTransactions();
     for (;;) {
-      // unfiltered, every row scanned is returned: a page need not scan more than is wanted
+      // unfiltered, every row scanned is returned (system events aside): a page need not scan more than is wanted
       const limit = options.filter ? READ_ALL_WINDOW : Math.min(READ_ALL_WINDOW, wanted - events.length);
       const page = await this.readPage(cursor, options.filter, limit);
       events.push(...page.events.slice(0, wanted - events.length));
