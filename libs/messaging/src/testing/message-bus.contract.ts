@@ -99,6 +99,31 @@ export function messageBusContract(makeFixture: () => Promise<MessageBusFixture>
     }
   });
 
+  it('writes each message once when publishing to topics just created (no copies from retried requests)', async () => {
+    const topics = await Promise.all(Array.from({ length: 6 }, () => topicWith(3)));
+    const sent = topics.flatMap((topic) => Array.from({ length: 12 }, (_, i) => `${topic}/${i}`));
+    await Promise.all(
+      topics.map((topic) =>
+        bus.publish(
+          topic,
+          sent.filter((v) => v.startsWith(`${topic}/`)).map((value, i) => ({ key: `k${i}`, value })),
+        ),
+      ),
+    );
+    const got: IncomingMessage[] = [];
+    consumers.push(
+      await bus.consume({
+        groupId: unique('g'),
+        topics,
+        fromBeginning: true,
+        handleBatch: async (batch) => void got.push(...batch),
+      }),
+    );
+    await eventually('every message', () => got.length >= sent.length, 20000);
+    await sleep(300);
+    expect(got.map(text).sort()).toEqual([...sent].sort());
+  });
+
   it('gives each group all messages and splits a group between its members', async () => {
     const topic = await topicWith(4);
     const groupA = unique('g');
