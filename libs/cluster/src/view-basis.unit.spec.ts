@@ -1,5 +1,5 @@
-import { formatOffsetRuns, inOffsetRuns, lastOffsetOfRuns } from '@hcn/contracts';
-import { ViewBasis, basisEnd, basisIncludes } from './view-basis';
+import { formatOffsetRuns, inOffsetRuns, lastOffsetOfRuns, parseOffsetRuns } from '@hcn/contracts';
+import { RecordedBasis, ViewBasis } from './view-basis';
 
 const at = (commit: number, prepare = 0) => ({ commit: BigInt(commit), prepare: BigInt(prepare) });
 
@@ -15,6 +15,14 @@ describe('view basis (what a decision records of its view)', () => {
       false,
     ]);
     expect(lastOffsetOfRuns('0,5-6,8-10')).toBe(10);
+    expect(parseOffsetRuns('0,5-6,8-10')).toEqual([
+      [0, 0],
+      [5, 6],
+      [8, 10],
+    ]);
+    expect(parseOffsetRuns(undefined)).toEqual([]);
+    expect(inOffsetRuns('3', 3)).toBe(true);
+    expect([-1, 1, 12].map((o) => inOffsetRuns('0,5-6,8-10', o))).toEqual([false, false, false]);
   });
 
   it('records the delivered position and the own appends ahead of it, partly applied commits by node', () => {
@@ -27,12 +35,19 @@ describe('view basis (what a decision records of its view)', () => {
     basis.appended('e', at(99), true); // below the delivered commit: the log brought it already
     const recorded = basis.record();
     expect(recorded).toEqual({ at: '100/7', ahead: '3,5', partial: [[4, 'b']] });
-    expect(basisIncludes(recorded, at(100, 7))).toBe(true);
-    expect(basisIncludes(recorded, at(100, 8))).toBe(false);
-    expect(basisIncludes(recorded, at(103, 9))).toBe(true);
-    expect(basisIncludes(recorded, at(104, 1), 'b')).toBe(true);
-    expect(basisIncludes(recorded, at(104, 2), 'c')).toBe(false);
-    expect(basisEnd(recorded)).toBe(105n);
+    const parsed = new RecordedBasis(recorded);
+    expect(parsed.includes(at(100, 7))).toBe(true);
+    expect(parsed.includes(at(99, 70))).toBe(true);
+    expect(parsed.includes(at(100, 8))).toBe(false);
+    expect(parsed.includes(at(103, 9))).toBe(true);
+    expect(parsed.includes(at(104, 1), 'b')).toBe(true);
+    expect(parsed.includes(at(104, 2), 'c')).toBe(false);
+    expect(parsed.includes(at(104, 2))).toBe(false);
+    expect(parsed.includes(at(105, 0), 'd')).toBe(true);
+    expect(parsed.includes(at(106, 0), 'd')).toBe(false);
+    expect(parsed.end).toBe(105n);
+    expect(new RecordedBasis({ at: '7/2' }).end).toBe(7n);
+    expect(new RecordedBasis({ at: '7/2', partial: [[4, 'x']] }).end).toBe(11n);
     basis.delivered(at(104, 3)); // the log passed 103: no longer ahead
     expect(basis.record()).toEqual({ at: '104/3', ahead: '1', partial: [[0, 'b']] });
   });

@@ -9,7 +9,7 @@ import {
   parsePosition,
   placementNeedsOf,
 } from '@hcn/contracts';
-import { basisEnd, basisIncludes } from '@hcn/cluster';
+import { RecordedBasis } from '@hcn/cluster';
 import { foldRecorded, workloadDecider } from '@hcn/domain';
 import {
   ClusterSnapshot,
@@ -178,6 +178,8 @@ export class SnapshotAtDecision {
   private done = false;
   private count = 0;
   private readonly reservation: { allocationId: string; nodeId: string } | undefined;
+  /** The recorded basis, parsed once for the whole scan. */
+  private readonly recordedBasis: RecordedBasis | undefined;
 
   constructor(
     private readonly basis: DecisionBasis,
@@ -185,12 +187,13 @@ export class SnapshotAtDecision {
   ) {
     const o = basis.decision.outcome;
     this.reservation = o.kind === 'placed' ? { allocationId: o.allocationId, nodeId: o.nodeId } : undefined;
+    this.recordedBasis = basis.basis && new RecordedBasis(basis.basis);
   }
 
   /** Applies one cluster event if it precedes the decision; false once the cutoff is reached. */
   accept(event: RecordedHcnEvent): boolean {
     if (this.done) return false;
-    const basis = this.basis.basis;
+    const basis = this.recordedBasis;
     if (basis) return this.acceptInBasis(event, basis);
     if (comparePositions(event.position, this.basis.position) >= 0 || this.isOwnReservation(event)) {
       this.done = true;
@@ -201,13 +204,13 @@ export class SnapshotAtDecision {
     return true;
   }
 
-  private acceptInBasis(event: RecordedHcnEvent, basis: DecisionBasisRecord): boolean {
-    if (event.position.commit > basisEnd(basis)) {
+  private acceptInBasis(event: RecordedHcnEvent, basis: RecordedBasis): boolean {
+    if (event.position.commit > basis.end) {
       this.done = true;
       return false;
     }
     const nodeId = 'nodeId' in event.data ? String(event.data.nodeId) : undefined;
-    if (basisIncludes(basis, event.position, nodeId)) {
+    if (basis.includes(event.position, nodeId)) {
       this.fold.apply(event);
       this.count++;
     }

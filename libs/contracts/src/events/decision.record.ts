@@ -196,12 +196,32 @@ export function formatOffsetRuns(offsets: readonly number[]): string {
   return runs.join(',');
 }
 
+/** Runs written by formatOffsetRuns as `[from, to]` pairs in order (`0,5-6` → `[[0, 0], [5, 6]]`; none: empty). */
+export function parseOffsetRuns(runs: string | undefined): Array<[number, number]> {
+  if (!runs) return [];
+  return runs.split(',').map((run) => {
+    const [from, to = from] = run.split('-').map(Number);
+    return [from, to];
+  });
+}
+
+/** Whether `offset` is in runs parsed by parseOffsetRuns (binary search: they are sorted and distinct). */
+export function offsetInRuns(runs: ReadonlyArray<readonly [number, number]>, offset: number): boolean {
+  let lo = 0;
+  let hi = runs.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const [from, to] = runs[mid];
+    if (offset < from) hi = mid - 1;
+    else if (offset > to) lo = mid + 1;
+    else return true;
+  }
+  return false;
+}
+
 /** Whether `offset` is in runs written by formatOffsetRuns. */
 export function inOffsetRuns(runs: string, offset: number): boolean {
-  return runs.split(',').some((run) => {
-    const [from, to = from] = run.split('-').map(Number);
-    return offset >= from && offset <= to;
-  });
+  return offsetInRuns(parseOffsetRuns(runs), offset);
 }
 
 /** The last offset of runs written by formatOffsetRuns (-1: none). */
