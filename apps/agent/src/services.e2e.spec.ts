@@ -135,11 +135,17 @@ describeWithPostgres('services (hub + real agent, real PostgreSQL, in-process bu
     const id = await submit(
       service({
         env: { READY_AFTER_MS: '0', VERSION: 'v1' },
-        livenessProbe: { http: { path: '/live', port: 'http' }, intervalSeconds: 0.2, failureThreshold: 2 },
+        // a process slow to start under load (CI) gets 2 s before its liveness counts; then 0.4 s ends it
+        livenessProbe: {
+          http: { path: '/live', port: 'http' },
+          initialDelaySeconds: 2,
+          intervalSeconds: 0.2,
+          failureThreshold: 2,
+        },
         restartPolicy: { policy: 'always', backoffSeconds: 0.2 },
       }),
     );
-    await eventuallyExpect(async () => expect((await view(id)).service.readyReplicas).toBe(1), 15000);
+    await eventuallyExpect(async () => expect((await view(id)).service.readyReplicas).toBe(1), 30000);
     const first = await view(id);
     const [endpoint] = first.service.endpoints.http as string[];
     expect((await fetchText(`http://${endpoint}/die`)).body).toBe('dying');
@@ -162,7 +168,7 @@ describeWithPostgres('services (hub + real agent, real PostgreSQL, in-process bu
       expect(v.service.endpoints.http).not.toContain(endpoint); // a new port for the new process
     }, 20000);
     await remove(id);
-  }, 60000);
+  }, 90000);
 
   it('a rolling update replaces one replica at a time, each only after the one before is ready', async () => {
     const id = await submit(service({ replicas: 3, env: { READY_AFTER_MS: '800', VERSION: 'v1' } }));
