@@ -79,7 +79,7 @@ export class RecordedBasis {
     this.end = this.at.commit + BigInt(Math.max(0, lastAhead, ...partial.map((p) => p[0])));
   }
 
-  /** Whether the basis includes the cluster event at `position` of stream `node-<nodeId>` (else undefined). */
+  /** Whether the basis includes the cluster event at `position` (`nodeId`: its node, when a node stream's). */
   includes(position: Position, nodeId?: string): boolean {
     if (comparePositions(position, this.at) <= 0) return true;
     const offset = Number(position.commit - this.at.commit);

@@ -1,5 +1,7 @@
-import { formatOffsetRuns, inOffsetRuns, lastOffsetOfRuns, parseOffsetRuns } from '@hcn/contracts';
+import { formatOffsetRuns, lastOffsetOfRuns, offsetInRuns, parseOffsetRuns } from '@hcn/contracts';
 import { RecordedBasis, ViewBasis } from './view-basis';
+
+const inOffsetRuns = (runs: string, offset: number) => offsetInRuns(parseOffsetRuns(runs), offset);
 
 const at = (commit: number, prepare = 0) => ({ commit: BigInt(commit), prepare: BigInt(prepare) });
 

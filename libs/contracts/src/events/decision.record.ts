@@ -219,11 +219,6 @@ export function offsetInRuns(runs: ReadonlyArray<readonly [number, number]>, off
   return false;
 }
 
-/** Whether `offset` is in runs written by formatOffsetRuns. */
-export function inOffsetRuns(runs: string, offset: number): boolean {
-  return offsetInRuns(parseOffsetRuns(runs), offset);
-}
-
 /** The last offset of runs written by formatOffsetRuns (-1: none). */
 export function lastOffsetOfRuns(runs: string | undefined): number {
   if (!runs) return -1;

@@ -162,9 +162,9 @@ export class PlatformaticKafkaMessageBus implements MessageBus {
       // Java's partitioner, as kafkajs's default: (murmur2(key) & 0x7fffffff) % partitions
       partitioner: this.lib.compatibilityPartitioner,
       acks: this.lib.ProduceAcks.ALL,
-      // a Produce request carries every partition led by one broker, and the library sends it again whole when one
-      // partition answers "stale metadata" (a topic just created): without idempotence the partitions already
-      // written get the records twice; with it the broker drops the copies by producer id and sequence
+      // a Produce request carries every partition led by one broker, and the library sends it again whole when it
+      // fails (seen: its answer could not be read) or one partition answers "stale metadata": without idempotence
+      // partitions already written get the records twice; with it the broker drops the copies (producer id, sequence)
       idempotent: true,
       autocreateTopics: true,
       serializers: { headerKey: this.lib.stringSerializer, headerValue: this.lib.stringSerializer },
