@@ -1,4 +1,4 @@
-import { inParallel } from '@hcn/contracts';
+import { Position, comparePositions, inParallel } from '@hcn/contracts';
 import { WorkloadState, dueInstances } from '@hcn/domain';
 import type { PlacementService } from '../scheduling/placement.service';
 import type { Clock } from '../tokens';
@@ -15,6 +15,8 @@ export class DuePlacements {
   private readonly due = new Map<string, number>();
   /** Workloads with an instance that found no room: tried again whenever capacity appears. */
   private readonly unschedulable = new Set<string>();
+  /** The log position of the latest event after which capacity may have appeared (see waitsForCapacity). */
+  private capacitySeenAt: Position | undefined;
   private running: Promise<void> | undefined;
 
   constructor(
@@ -34,17 +36,28 @@ export class DuePlacements {
     if (current === undefined || at < current) this.due.set(workloadId, at);
   }
 
-  /** Notes whether a workload waits for capacity (tried again by `retryUnschedulable`). */
-  waitsForCapacity(workloadId: string, waits: boolean): void {
-    if (waits) this.unschedulable.add(workloadId);
-    else this.unschedulable.delete(workloadId);
+  /**
+   * Notes whether a workload waits for capacity (tried again by `retryUnschedulable`). `decidedOn`: the log position
+   * the decision that left it waiting was taken on. The cluster view and this saga follow the log apart, so capacity
+   * the deciding view had not seen may already have been signalled when the saga reads the decision: then the
+   * workload is due at once instead of waiting for the next signal, which may never come.
+   */
+  waitsForCapacity(workloadId: string, waits: boolean, decidedOn?: Position): void {
+    if (!waits) return void this.unschedulable.delete(workloadId);
+    const newly = !this.unschedulable.has(workloadId);
+    this.unschedulable.add(workloadId);
+    const missed = this.capacitySeenAt && decidedOn && comparePositions(this.capacitySeenAt, decidedOn) > 0;
+    if (newly && missed) this.markDue(workloadId, 0);
   }
 
   /**
-   * Capacity appeared (on `nodeId`, when one node's): every workload waiting for it is due now, but a workload pinned
-   * to other nodes (`constraints.nodes`, as a task queue's are) cannot use that node's and keeps waiting.
+   * Capacity appeared (on `nodeId`, when one node's; after the event at `at`): every workload waiting for it is due
+   * now, but a workload pinned to other nodes (`constraints.nodes`, as a task queue's are) cannot use that node's
+   * and keeps waiting.
    */
-  retryUnschedulable(nodeId?: string): void {
+  retryUnschedulable(nodeId?: string, at?: Position): void {
+    if (at && (!this.capacitySeenAt || comparePositions(at, this.capacitySeenAt) > 0))
+      this.capacitySeenAt = at;
     for (const workloadId of this.unschedulable) {
       const pinned = this.workloads.get(workloadId)?.spec?.constraints.nodes;
       if (nodeId === undefined || !pinned || pinned.includes(nodeId)) this.markDue(workloadId, 0);

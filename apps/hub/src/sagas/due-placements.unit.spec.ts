@@ -38,3 +38,36 @@ describe('DuePlacements.retryUnschedulable', () => {
     expect(due.size).toBe(expected);
   });
 });
+
+describe('DuePlacements.waitsForCapacity (capacity signalled before the saga read the decision)', () => {
+  const at = (commit: number) => ({ commit: BigInt(commit), prepare: 0n });
+  const due = () => new DuePlacements(new Map([['w', waiting()]]), {} as PlacementService, () => new Date());
+
+  it.each<[string, number | undefined, number | undefined, boolean, number]>([
+    ['capacity after the view the decision was taken on: due at once', 120, 100, true, 1],
+    ['capacity the deciding view had seen: waits for the next signal', 90, 100, true, 0],
+    ['capacity at the very position decided on: seen, waits', 100, 100, true, 0],
+    ['no capacity signalled yet: waits', undefined, 100, true, 0],
+    ['no position known for the decision: waits', 120, undefined, true, 0],
+    ['no longer waiting: nothing due', 120, 100, false, 0],
+  ])('%s', (...[_, signalledAt, decidedOn, waits, expected]) => {
+    const queue = due();
+    if (signalledAt !== undefined) queue.retryUnschedulable(undefined, at(signalledAt)); // nothing waits yet
+    expect(queue.size).toBe(0);
+    queue.waitsForCapacity('w', waits, decidedOn === undefined ? undefined : at(decidedOn));
+    expect(queue.size).toBe(expected);
+  });
+
+  it('keeps the latest signal, and tries a workload once when it starts waiting, not on every event after', () => {
+    const queue = due();
+    queue.retryUnschedulable(undefined, at(120));
+    queue.retryUnschedulable(undefined, at(110)); // an older position does not move it back
+    queue.waitsForCapacity('w', true, at(115));
+    expect(queue.size).toBe(1);
+    const again = due();
+    again.retryUnschedulable(undefined, at(120));
+    again.waitsForCapacity('w', true, at(130)); // decided after the signal: waits
+    again.waitsForCapacity('w', true, at(100)); // still waiting (a later event of it): not a new start
+    expect(again.size).toBe(0);
+  });
+});

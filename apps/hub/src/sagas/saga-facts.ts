@@ -1,4 +1,4 @@
-import { RecordedEventOf, RecordedHcnEvent, isEventOfTypes } from '@hcn/contracts';
+import { Position, RecordedEventOf, RecordedHcnEvent, isEventOfTypes, parsePosition } from '@hcn/contracts';
 import {
   ACTIVE_ALLOCATION,
   InstanceStatus,
@@ -73,6 +73,12 @@ export function waitsForCapacity(state: WorkloadState): boolean {
   return (
     state.desired === 'running' && !state.deleted && state.instances.some((i) => i.status === 'unschedulable')
   );
+}
+
+/** The log position a decision recorded by `event` was taken on: its basis, else the event's own position. */
+export function decidedOn(event: RecordedWorkloadEvent): Position {
+  const basis = event.type === 'WorkloadUnschedulable' ? event.data.decision?.basis : undefined;
+  return basis ? parsePosition(basis.at) : event.position;
 }
 
 /** Every instance has ended (completed, failed for good, stopped) and no allocation holds capacity. */

@@ -17,6 +17,7 @@ import {
   SAGA_EVENT_TYPES,
   asWorkloadEvent,
   hasEnded,
+  decidedOn,
   waitsForCapacity,
 } from './saga-facts';
 import { Logger } from '@nestjs/common';
@@ -73,7 +74,7 @@ export class WorkloadSaga {
     this.release = new ReleaseEnded(view, placement, hot, clock);
     this.orphans = new OrphanSweep(store, view, placement, hot, clock, options.unrecordedHolds);
     view.onCapacity((event) =>
-      this.due.retryUnschedulable('nodeId' in event.data ? event.data.nodeId : undefined),
+      this.due.retryUnschedulable('nodeId' in event.data ? event.data.nodeId : undefined, event.position),
     );
   }
 
@@ -155,7 +156,7 @@ export class WorkloadSaga {
    * by the live workloads, and a later event (restart, deletion) reads its stream back (`reload`).
    */
   private track(workloadId: string, state: WorkloadState, event: RecordedWorkloadEvent): void {
-    this.due.waitsForCapacity(workloadId, waitsForCapacity(state));
+    this.due.waitsForCapacity(workloadId, waitsForCapacity(state), decidedOn(event));
     if (hasEnded(state)) {
       this.workloads.delete(workloadId);
       return;
