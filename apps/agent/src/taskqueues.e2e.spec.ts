@@ -177,9 +177,10 @@ describeWithPostgres('task queues (GridCore flow): hub + agents + Redis', () => 
       expect(new Set(results.map((r) => r.item)).size).toBe(ITEMS);
       const seen = new Set(results.map((r) => `${r.node}/${r.instance}`));
       const nodes = agents.map((a) => a.nodeId).sort();
-      // every node worked and instance ids are 0..1; an instance that started last may find the queue drained
-      // by the other three under load, so not every (node, instance) pair need show up
-      expect([...new Set(results.map((r) => r.node))].sort()).toEqual(nodes);
+      // results come from the two nodes, instance ids 0..1 (both ran two instances: above); an instance, or both of
+      // a node's, that started last may find the queue drained by the others under load (seen in CI: one node did
+      // all 1,000), so not every node or (node, instance) pair need show up
+      expect(results.every((r) => nodes.includes(r.node))).toBe(true);
       expect([...new Set(results.map((r) => r.instance))].sort()).toEqual(['0', '1']);
       expect([...seen].every((s) => ['0', '1'].includes(s.split('/')[1]))).toBe(true);
       await eventuallyExpect(async () =>
