@@ -71,7 +71,7 @@ describeWithPostgres(
         HCN_FEDERATION_NAMESPACES: 'default',
       });
     };
-    const freeCpu = (siteId: string) => lastFreeCpu(sites.parent.store, siteId);
+    const freeCpu = (siteId: string) => lastFreeCpu(sites.parent, siteId);
     const submit = async (cpuMillis: number) => {
       const spec = {
         name: `w-${cpuMillis}`,

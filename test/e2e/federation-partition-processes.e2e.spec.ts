@@ -59,7 +59,7 @@ describeWithPostgres('federation across processes: a child killed with a delegat
   };
   const parentEvents = (workloadId: string) => sites.parent.store.readStream(workloadStream(workloadId));
   const siteEvents = async () => (await sites.parent.store.readStream('site-child-a')).map((e) => e.type);
-  const freeCpu = (siteId: string) => lastFreeCpu(sites.parent.store, siteId);
+  const freeCpu = (siteId: string) => lastFreeCpu(sites.parent, siteId);
   const submit = async (name: string) => {
     const spec = { name, command: 'true', resources: { cpuMillis: 1000, memoryBytes: 2 ** 28 } };
     const response = await call(`${sites.parent.url}/v1/workloads`, 'POST', spec);

@@ -100,9 +100,25 @@ export async function registerSiteNode(url: string, hostname: string, cpuCores: 
     throw new Error(`registering ${hostname}: ${node.status} ${JSON.stringify(node.body)}`);
 }
 
-/** Free CPU of a child in the last summary its parent recorded (read from the parent's log), if any. */
-export async function lastFreeCpu(parent: PostgresEventStore, siteId: string): Promise<number | undefined> {
-  const last = (await parent.readStream(`sitesummary-${siteId}`)).at(-1)?.data as
-    { summary: { cpuMillis: { free: number } } } | undefined;
-  return last?.summary.cpuMillis.free;
+/**
+ * Free CPU of a child in the last summary its parent recorded (read from the parent's log), once the parent's
+ * scheduler has folded that summary (its `cluster-view` subscription's position in /metrics); undefined before.
+ * The log alone is not enough: under load the hub's view may lag its own log, and it decides on the view.
+ */
+export async function lastFreeCpu(parent: SiteProcess, siteId: string): Promise<number | undefined> {
+  const last = (await parent.store.readStream(`sitesummary-${siteId}`)).at(-1);
+  if (last?.type !== 'SiteSummaryRecorded') return undefined;
+  const folded = await subscriptionPosition(parent.url, 'cluster-view');
+  return folded !== undefined && folded >= Number(last.position.commit)
+    ? last.data.summary.cpuMillis.free
+    : undefined;
+}
+
+/** The position a hub's supervised subscription has handled up to (`hcn_subscription_position`), if it says. */
+export async function subscriptionPosition(url: string, subscription: string): Promise<number | undefined> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith(`hcn_subscription_position{subscription="${subscription}"}`));
+  return line === undefined ? undefined : Number(line.split(' ').at(-1));
 }

@@ -48,6 +48,8 @@ describeWithPostgres("the projector's /metrics (real PostgreSQL, its own listene
       expect(sample(text, 'hcn_projector_batch_seconds_count', { projection: nodes })).toBeGreaterThan(0);
       expect(text).toMatch(/^hcn_projector_lag_seconds\{projection="[^"]+"\} \d/m);
       expect(sample(text, 'hcn_subscription_failing', { subscription: 'projector' })).toBe(0);
+      const head = (await store.readAll()).at(-1)!.position.commit;
+      expect(sample(text, 'hcn_subscription_position', { subscription: 'projector' })).toBe(Number(head));
       expect(text).toMatch(
         /^hcn_build_info\{app="projector",version="[^"]+",commit="[^"]*",node="v[\d.]+"\} 1$/m,
       );

@@ -23,6 +23,8 @@ export interface SubscriptionStatus {
   readonly readError?: string;
   /** From the last handled event's append to its handling. */
   readonly lagMs: number;
+  /** Commit position of the last event handled (what its state reflects), once one was. */
+  readonly handledCommit?: bigint;
   readonly parkedCount: number;
   /** The most recent parked events (at most 20). */
   readonly parked: readonly ParkedEvent[];

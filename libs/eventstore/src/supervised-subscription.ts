@@ -116,6 +116,7 @@ class SupervisedSubscription<E extends EventBody> implements Subscription {
       this.park(event, error);
     }
     this.handled = event.position;
+    this.status.handledCommit = event.position.commit;
     this.status.lagMs = Math.max(0, Date.now() - Date.parse(event.recordedAt));
     this.recovered();
   }

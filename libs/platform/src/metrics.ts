@@ -65,6 +65,11 @@ export function registerSubscriptionMetrics(registry: Registry, health: Subscrip
     (s) => s.lagMs / 1000,
   );
   gauge(
+    'hcn_subscription_position',
+    'Commit position in the log of the last event handled (-1 before the first)',
+    (s) => (s.handledCommit === undefined ? -1 : Number(s.handledCommit)),
+  );
+  gauge(
     'hcn_subscription_parked_events',
     'Events set aside because their data is invalid',
     (s) => s.parkedCount,
