@@ -8,6 +8,7 @@ import {
 } from '@hcn/contracts';
 import { NodeEvent, NodeState, nodeDecider } from '@hcn/domain';
 import { ClusterSnapshot, PlacementRequest, SchedulingIndex } from '@hcn/scheduling';
+import { ClusterCheckpoint, restoredNodeState, storedNodeState } from './cluster-checkpoint';
 import { DeviceLimits, clusterSnapshot, deviceLimitsOf } from './cluster-snapshot';
 import { FederatedDecision, FederationSetup, decideFederated } from './federated-decision';
 import { ChildCandidate, SITE_EVENT_TYPES, SiteBook } from './site-candidates';
@@ -97,6 +98,36 @@ export class ClusterFold {
     if (!applies) return false;
     events.forEach((event, i) => this.applyNodeAt(event, firstRevision + i));
     return true;
+  }
+
+  /**
+   * Everything this fold holds, for a replay to start from (ClusterFold.restore). Only meaningful for a fold fed in
+   * log order alone (no `applyAppended`): it then holds exactly the cluster events up to its last position.
+   */
+  checkpoint(): ClusterCheckpoint {
+    return {
+      version: 1,
+      nodes: [...this.nodes].map(([nodeId, state]) => [nodeId, storedNodeState(state)] as const),
+      revisions: [...this.revisions],
+      domains: [...this.domains.values()],
+      placements: [...this.placements],
+      holders: [...this.holders].map(([id, h]) => [id, [...h.nodeIds], h.workloadId ?? null] as const),
+      sites: this.sites.stored(),
+    };
+  }
+
+  /** A fold as it was when `checkpoint` was taken, the cluster events up to `position` applied. */
+  static restore(checkpoint: ClusterCheckpoint, position: Position): ClusterFold {
+    const fold = new ClusterFold();
+    for (const [nodeId, state] of checkpoint.nodes) fold.nodes.set(nodeId, restoredNodeState(state));
+    for (const [nodeId, revision] of checkpoint.revisions) fold.revisions.set(nodeId, revision);
+    for (const domain of checkpoint.domains) fold.domains.set(domain.domainId, domain);
+    for (const [domainId, count] of checkpoint.placements) fold.placements.set(domainId, count);
+    for (const [allocationId, nodeIds, workloadId] of checkpoint.holders)
+      fold.holders.set(allocationId, { nodeIds: new Set(nodeIds), ...(workloadId ? { workloadId } : {}) });
+    fold.sites.restore(checkpoint.sites);
+    fold.applied.delivered(position);
+    return fold;
   }
 
   /** What this fold has applied, as a decision taken on it now records it (its basis). */

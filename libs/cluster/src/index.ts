@@ -1,3 +1,4 @@
+export * from './cluster-checkpoint';
 export * from './cluster-fold';
 export * from './cluster-snapshot';
 export * from './device-views';

@@ -1,5 +1,6 @@
 import { RUNTIMES, RecordedHcnEvent, ResourceAmounts, SiteSummary, sitePlace } from '@hcn/contracts';
 import type { ClusterSnapshot, DeviceView, DomainView, NodeView } from '@hcn/scheduling';
+import type { StoredSite } from './cluster-checkpoint';
 
 /**
  * Event types the site book follows: which children are candidates and their latest summaries, and the delegations
@@ -95,6 +96,24 @@ export class SiteBook {
       .filter(([, s]) => s.online && s.summary !== undefined)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([siteId, s]) => ({ siteId, summary: lessPending(s.summary!, s.pending), revision: s.revision }));
+  }
+
+  /** The book as a checkpoint stores it, in its own order. */
+  stored(): StoredSite[] {
+    return [...this.sites].map(([siteId, s]) => ({
+      siteId,
+      online: s.online,
+      ...(s.summary ? { summary: s.summary } : {}),
+      revision: s.revision,
+      pending: [...s.pending],
+    }));
+  }
+
+  /** Replaces the book with one a checkpoint stored. */
+  restore(sites: readonly StoredSite[]): void {
+    this.sites.clear();
+    for (const { siteId, online, summary, revision, pending } of sites)
+      this.sites.set(siteId, { online, summary, revision, pending: new Map(pending) });
   }
 
   /** The candidate of a child recorded in a decision's basis, when the book holds that very summary. */

@@ -66,7 +66,8 @@ export class ViewBasis {
 export class RecordedBasis {
   /** The last commit the basis reaches: events beyond it cannot be part of it. */
   readonly end: bigint;
-  private readonly at: Position;
+  /** The log position the deciding view had reached: every cluster event up to it is part of the basis. */
+  readonly at: Position;
   private readonly ahead: ReadonlyArray<readonly [number, number]>;
   private readonly partial: ReadonlyMap<number, ReadonlySet<string>>;
 

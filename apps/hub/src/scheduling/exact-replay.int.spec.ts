@@ -1,8 +1,10 @@
-import { SnapshotAtDecision, buildChain, decisionBasis, scanLog } from '@hcn/audit';
-import { CLUSTER_EVENT_TYPES, ClusterFold } from '@hcn/cluster';
+import { SnapshotAtDecision, buildChain, checkpointLimit, decisionBasis, scanLog } from '@hcn/audit';
+import { CLUSTER_EVENT_TYPES, ClusterCheckpoint, ClusterFold } from '@hcn/cluster';
 import {
+  Position,
   RecordedHcnEvent,
   WorkloadSpec,
+  comparePositions,
   nodeStream,
   workloadSpecSchema,
   workloadStream,
@@ -219,6 +221,33 @@ async function caughtUp(hubs: readonly RacingHub[], nodes: readonly string[]): P
   throw new Error('views did not catch up');
 }
 
+/** Every `every`-th cluster event, the fold up to it as a checkpoint, through JSON as the projector stores it. */
+function checkpointsOf(cluster: readonly RecordedHcnEvent[], every: number) {
+  const fold = new ClusterFold();
+  const taken: Array<{ position: Position; at: number; json: string }> = [];
+  cluster.forEach((event, i) => {
+    fold.apply(event);
+    if ((i + 1) % every === 0)
+      taken.push({ position: event.position, at: i + 1, json: JSON.stringify(fold.checkpoint()) });
+  });
+  return taken;
+}
+
+/** The decision replayed from the latest checkpoint at or before its basis (undefined: none, or no basis). */
+function replayFromCheckpoint(
+  basis: ReturnType<typeof decisionBasis>,
+  cluster: readonly RecordedHcnEvent[],
+  checkpoints: ReturnType<typeof checkpointsOf>,
+) {
+  const limit = checkpointLimit(basis);
+  const start = limit && [...checkpoints].reverse().find((c) => comparePositions(c.position, limit) <= 0);
+  if (!start) return undefined;
+  const fold = ClusterFold.restore(JSON.parse(start.json) as ClusterCheckpoint, start.position);
+  const at = new SnapshotAtDecision(basis, fold);
+  for (const e of cluster.slice(start.at)) if (!at.accept(e)) break;
+  return at.replay();
+}
+
 describeWithPostgres('exact decision replay: two hubs racing on one PostgreSQL store', () => {
   let database: TestDatabase;
   const stores: PostgresEventStore[] = [];
@@ -262,7 +291,9 @@ describeWithPostgres('exact decision replay: two hubs racing on one PostgreSQL s
       retries: 0,
       rejections: 0,
       excluded: 0,
+      fromCheckpoint: 0,
     };
+    const checkpoints = checkpointsOf(cluster, 37);
     for (const workloadId of s.workloads.keys()) {
       const events = await stores[0].readStream(workloadStream(workloadId));
       for (const d of buildChain(events).decisions) {
@@ -275,6 +306,17 @@ describeWithPostgres('exact decision replay: two hubs racing on one PostgreSQL s
           decision: d.index,
           differences: [],
         });
+        // the same decision from a checkpoint (a fold stored as JSON and restored): every verdict the same
+        const restored = replayFromCheckpoint(basis, cluster, checkpoints);
+        if (restored) {
+          expect({ workloadId, decision: d.index, differences: restored.differences }).toEqual({
+            workloadId,
+            decision: d.index,
+            differences: [],
+          });
+          expect(restored.derived).toEqual(replay.derived);
+          seen.fromCheckpoint++;
+        }
         seen.decisions++;
         seen[d.outcome.kind]++;
         if (basis.basis?.ahead || basis.basis?.partial) seen.ahead++;
@@ -286,6 +328,7 @@ describeWithPostgres('exact decision replay: two hubs racing on one PostgreSQL s
     console.info(`exact replay: ${JSON.stringify({ ...seen, ...stats, workloads: s.workloads.size })}`);
     // the race must have happened: decisions on views with own appends ahead of the log, refused reservations
     expect(seen.decisions).toBeGreaterThan(1000);
+    expect(seen.fromCheckpoint).toBeGreaterThan(seen.decisions * 0.9);
     expect(seen.ahead).toBeGreaterThan(10);
     expect(seen.unschedulable).toBeGreaterThan(5);
     expect(stats.crashedReservations).toBeGreaterThan(5);

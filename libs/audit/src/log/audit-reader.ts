@@ -1,6 +1,7 @@
 import {
   RecordedHcnEvent,
   domainStream,
+  formatPosition,
   nodeStream,
   quotaStream,
   taskQueueStream,
@@ -18,6 +19,7 @@ import {
   SnapshotAtDecision,
   decisionBasis,
 } from '../replay/decision-replay';
+import { ClusterCheckpoints, checkpointLimit } from '../replay/from-checkpoint';
 import { REPORT_EVENT_TYPES, ReportAccumulator } from '../reports/accumulator';
 import { Visible, buildReport } from '../reports/build-report';
 import type { Period } from '../reports/period';
@@ -50,7 +52,11 @@ export async function replayChain(store: EventStore, workloadId: string): Promis
   return buildChain(await readWorkload(store, workloadId));
 }
 
-/** Decision replay: rebuilds the snapshot from the log up to the decision and re-runs the scheduler. */
+/**
+ * Decision replay: rebuilds the snapshot from the log up to the decision and re-runs the scheduler. With
+ * `checkpoints`, the fold starts from the latest cluster checkpoint at or before the decision's recorded basis and
+ * only the log after it is scanned (the same fold, the same events after it: the same snapshot).
+ */
 export async function explainDecision(
   store: EventStore,
   events: readonly RecordedHcnEvent[],
@@ -60,15 +66,21 @@ export async function explainDecision(
     fold?: ClusterFoldLike;
     eventTypes?: readonly string[];
     onProgress?: (p: ScanProgress) => void;
+    checkpoints?: ClusterCheckpoints;
   },
 ): Promise<DecisionReplay> {
-  const { fold = new ClusterFold(), eventTypes = CLUSTER_EVENT_TYPES, onProgress } = options;
-  const at = new SnapshotAtDecision(decisionBasis(events, selector), fold);
+  const { eventTypes = CLUSTER_EVENT_TYPES, onProgress, checkpoints } = options;
+  const basis = decisionBasis(events, selector);
+  const limit = checkpointLimit(basis);
+  const start = limit && checkpoints ? await checkpoints(limit) : undefined;
+  const at = new SnapshotAtDecision(basis, start?.fold ?? options.fold ?? new ClusterFold());
   await scanLog(store, (e) => at.accept(e), {
+    after: start?.position,
     filter: { kind: 'eventTypePrefix', prefixes: eventTypes },
     onProgress,
   });
-  return at.replay();
+  const replay = at.replay();
+  return start ? { ...replay, checkpoint: formatPosition(start.position) } : replay;
 }
 
 async function streamOrNotFound(

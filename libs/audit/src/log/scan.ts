@@ -1,4 +1,4 @@
-import type { RecordedHcnEvent } from '@hcn/contracts';
+import type { Position, RecordedHcnEvent } from '@hcn/contracts';
 import type { EventFilter, EventStore, Subscription } from '@hcn/eventstore';
 
 /** Progress of a long read: events read so far and, when the store can tell, about how many the log holds. */
@@ -14,6 +14,8 @@ const SCAN_PAGE_ROWS = 10_000;
 /** Options of a scan of `$all`. */
 export interface ScanOptions {
   readonly filter?: EventFilter;
+  /** Exclusive start position; default: the start of the log. */
+  readonly after?: Position;
   /** Progress is reported every this many events (default 5000) and once at the end. */
   readonly progressEvery?: number;
   readonly onProgress?: (progress: ScanProgress) => void;
@@ -22,7 +24,7 @@ export interface ScanOptions {
 }
 
 /**
- * Reads `$all` from the start through the EventStore port and hands each matching event to `onEvent` in log
+ * Reads `$all` from the start (or after `options.after`) through the EventStore port and hands each matching event to `onEvent` in log
  * order, up to everything committed when the scan began; stops early when `onEvent` returns false. Uses a
  * catch-up subscription (server-side filter, paging below the transaction horizon): a bulk read then waits for
  * in-flight transactions once, not once per page as repeated `readAll` calls would. Returns the events handed over.
@@ -46,6 +48,7 @@ export async function scanLog(
       void stop.then(() => (error ? reject(error) : resolve(read)), reject);
     };
     subscription = store.subscribeToAll({
+      after: options.after,
       filter: options.filter,
       onEvent: (event) => {
         if (finished) return;

@@ -94,8 +94,10 @@ export interface DecisionReplay {
   readonly instance: number;
   readonly attempt: number;
   readonly position: string;
-  /** Cluster events folded into the snapshot. */
+  /** Cluster events folded into the snapshot (after the checkpoint, when it started from one). */
   readonly clusterEvents: number;
+  /** The position of the cluster checkpoint the fold started from (absent: the start of the log). */
+  readonly checkpoint?: string;
   readonly snapshot: { readonly domains: number; readonly nodes: number };
   readonly request: PlacementRequest;
   readonly recorded: ComparableDecision;
