@@ -2,7 +2,7 @@ import { scanLog } from '@hcn/audit';
 import { PostgresEventStore } from '@hcn/eventstore';
 import { openReadModels } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
-import { PROJECTIONS } from '../apps/projector/src/projections';
+import { createProjections } from '../apps/projector/src/projections';
 import { rebuildProjections } from '../apps/projector/src/rebuild';
 import { writeMonthLog } from './month-log';
 import { benchDatabase, progress, report } from './support';
@@ -11,7 +11,9 @@ const TARGET_EVENTS = Number(process.env.BENCH_REBUILD_EVENTS ?? 1_000_000);
 
 /** Rows of every read-model table, to show the rebuild wrote what the log holds. */
 async function rowCounts(db: DataSource): Promise<Record<string, number>> {
-  const tables = PROJECTIONS.flatMap((p) => p.tables).sort();
+  const tables = createProjections()
+    .flatMap((p) => p.tables)
+    .sort();
   const counts = await Promise.all(
     tables.map(async (table) => {
       const rows: Array<{ n: string }> = await db.query(`SELECT count(*) AS n FROM ${table}`);
@@ -41,7 +43,7 @@ export async function run(): Promise<void> {
     const baseline = await seconds(() => scanLog(store, () => undefined, { pageSize: 5000 }));
     console.log(`[bench] baseline: ${baseline.value} events read in ${baseline.seconds.toFixed(1)} s`);
     const rebuild = await seconds(() =>
-      rebuildProjections(store, readModels, PROJECTIONS, {
+      rebuildProjections(store, readModels, createProjections(), {
         onProgress: (p) => progress('rebuild', p.read, p.total ?? written.events, 2000),
       }),
     );
@@ -49,7 +51,7 @@ export async function run(): Promise<void> {
     report('rebuild', {
       logEvents: written.events,
       writeSeconds: written.seconds,
-      projections: PROJECTIONS.map((p) => p.name),
+      projections: createProjections().map((p) => p.name),
       baselineReadSeconds: baseline.seconds,
       baselineEventsPerSecond: perSecond(baseline.value, baseline.seconds),
       rebuildSeconds: rebuild.seconds,

@@ -4,7 +4,7 @@ import { AppProcess, createTestDatabase, describeWithPostgres, eventuallyExpect 
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { openReadModels } from '@hcn/read-models';
-import { PROJECTIONS } from '../../apps/projector/src/projections';
+import { createProjections } from '../../apps/projector/src/projections';
 import { rebuildProjections } from '../../apps/projector/src/rebuild';
 import {
   scenarioIds,
@@ -121,7 +121,7 @@ describeWithPostgres('projector SIGKILLed mid-batch (processes, real PostgreSQL)
       const resumed = await snapshot(db);
 
       const readModels = await openReadModels(database.url, 2);
-      await rebuildProjections(store, readModels, PROJECTIONS).finally(() => readModels.destroy());
+      await rebuildProjections(store, readModels, createProjections()).finally(() => readModels.destroy());
       const rebuilt = await snapshot(db);
       expect(resumed.node_state).toHaveLength(54);
       expect(resumed).toEqual(rebuilt);

@@ -18,6 +18,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { Agent } from '../../agent/src/agent';
 import { loadAgentConfig } from '../../agent/src/config';
+import { clusterCheckpointEventsSchema } from '../../projector/src/config';
 import { startProjector } from '../../projector/src/projector';
 import { scavengeSecondsSchema, startScavenger } from '../../projector/src/scavenger';
 import { loadHubConfig } from '../../hub/src/config';
@@ -31,9 +32,13 @@ import { offerBuiltinSklearn } from './builtin-sklearn';
  * in-process bus. Prints the dashboard URL.
  */
 async function main(log: Logger): Promise<void> {
-  const scavenging = parseConfig(
+  const projecting = parseConfig(
     'hcn',
-    z.object({ HCN_SCAVENGE_SECONDS: scavengeSecondsSchema, LOG_LEVEL: logLevelSchema }),
+    z.object({
+      HCN_SCAVENGE_SECONDS: scavengeSecondsSchema,
+      HCN_CLUSTER_CHECKPOINT_EVENTS: clusterCheckpointEventsSchema,
+      LOG_LEVEL: logLevelSchema,
+    }),
     process.env,
   );
   const dataDir = resolve(process.env.HCN_DATA_DIR ?? 'data');
@@ -62,12 +67,14 @@ async function main(log: Logger): Promise<void> {
   const readModels = await openReadModels(databaseUrl);
   const bus = new MemoryMessageBus();
   const subscriptions = new SubscriptionHealth(); // the projector's and the hub's: readiness sees both
-  const projector = await startProjector(store, readModels, {
-    onError: (e) => log.error(`projector: ${e.message}`),
-    health: subscriptions,
-  });
+  const projector = await startProjector(
+    store,
+    readModels,
+    { onError: (e) => log.error(`projector: ${e.message}`), health: subscriptions },
+    { clusterCheckpointEvents: projecting.HCN_CLUSTER_CHECKPOINT_EVENTS },
+  );
   const hub = await startHub(config, { store, bus, readModels, subscriptions, logger: log });
-  const scavenger = startScavenger(store, scavenging.HCN_SCAVENGE_SECONDS * 1000, lineLogger(log));
+  const scavenger = startScavenger(store, projecting.HCN_SCAVENGE_SECONDS * 1000, lineLogger(log));
   const engine = await startEngineIfMissing(
     process.env.DOCKER_HOST,
     join(dataDir, 'podman'),

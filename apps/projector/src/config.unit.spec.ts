@@ -10,6 +10,7 @@ describe('loadProjectorConfig', () => {
       eventStoreUrl: undefined,
       kafkaBrokers: undefined,
       scavengeSeconds: 600,
+      clusterCheckpointEvents: 500,
       logLevel: 'info',
     });
     expect(
@@ -25,13 +26,18 @@ describe('loadProjectorConfig', () => {
   });
 
   it('names every bad setting', () => {
-    const bad = { DATABASE_URL: 'nope', HCN_SCAVENGE_SECONDS: '-1', LOG_LEVEL: 'loud' };
+    const bad = {
+      DATABASE_URL: 'nope',
+      HCN_SCAVENGE_SECONDS: '-1',
+      HCN_CLUSTER_CHECKPOINT_EVENTS: '3',
+      LOG_LEVEL: 'loud',
+    };
     expect(() => loadProjectorConfig(bad)).toThrow(ConfigError);
     try {
       loadProjectorConfig(bad);
     } catch (error) {
       expect((error as Error).message).toMatch(
-        /DATABASE_URL[\s\S]*HCN_SCAVENGE_SECONDS[\s\S]*LOG_LEVEL: one of/,
+        /DATABASE_URL[\s\S]*HCN_SCAVENGE_SECONDS[\s\S]*HCN_CLUSTER_CHECKPOINT_EVENTS must be at least 10[\s\S]*LOG_LEVEL: one of/,
       );
     }
   });

@@ -13,7 +13,7 @@ import { loadProjectorConfig } from './config';
 import { ProjectorMetrics } from './projector-metrics';
 import { startProjector } from './projector';
 import { startScavenger } from './scavenger';
-import { PROJECTIONS } from './projections';
+import { createProjections } from './projections';
 import { rebuildProjections, renderProgress } from './rebuild';
 
 /**
@@ -30,8 +30,9 @@ async function main(log: Logger): Promise<void> {
   });
   const dataSource = await openReadModels(config.databaseUrl);
   if (process.argv[2] === 'rebuild') {
-    const names = PROJECTIONS.map((p) => p.name).join(', ');
-    const result = await rebuildProjections(store, dataSource, PROJECTIONS, {
+    const projections = createProjections(config);
+    const names = projections.map((p) => p.name).join(', ');
+    const result = await rebuildProjections(store, dataSource, projections, {
       onProgress: (p) => process.stdout.write(`\r${renderProgress('all', p)}`),
     });
     process.stdout.write(`\n[rebuild] done: ${result.read} events replayed into ${names}\n`);
@@ -45,11 +46,12 @@ async function main(log: Logger): Promise<void> {
     ? await startMetricsServer(metricsAddress, metrics.registry)
     : undefined;
   if (metricsServer) log.info(`metrics at ${metricsServer.url}/metrics`);
-  const projector = await startProjector(store, dataSource, {
-    onError: (e) => log.error(e.message),
-    health,
-    onApplied: metrics.onApplied,
-  });
+  const projector = await startProjector(
+    store,
+    dataSource,
+    { onError: (e) => log.error(e.message), health, onApplied: metrics.onApplied },
+    config,
+  );
   const scavenger = startScavenger(store, config.scavengeSeconds * 1000, lineLogger(log));
   log.info('running');
   onShutdown(log, async () => {

@@ -159,9 +159,9 @@ export class ProjectionRunner {
     const now = Date.now();
     if (mine.length === 0 && from && now - tracked.writtenAt < IDLE_CHECKPOINT_MS) return;
     const started = performance.now();
-    await applyBatch(this.dataSource, tracked.projection, mine, position);
+    const kept = await applyBatch(this.dataSource, tracked.projection, mine, position);
     this.options.onApplied?.(tracked.projection.name, mine, (performance.now() - started) / 1000);
-    tracked.checkpoint = position;
+    tracked.checkpoint = kept;
     tracked.writtenAt = now;
   }
 }
@@ -178,21 +178,25 @@ function oldest(checkpoints: ReadonlyArray<Position | undefined>): Position | un
 
 /**
  * Applies one batch of a projection's events with its checkpoint in one transaction, then NOTIFYs what changed
- * (on commit). A batch may be empty: the checkpoint still moves past the filtered-out events.
+ * (on commit). A batch may be empty: the checkpoint still moves past the filtered-out events. Returns the checkpoint
+ * written (the batch's end unless the projection keeps it back: Projection.checkpointAt).
  */
 export async function applyBatch(
   dataSource: DataSource,
   projection: Projection,
   events: readonly RecordedHcnEvent[],
   position: Position,
-): Promise<void> {
+): Promise<Position> {
   const changes: ChangeSet = emptyChanges();
+  let kept = position;
   await dataSource.transaction(async (tx) => {
     if (events.length > 0) await projection.apply(tx, events, changes);
-    await saveCheckpoint(tx, projection.name, position, events.length, new Date(), events.at(-1)?.recordedAt);
+    kept = projection.checkpointAt?.(position) ?? position;
+    await saveCheckpoint(tx, projection.name, kept, events.length, new Date(), events.at(-1)?.recordedAt);
     if (!isEmptyChangeSet(changes)) {
       const payload = changePayload(projection.name, position, changes);
       await tx.query('SELECT pg_notify($1, $2)', [READ_MODEL_CHANNEL, payload]);
     }
   });
+  return kept;
 }

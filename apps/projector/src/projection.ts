@@ -1,4 +1,4 @@
-import type { RecordedHcnEvent } from '@hcn/contracts';
+import type { Position, RecordedHcnEvent } from '@hcn/contracts';
 import type { EventFilter } from '@hcn/eventstore';
 import type { EntityManager } from 'typeorm';
 
@@ -22,6 +22,11 @@ export interface Projection {
   /** Tables the projection owns (truncated by a rebuild). */
   readonly tables: readonly string[];
   apply(tx: EntityManager, events: readonly RecordedHcnEvent[], changes: ChangeSet): Promise<void>;
+  /**
+   * Where its checkpoint goes after a batch that ends at `batchEnd` (default: there). A projection that holds state
+   * in memory between writes keeps it at its last write, so that a restart applies again what it had not written.
+   */
+  checkpointAt?(batchEnd: Position): Position;
 }
 
 /** An empty change set. */

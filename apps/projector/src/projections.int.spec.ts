@@ -6,7 +6,7 @@ import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { emptyChanges } from './projection';
 import { READ_MODEL_CHANNEL } from './projection-runner';
-import { PROJECTIONS } from './projections';
+import { createProjections } from './projections';
 import { RunningProjector, startProjector } from './projector';
 import { rebuildProjection, rebuildProjections } from './rebuild';
 import { scenarioIds, writeOutcomes, writePlacements, writeSetup } from './testing/scenario-log';
@@ -50,7 +50,7 @@ async function replay(
   db: DataSource,
   pick: (all: RecordedHcnEvent[]) => RecordedHcnEvent[],
 ) {
-  for (const projection of PROJECTIONS) {
+  for (const projection of createProjections()) {
     const events = pick(await store.readAll({ filter: projection.filter }));
     await db.transaction((tx) => projection.apply(tx, events, emptyChanges()));
   }
@@ -88,10 +88,10 @@ describeWithPostgres('workload, quota, capacity and domain projections (real Pos
       await replay(store, db, (all) => all.slice(-5));
       expect(await snapshot(db)).toEqual(live);
 
-      for (const projection of PROJECTIONS) await rebuildProjection(store, db, projection);
+      for (const projection of createProjections()) await rebuildProjection(store, db, projection);
       expect(await snapshot(db)).toEqual(live);
       // All at once, reading the log once, in small batches so several are written while the next is read.
-      const all = await rebuildProjections(store, db, PROJECTIONS, { batchEvents: 3, pageSize: 4 });
+      const all = await rebuildProjections(store, db, createProjections(), { batchEvents: 3, pageSize: 4 });
       expect(all.read).toBe(await store.approximateEventCount());
       expect(await snapshot(db)).toEqual(live);
     } finally {

@@ -2,7 +2,7 @@ import { PostgresEventStore, SubscriptionHealth } from '@hcn/eventstore';
 import { startMetricsServer } from '@hcn/platform';
 import { openReadModels } from '@hcn/read-models';
 import { createTestDatabase, describeWithPostgres } from '@hcn/testing';
-import { PROJECTIONS } from './projections';
+import { createProjections } from './projections';
 import { startProjector } from './projector';
 import { ProjectorMetrics } from './projector-metrics';
 import { scenarioIds, writePlacements, writeSetup } from './testing/scenario-log';
@@ -40,11 +40,12 @@ describeWithPostgres("the projector's /metrics (real PostgreSQL, its own listene
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
       const text = await response.text();
-      const applied = PROJECTIONS.map(
+      const applied = createProjections().map(
         (p) => sample(text, 'hcn_projector_events_applied_total', { projection: p.name }) ?? 0,
       );
       expect(applied.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
-      const nodes = PROJECTIONS.find((p) => p.name === 'node-state')?.name ?? PROJECTIONS[0].name;
+      const nodes =
+        createProjections().find((p) => p.name === 'node-state')?.name ?? createProjections()[0].name;
       expect(sample(text, 'hcn_projector_batch_seconds_count', { projection: nodes })).toBeGreaterThan(0);
       expect(text).toMatch(/^hcn_projector_lag_seconds\{projection="[^"]+"\} \d/m);
       expect(sample(text, 'hcn_subscription_failing', { subscription: 'projector' })).toBe(0);

@@ -21,6 +21,7 @@ import { WorkloadFoldedState1763773900000 } from './migrations/1763773900000-wor
 import { NodeRuntime1763774500000 } from './migrations/1763774500000-node-runtime';
 import { TaskQueueState1763774800000 } from './migrations/1763774800000-taskqueue-state';
 import { SiteState1763775500000 } from './migrations/1763775500000-site-state';
+import { ClusterCheckpoint1763776000000 } from './migrations/1763776000000-cluster-checkpoint';
 import { DomainSummaryRow } from './domain-summary.entity';
 import { NodeReservationRow } from './node-reservation.entity';
 import { NodeStateRow } from './node-state.entity';
@@ -60,6 +61,7 @@ export const READ_MODEL_MIGRATIONS = [
   NodeRuntime1763774500000,
   TaskQueueState1763774800000,
   SiteState1763775500000,
+  ClusterCheckpoint1763776000000,
 ];
 
 const MIGRATION_LOCK = 4_711_002;

@@ -13,3 +13,4 @@ export * from './taskqueue-state.table';
 export * from './site-state.table';
 export * from './delegation-hops.table';
 export * from './device-state.table';
+export * from './cluster-checkpoint.table';
