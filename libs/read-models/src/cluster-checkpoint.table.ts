@@ -1,4 +1,3 @@
-import type { ClusterCheckpoint } from '@hcn/cluster';
 import type { Position } from '@hcn/contracts';
 import type { EntityManager } from 'typeorm';
 import { defineTable, selectList } from './table';
@@ -13,7 +12,8 @@ export interface ClusterCheckpointRecord {
   /** Cluster events folded from the start of the log up to it. */
   cluster_events: string;
   nodes: number;
-  state: ClusterCheckpoint;
+  /** The ClusterCheckpoint as JSON text (text, not jsonb: read back whole, it skips jsonb's re-serialisation). */
+  state: string;
   written_at: string;
 }
 
@@ -27,7 +27,7 @@ export const CLUSTER_CHECKPOINT = defineTable<ClusterCheckpointRecord>({
     seq: 'int',
     cluster_events: 'bigint',
     nodes: 'int',
-    state: 'jsonb',
+    state: 'text',
     written_at: 'timestamptz',
   },
 });

@@ -70,7 +70,7 @@ describeWithPostgres('cluster checkpoints projection (real PostgreSQL)', () => {
       expect(rows.map((r) => r.seq)).toEqual(rows.map((_, i) => i));
       for (const row of rows) {
         const expected = expectedAt(cluster, row);
-        expect({ seq: row.seq, events: Number(row.cluster_events), state: row.state }).toEqual({
+        expect({ seq: row.seq, events: Number(row.cluster_events), state: JSON.parse(row.state) }).toEqual({
           seq: row.seq,
           events: expected.clusterEvents,
           state: expected.state,
@@ -85,7 +85,7 @@ describeWithPostgres('cluster checkpoints projection (real PostgreSQL)', () => {
       expect(
         comparePositions({ commit: BigInt(found!.commit), prepare: BigInt(found!.prepare) }, middle.position),
       ).toBeLessThanOrEqual(0);
-      const restored = ClusterFold.restore(found!.state, middle.position);
+      const restored = ClusterFold.restore(JSON.parse(found!.state), middle.position);
       expect(JSON.parse(JSON.stringify(restored.checkpoint()))).toEqual(expectedAt(cluster, found!).state);
       expect(await latestClusterCheckpoint(db, { commit: 0n, prepare: 0n })).toBeUndefined();
 
@@ -96,7 +96,7 @@ describeWithPostgres('cluster checkpoints projection (real PostgreSQL)', () => {
         pageSize: 4,
       });
       const again = await rowsOf(db);
-      for (const row of again) expect(row.state).toEqual(expectedAt(cluster, row).state);
+      for (const row of again) expect(JSON.parse(row.state)).toEqual(expectedAt(cluster, row).state);
       expect(again.length).toBeGreaterThan(0);
       expect(before.length).toBeGreaterThan(0);
     } finally {

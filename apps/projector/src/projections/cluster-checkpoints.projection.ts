@@ -1,4 +1,4 @@
-import { CLUSTER_EVENT_TYPES, ClusterFold } from '@hcn/cluster';
+import { CLUSTER_EVENT_TYPES, ClusterCheckpoint, ClusterFold } from '@hcn/cluster';
 import { Position, RecordedHcnEvent, comparePositions } from '@hcn/contracts';
 import { CLUSTER_CHECKPOINT, ClusterCheckpointRecord, selectList } from '@hcn/read-models';
 import type { EntityManager } from 'typeorm';
@@ -64,7 +64,7 @@ async function loadLatest(tx: EntityManager): Promise<Folding> {
   if (!row) return { fold: new ClusterFold(), total: 0, pending: 0 };
   const position = { commit: BigInt(row.commit), prepare: BigInt(row.prepare) };
   return {
-    fold: ClusterFold.restore(row.state, position),
+    fold: ClusterFold.restore(JSON.parse(row.state) as ClusterCheckpoint, position),
     stored: { position, seq: row.seq },
     folded: position,
     total: Number(row.cluster_events),
@@ -80,7 +80,14 @@ async function store(tx: EntityManager, folding: Folding): Promise<void> {
   await tx.query(
     `INSERT INTO cluster_checkpoint (commit, prepare, seq, cluster_events, nodes, state, written_at)
      VALUES ($1, $2, $3, $4, $5, $6, now())`,
-    [String(position.commit), String(position.prepare), seq, folding.total, state.nodes.length, state],
+    [
+      String(position.commit),
+      String(position.prepare),
+      seq,
+      folding.total,
+      state.nodes.length,
+      JSON.stringify(state),
+    ],
   );
   const leaving = seq - DENSE_KEPT;
   if (leaving > 0 && leaving % THINNED_EVERY !== 0)

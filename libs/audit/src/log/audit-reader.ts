@@ -52,6 +52,9 @@ export async function replayChain(store: EventStore, workloadId: string): Promis
   return buildChain(await readWorkload(store, workloadId));
 }
 
+/** Rows per page of an explanation's scan (see explainDecision). */
+const EXPLAIN_PAGE_ROWS = 1000;
+
 /**
  * Decision replay: rebuilds the snapshot from the log up to the decision and re-runs the scheduler. With
  * `checkpoints`, the fold starts from the latest cluster checkpoint at or before the decision's recorded basis and
@@ -76,6 +79,8 @@ export async function explainDecision(
   const at = new SnapshotAtDecision(basis, start?.fold ?? options.fold ?? new ClusterFold());
   await scanLog(store, (e) => at.accept(e), {
     after: start?.position,
+    until: basis.position, // the decision's own event: its view lies before it
+    pageSize: EXPLAIN_PAGE_ROWS, // the scan stops at the decision's basis: a bulk page would read far past it
     filter: { kind: 'eventTypePrefix', prefixes: eventTypes },
     onProgress,
   });

@@ -1,4 +1,4 @@
-import type { Position, RecordedHcnEvent } from '@hcn/contracts';
+import { Position, RecordedHcnEvent, comparePositions } from '@hcn/contracts';
 import type { EventFilter, EventStore, Subscription } from '@hcn/eventstore';
 
 /** Progress of a long read: events read so far and, when the store can tell, about how many the log holds. */
@@ -16,6 +16,11 @@ export interface ScanOptions {
   readonly filter?: EventFilter;
   /** Exclusive start position; default: the start of the log. */
   readonly after?: Position;
+  /**
+   * Inclusive end: the scan ends once the log is read past it, without waiting for transactions still running (an
+   * upper bound that was committed long ago needs no wait). Default: everything committed when the scan began.
+   */
+  readonly until?: Position;
   /** Progress is reported every this many events (default 5000) and once at the end. */
   readonly progressEvery?: number;
   readonly onProgress?: (progress: ScanProgress) => void;
@@ -39,6 +44,7 @@ export async function scanLog(
   let read = 0;
   let finished = false;
   let subscription: Subscription | undefined;
+  const until = options.until;
   return new Promise<number>((resolve, reject) => {
     const finish = (error?: Error) => {
       if (finished) return;
@@ -52,9 +58,13 @@ export async function scanLog(
       filter: options.filter,
       onEvent: (event) => {
         if (finished) return;
+        if (until && comparePositions(event.position, until) > 0) return finish();
         read++;
         if (onEvent(event) === false) return finish();
         if (read % every === 0) options.onProgress?.({ read, total, done: false });
+      },
+      onCheckpoint: (position) => {
+        if (until && comparePositions(position, until) >= 0) finish();
       },
       onCaughtUp: () => finish(),
       onError: (error) => finish(error),

@@ -11,7 +11,7 @@ export class ClusterCheckpoint1763776000000 implements MigrationInterface {
       seq int NOT NULL UNIQUE,
       cluster_events bigint NOT NULL,
       nodes int NOT NULL,
-      state jsonb NOT NULL,
+      state text NOT NULL,
       written_at timestamptz NOT NULL,
       PRIMARY KEY (commit, prepare)
     )`);

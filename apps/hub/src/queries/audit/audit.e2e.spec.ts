@@ -1,4 +1,4 @@
-import { describeWithPostgres } from '@hcn/testing';
+import { describeWithPostgres, eventually } from '@hcn/testing';
 import { HubHarness, processSpec, registerNode, startHubHarness } from '../../testing/hub-harness';
 
 const GiB = 2 ** 30;
@@ -82,6 +82,13 @@ describeWithPostgres(
       expect(replay.status).toBe(200);
       expect(replay.body).toMatchObject({ matches: true, differences: [], decisionIndex: 0 });
       expect(replay.body.snapshot).toEqual({ domains: 4, nodes: 3 });
+      // the projector's cluster checkpoints: once one lies before the decision, the replay starts from it, the same
+      await eventually('a replay from a cluster checkpoint', async () => {
+        const again = await h.request('GET', `/v1/audit/workloads/${workloadId}/explain?hop=2`);
+        expect(again.body).toMatchObject({ matches: true, snapshot: { domains: 4, nodes: 3 } });
+        expect(again.body.replayed).toEqual(replay.body.replayed);
+        return typeof again.body.checkpoint === 'string';
+      });
       const missing = await h.request('GET', `/v1/audit/workloads/${workloadId}/explain?hop=99`);
       expect([missing.status, missing.body.code]).toEqual([404, 'AUDIT.HOP_NOT_FOUND']);
     });

@@ -1,5 +1,5 @@
 import type { ClusterCheckpoints } from '@hcn/audit';
-import { ClusterFold } from '@hcn/cluster';
+import { ClusterCheckpoint, ClusterFold } from '@hcn/cluster';
 import { latestClusterCheckpoint } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
 
@@ -9,6 +9,6 @@ export function storedCheckpoints(db: DataSource): ClusterCheckpoints {
     const row = await latestClusterCheckpoint(db, atOrBefore);
     if (!row) return undefined;
     const position = { commit: BigInt(row.commit), prepare: BigInt(row.prepare) };
-    return { position, fold: ClusterFold.restore(row.state, position) };
+    return { position, fold: ClusterFold.restore(JSON.parse(row.state) as ClusterCheckpoint, position) };
   };
 }
