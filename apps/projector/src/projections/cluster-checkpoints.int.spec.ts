@@ -68,6 +68,8 @@ describeWithPostgres('cluster checkpoints projection (real PostgreSQL)', () => {
       const rows = await rowsOf(db);
       expect(rows.length).toBeGreaterThanOrEqual(Math.floor(cluster.length / EVERY) - 1);
       expect(rows.map((r) => r.seq)).toEqual(rows.map((_, i) => i));
+      // the first at the first cluster event, then one every EVERY, wherever batches and restarts fall
+      expect(rows.map((r) => Number(r.cluster_events))).toEqual(rows.map((_, i) => 1 + i * EVERY));
       for (const row of rows) {
         const expected = expectedAt(cluster, row);
         expect({ seq: row.seq, events: Number(row.cluster_events), state: JSON.parse(row.state) }).toEqual({

@@ -44,11 +44,13 @@ export function clusterCheckpointsProjection(every = DEFAULT_CLUSTER_CHECKPOINT_
       const after = folding.folded;
       const fresh = after ? events.filter((e) => comparePositions(e.position, after) > 0) : events;
       if (fresh.length === 0) return;
-      for (const event of fresh) folding.fold.apply(event);
-      folding.folded = fresh[fresh.length - 1].position;
-      folding.total += fresh.length;
-      folding.pending += fresh.length;
-      if (!folding.stored || folding.pending >= every) await store(tx, folding);
+      for (const event of fresh) {
+        folding.fold.apply(event);
+        folding.folded = event.position;
+        folding.total += 1;
+        folding.pending += 1;
+        if (!folding.stored || folding.pending >= every) await store(tx, folding);
+      }
     },
     checkpointAt(batchEnd: Position): Position {
       return folding?.pending && folding.stored ? folding.stored.position : batchEnd;
