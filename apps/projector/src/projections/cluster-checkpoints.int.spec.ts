@@ -14,6 +14,7 @@ import type { DataSource } from 'typeorm';
 import { startProjector } from '../projector';
 import { rebuildProjections } from '../rebuild';
 import { createProjections } from '.';
+import { clusterCheckpointsProjection } from './cluster-checkpoints.projection';
 import { scenarioIds, writeOutcomes, writePlacements, writeSetup } from '../testing/scenario-log';
 
 const EVERY = 3;
@@ -101,6 +102,32 @@ describeWithPostgres('cluster checkpoints projection (real PostgreSQL)', () => {
       for (const row of again) expect(JSON.parse(row.state)).toEqual(expectedAt(cluster, row).state);
       expect(again.length).toBeGreaterThan(0);
       expect(before.length).toBeGreaterThan(0);
+    } finally {
+      await store.close();
+      await db.destroy();
+      await database.drop();
+    }
+  });
+
+  it('keeps the newest checkpoints and thins older ones out, each still the fold of the log up to it', async () => {
+    const database = await createTestDatabase('proj_cluster_thin');
+    const store = await PostgresEventStore.connect({ connectionString: database.url });
+    const db = await openReadModels(database.url, 4);
+    try {
+      const ids = scenarioIds();
+      await writeSetup(store, ids);
+      await writePlacements(store, ids);
+      await writeOutcomes(store, ids);
+      const projection = clusterCheckpointsProjection(1, { denseKept: 4, thinnedEvery: 4 });
+      await rebuildProjections(store, db, [projection], { batchEvents: 5, pageSize: 5 });
+      const cluster = await store.readAll({
+        filter: { kind: 'eventTypePrefix', prefixes: CLUSTER_EVENT_TYPES },
+      });
+      const rows = await rowsOf(db);
+      const last = cluster.length - 1; // one checkpoint per cluster event, seq 0 at the first
+      const older = Array.from({ length: last - 3 }, (_, seq) => seq).filter((seq) => seq % 4 === 0);
+      expect(rows.map((r) => r.seq)).toEqual([...older, last - 3, last - 2, last - 1, last]);
+      for (const row of rows) expect(JSON.parse(row.state)).toEqual(expectedAt(cluster, row).state);
     } finally {
       await store.close();
       await db.destroy();

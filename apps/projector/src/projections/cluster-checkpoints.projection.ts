@@ -4,9 +4,14 @@ import { CLUSTER_CHECKPOINT, ClusterCheckpointRecord, selectList } from '@hcn/re
 import type { EntityManager } from 'typeorm';
 import type { Projection } from '../projection';
 
-/** Checkpoints kept at full density; of older ones every THINNED_EVERY-th is kept. */
-const DENSE_KEPT = 32;
-const THINNED_EVERY = 32;
+/** How many checkpoints stay: the newest `denseKept`, and of older ones every `thinnedEvery`-th (by seq). */
+export interface CheckpointRetention {
+  readonly denseKept: number;
+  readonly thinnedEvery: number;
+}
+
+/** The newest 32 checkpoints, and every 32nd older one. */
+const RETENTION: CheckpointRetention = { denseKept: 32, thinnedEvery: 32 };
 
 /** Default cluster events between two checkpoints (HCN_CLUSTER_CHECKPOINT_EVENTS). */
 export const DEFAULT_CLUSTER_CHECKPOINT_EVENTS = 500;
@@ -29,9 +34,12 @@ interface Folding {
  * checkpoint before its basis instead of the whole log. The fold lives in this process between checkpoints; the
  * projection's own checkpoint stays at the last stored one while cluster events are folded past it (checkpointAt),
  * so a restart, or a batch written again after a failure, folds them again from it. The newest 32 checkpoints are
- * kept; of older ones every 32nd.
+ * kept; of older ones every 32nd (an old decision's replay folds at most 32 spacings).
  */
-export function clusterCheckpointsProjection(every = DEFAULT_CLUSTER_CHECKPOINT_EVENTS): Projection {
+export function clusterCheckpointsProjection(
+  every = DEFAULT_CLUSTER_CHECKPOINT_EVENTS,
+  retention = RETENTION,
+): Projection {
   let folding: Folding | undefined;
   return {
     name: 'cluster-checkpoints',
@@ -49,7 +57,7 @@ export function clusterCheckpointsProjection(every = DEFAULT_CLUSTER_CHECKPOINT_
         folding.folded = event.position;
         folding.total += 1;
         folding.pending += 1;
-        if (!folding.stored || folding.pending >= every) await store(tx, folding);
+        if (!folding.stored || folding.pending >= every) await store(tx, folding, retention);
       }
     },
     checkpointAt(batchEnd: Position): Position {
@@ -75,7 +83,7 @@ async function loadLatest(tx: EntityManager): Promise<Folding> {
 }
 
 /** Stores the fold as the next checkpoint and thins out the one that left the dense window. */
-async function store(tx: EntityManager, folding: Folding): Promise<void> {
+async function store(tx: EntityManager, folding: Folding, retention: CheckpointRetention): Promise<void> {
   const position = folding.folded!;
   const seq = folding.stored ? folding.stored.seq + 1 : 0;
   const state = folding.fold.checkpoint();
@@ -91,8 +99,8 @@ async function store(tx: EntityManager, folding: Folding): Promise<void> {
       JSON.stringify(state),
     ],
   );
-  const leaving = seq - DENSE_KEPT;
-  if (leaving > 0 && leaving % THINNED_EVERY !== 0)
+  const leaving = seq - retention.denseKept;
+  if (leaving > 0 && leaving % retention.thinnedEvery !== 0)
     await tx.query('DELETE FROM cluster_checkpoint WHERE seq = $1', [leaving]);
   folding.stored = { position, seq };
   folding.pending = 0;
