@@ -82,7 +82,7 @@ export async function run(): Promise<void> {
     let judged = 0;
     let clusterEvents = 0;
     for (let i = 0; i < REPLAYS; i++) {
-      const id = ids[(i * 7) % ids.length];
+      const id = ids[Math.floor(((i * 37) % REPLAYS) * (ids.length / REPLAYS))]; // spread over the whole log
       let t = process.hrtime.bigint();
       const events = await store.readStream(workloadStream(id));
       const replay = await explainDecision(store, events, { decision: 0 }, {});
