@@ -63,6 +63,10 @@ export async function run(): Promise<void> {
       constraints: { domains: { affinity: ['pool'] } },
     });
     await checkpointsCaughtUp(embedded);
+    let clusterEventsInLog = 0;
+    await scanLog(store, () => void clusterEventsInLog++, {
+      filter: { kind: 'eventTypePrefix', prefixes: CLUSTER_EVENT_TYPES },
+    });
     const loadCheckpoints = storedCheckpoints(embedded.readModels);
     const restoreMs: number[] = [];
     const checkpoints: typeof loadCheckpoints = async (p) => {
@@ -120,6 +124,7 @@ export async function run(): Promise<void> {
       nodes: NODES,
       placed: ids.length,
       replays: REPLAYS,
+      clusterEventsInLog,
       clusterEventsFolded: clusterEvents,
       lastHop: { members, judged },
       mismatches,
