@@ -81,4 +81,36 @@ describeWithPostgres('shipped logs (hub, real PostgreSQL, in-process bus)', () =
       expect([count, newest]).toEqual([2048, 2099]);
     }, 20000);
   });
+
+  it('adds only the new tail of output shipped again from its start in other chunks (an agent that came back)', async () => {
+    const stdout = async () =>
+      ((await h.request('GET', `/v1/workloads/${workloadId}/logs?lines=50`)).body.allocations[0]?.lines ?? [])
+        .filter((l: { stream: string }) => l.stream === 'stdout')
+        .map((l: { line: string }) => l.line);
+    // stdout holds 'real output\n' at offset 0; the new life of the agent re-read the container's output whole
+    const again = 'real output\nmore ✓ ünïcode\n';
+    await h.bus.publish(AGENT_REPORTS_TOPIC, [
+      logs(owner, 1000, [{ stream: 'stdout', offset: 0, text: again }], 'site-logs'),
+    ]);
+    await eventuallyExpect(async () => expect(await stdout()).toEqual(['real output', 'more ✓ ünïcode']));
+    // chunks inside what is stored change nothing; one going past its end adds the rest
+    const end = Buffer.byteLength(again);
+    await h.bus.publish(AGENT_REPORTS_TOPIC, [
+      logs(owner, 1001, [{ stream: 'stdout', offset: 5, text: 'output\nmore' }], 'site-logs'),
+      logs(owner, 1002, [{ stream: 'stdout', offset: 0, text: again }], 'site-logs'),
+      logs(owner, 1003, [{ stream: 'stdout', offset: end - 4, text: 'ode\nlast\n' }], 'site-logs'),
+    ]);
+    await eventuallyExpect(async () =>
+      expect(await stdout()).toEqual(['real output', 'more ✓ ünïcode', 'last']),
+    );
+    const rows = await h.db.query(
+      `SELECT byte_offset::int AS at, text FROM allocation_logs WHERE allocation_id = $1 AND stream = 'stdout' ORDER BY 1`,
+      [allocationId],
+    );
+    expect(rows).toEqual([
+      { at: 0, text: 'real output\n' },
+      { at: 12, text: 'more ✓ ünïcode\n' },
+      { at: end, text: 'last\n' },
+    ]);
+  });
 });

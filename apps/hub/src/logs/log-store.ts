@@ -8,7 +8,32 @@ const KEEP_BYTES = 4 * 1024 * 1024;
 /** Most chunks of one stream kept (many tiny chunks cannot grow the table either). */
 const KEEP_ROWS = 2048;
 
-/** Output of allocations as shipped by agents, in `allocation_logs` (idempotent on byte offset). */
+/**
+ * Inserts each chunk's bytes beyond what the stream already holds from the chunk's offset on: a chunk already stored
+ * is ignored, and one that overlaps the end of the stored output (an agent that came back re-reads a container's
+ * output from its start and ships it again in other chunks) adds only its new tail, cut at a character boundary.
+ */
+const INSERT_UNCOVERED = `
+  WITH r AS (
+    SELECT r.*, octet_length(r.text) AS len, convert_to(r.text, 'UTF8') AS bytes,
+      (SELECT l.byte_offset + octet_length(l.text) FROM allocation_logs l
+        WHERE l.allocation_id = r.allocation_id AND l.stream = r.stream AND l.byte_offset <= r.byte_offset
+        ORDER BY l.byte_offset DESC LIMIT 1) AS covered
+    FROM jsonb_to_recordset($1::jsonb)
+      AS r(allocation_id uuid, stream text, byte_offset bigint, workload_id uuid, node_id uuid, text text)
+  ), fresh AS (
+    SELECT r.*, GREATEST(r.byte_offset, COALESCE(r.covered, 0)) AS from_offset FROM r
+    WHERE r.covered IS NULL OR r.covered < r.byte_offset + r.len
+  )
+  INSERT INTO allocation_logs (allocation_id, stream, byte_offset, workload_id, node_id, text, received_at)
+  SELECT f.allocation_id, f.stream, f.from_offset, f.workload_id, f.node_id,
+    CASE WHEN f.from_offset = f.byte_offset THEN f.text
+         ELSE convert_from(substring(f.bytes FROM (f.from_offset - f.byte_offset + 1)::int), 'UTF8') END, now()
+  FROM fresh f
+  WHERE f.from_offset = f.byte_offset OR get_byte(f.bytes, (f.from_offset - f.byte_offset)::int) & 192 <> 128
+  ON CONFLICT DO NOTHING`;
+
+/** Output of allocations as shipped by agents, in `allocation_logs` (idempotent on byte offset, overlaps cut). */
 export class LogStore {
   constructor(private readonly dataSource: DataSource) {}
 
@@ -25,13 +50,7 @@ export class LogStore {
       })),
     );
     if (rows.length === 0) return;
-    await this.dataSource.query(
-      `INSERT INTO allocation_logs (allocation_id, stream, byte_offset, workload_id, node_id, text, received_at)
-       SELECT r.allocation_id, r.stream, r.byte_offset, r.workload_id, r.node_id, r.text, now()
-       FROM jsonb_to_recordset($1::jsonb) AS r(allocation_id uuid, stream text, byte_offset bigint, workload_id uuid, node_id uuid, text text)
-       ON CONFLICT DO NOTHING`,
-      [JSON.stringify(rows)],
-    );
+    await this.dataSource.query(INSERT_UNCOVERED, [JSON.stringify(rows)]);
     const touched = [...new Set(rows.map((r) => r.allocation_id))];
     await this.dataSource.query(
       `DELETE FROM allocation_logs l USING (
