@@ -6,6 +6,7 @@ export * from './chain/build-chain';
 export * from './chain/render-chain';
 export * from './replay/diff-json';
 export * from './replay/decision-replay';
+export * from './replay/comparable';
 export * from './replay/from-checkpoint';
 export * from './time-travel/instant';
 export * from './time-travel/stream-at';
