@@ -1,6 +1,6 @@
 import { DecisionSelector, explainDecision } from '@hcn/audit';
 import { EVENT_STORE, EventStore } from '@hcn/eventstore';
-import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import { Controller, Get, Inject, Logger, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { DataSource } from 'typeorm';
 import { z } from 'zod';
@@ -11,6 +11,8 @@ import { parseBody } from '../../../common/parse-body';
 import { READ_MODELS } from '../../../tokens';
 import { visibleWorkloadEvents } from '../audit-access';
 import { storedCheckpoints } from './stored-checkpoints';
+
+const logger = new Logger('audit-explain');
 
 const selectorSchema = z.union([
   z.object({ hop: z.coerce.number().int().min(0) }).strict(),
@@ -32,7 +34,9 @@ export class AuditExplainController {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(READ_MODELS) db: DataSource,
   ) {
-    this.checkpoints = storedCheckpoints(db);
+    this.checkpoints = storedCheckpoints(db, (error) =>
+      logger.warn(`cluster checkpoints unreadable, explaining from the start of the log: ${error.message}`),
+    );
   }
 
   @Get(':id/explain')

@@ -3,10 +3,16 @@ import { ClusterCheckpoint, ClusterFold } from '@hcn/cluster';
 import { latestClusterCheckpoint } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
 
-/** The projector's cluster checkpoints (cluster_checkpoint) as a decision replay starts from them. */
-export function storedCheckpoints(db: DataSource): ClusterCheckpoints {
+/**
+ * The projector's cluster checkpoints (cluster_checkpoint) as a decision replay starts from them. The read models
+ * failing does not fail the replay: it folds from the start of the log instead (`onError` hears why).
+ */
+export function storedCheckpoints(db: DataSource, onError?: (error: Error) => void): ClusterCheckpoints {
   return async (atOrBefore) => {
-    const row = await latestClusterCheckpoint(db, atOrBefore);
+    const row = await latestClusterCheckpoint(db, atOrBefore).catch((error: Error) => {
+      onError?.(error);
+      return undefined;
+    });
     if (!row) return undefined;
     const position = { commit: BigInt(row.commit), prepare: BigInt(row.prepare) };
     return { position, fold: ClusterFold.restore(JSON.parse(row.state) as ClusterCheckpoint, position) };
