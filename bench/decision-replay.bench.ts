@@ -3,6 +3,7 @@ import { Position, comparePositions, workloadStream } from '@hcn/contracts';
 import { loadCheckpoint } from '@hcn/read-models';
 import { SnapshotAtDecision, decisionBasis, explainDecision, scanLog } from '@hcn/audit';
 import { loadavg } from 'node:os';
+import { subscriptionPosition } from '../test/support/subscription-position';
 import { storedCheckpoints } from '../apps/hub/src/queries/audit/explain/stored-checkpoints';
 import {
   BENCH_JOIN_TOKEN,
@@ -152,11 +153,8 @@ export async function run(): Promise<void> {
 async function viewCaughtUp(embedded: EmbeddedBenchHub): Promise<void> {
   const last = await lastClusterPosition(embedded);
   for (let i = 0; i < 600; i++) {
-    const text = await (await fetch(`${embedded.hub.url}/metrics`)).text();
-    const line = text
-      .split('\n')
-      .find((l) => l.startsWith('hcn_subscription_position{subscription="cluster-view"}'));
-    if (!last || (line && BigInt(line.split(' ').at(-1)!) >= last.commit)) return;
+    const handled = await subscriptionPosition(embedded.hub.url, 'cluster-view');
+    if (!last || (handled !== undefined && BigInt(handled) >= last.commit)) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error("the hub's cluster view did not catch up");

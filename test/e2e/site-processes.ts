@@ -1,5 +1,5 @@
 import { PostgresEventStore } from '@hcn/eventstore';
-import { AppProcess, TestDatabase, createTestDatabase, eventually } from '@hcn/testing';
+import { AppProcess, TestDatabase, createTestDatabase, eventually, subscriptionPosition } from '@hcn/testing';
 import { rmSync } from 'node:fs';
 import { freePort } from '../services/ports';
 
@@ -112,13 +112,4 @@ export async function lastFreeCpu(parent: SiteProcess, siteId: string): Promise<
   return folded !== undefined && folded >= Number(last.position.commit)
     ? last.data.summary.cpuMillis.free
     : undefined;
-}
-
-/** The position a hub's supervised subscription has handled up to (`hcn_subscription_position`), if it says. */
-export async function subscriptionPosition(url: string, subscription: string): Promise<number | undefined> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const line = text
-    .split('\n')
-    .find((l) => l.startsWith(`hcn_subscription_position{subscription="${subscription}"}`));
-  return line === undefined ? undefined : Number(line.split(' ').at(-1));
 }

@@ -174,3 +174,4 @@ export * from './processes';
 export * from './log-invariants';
 export * from './queue-workers';
 export * from './tls-certs';
+export * from './subscription-position';

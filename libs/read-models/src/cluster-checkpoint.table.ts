@@ -1,3 +1,4 @@
+import { ClusterCheckpoint, ClusterFold } from '@hcn/cluster';
 import type { Position } from '@hcn/contracts';
 import type { EntityManager } from 'typeorm';
 import { defineTable, selectList } from './table';
@@ -43,4 +44,10 @@ export async function latestClusterCheckpoint(
     [String(atOrBefore.commit), String(atOrBefore.prepare)],
   );
   return row;
+}
+
+/** A stored checkpoint's position and its fold restored (how a row becomes a ClusterFold again). */
+export function restoredCheckpoint(row: ClusterCheckpointRecord): { position: Position; fold: ClusterFold } {
+  const position = { commit: BigInt(row.commit), prepare: BigInt(row.prepare) };
+  return { position, fold: ClusterFold.restore(JSON.parse(row.state) as ClusterCheckpoint, position) };
 }

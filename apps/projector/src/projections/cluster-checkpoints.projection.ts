@@ -1,6 +1,11 @@
-import { CLUSTER_EVENT_TYPES, ClusterCheckpoint, ClusterFold } from '@hcn/cluster';
+import { CLUSTER_EVENT_TYPES, ClusterFold } from '@hcn/cluster';
 import { Position, RecordedHcnEvent, comparePositions } from '@hcn/contracts';
-import { CLUSTER_CHECKPOINT, ClusterCheckpointRecord, selectList } from '@hcn/read-models';
+import {
+  CLUSTER_CHECKPOINT,
+  ClusterCheckpointRecord,
+  restoredCheckpoint,
+  selectList,
+} from '@hcn/read-models';
 import type { EntityManager } from 'typeorm';
 import type { Projection } from '../projection';
 
@@ -72,9 +77,9 @@ async function loadLatest(tx: EntityManager): Promise<Folding> {
     `SELECT ${selectList(CLUSTER_CHECKPOINT)} FROM cluster_checkpoint ORDER BY seq DESC LIMIT 1`,
   );
   if (!row) return { fold: new ClusterFold(), total: 0, pending: 0 };
-  const position = { commit: BigInt(row.commit), prepare: BigInt(row.prepare) };
+  const { position, fold } = restoredCheckpoint(row);
   return {
-    fold: ClusterFold.restore(JSON.parse(row.state) as ClusterCheckpoint, position),
+    fold,
     stored: { position, seq: row.seq },
     folded: position,
     total: Number(row.cluster_events),

@@ -29,10 +29,11 @@ export interface ScanOptions {
 }
 
 /**
- * Reads `$all` from the start (or after `options.after`) through the EventStore port and hands each matching event to `onEvent` in log
- * order, up to everything committed when the scan began; stops early when `onEvent` returns false. Uses a
- * catch-up subscription (server-side filter, paging below the transaction horizon): a bulk read then waits for
- * in-flight transactions once, not once per page as repeated `readAll` calls would. Returns the events handed over.
+ * Reads `$all` from the start (or after `options.after`) through the EventStore port and hands each matching event
+ * to `onEvent` in log order, up to everything committed when the scan began (or `options.until`); stops early when
+ * `onEvent` returns false. Uses a catch-up subscription (server-side filter, paging below the transaction horizon):
+ * a bulk read then waits for in-flight transactions once, not once per page as repeated `readAll` calls would.
+ * Returns the events handed over.
  */
 export async function scanLog(
   store: EventStore,

@@ -1,6 +1,5 @@
 import type { ClusterCheckpoints } from '@hcn/audit';
-import { ClusterCheckpoint, ClusterFold } from '@hcn/cluster';
-import { latestClusterCheckpoint } from '@hcn/read-models';
+import { latestClusterCheckpoint, restoredCheckpoint } from '@hcn/read-models';
 import type { DataSource } from 'typeorm';
 
 /**
@@ -13,8 +12,6 @@ export function storedCheckpoints(db: DataSource, onError?: (error: Error) => vo
       onError?.(error);
       return undefined;
     });
-    if (!row) return undefined;
-    const position = { commit: BigInt(row.commit), prepare: BigInt(row.prepare) };
-    return { position, fold: ClusterFold.restore(JSON.parse(row.state) as ClusterCheckpoint, position) };
+    return row && restoredCheckpoint(row);
   };
 }
